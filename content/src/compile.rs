@@ -1,0 +1,637 @@
+//! The compile pipeline behind `dh build` and `dh check`: discover a source pallet's
+//! files, read and validate every asset (all errors collected), resolve references,
+//! check what spans files, and write a deterministic `.pallet`.
+//!
+//! Determinism: files are discovered in sorted order, each compiled entry is the typed
+//! asset written back as canonical JSON, the pallet writer sorts entries by path, and
+//! nothing reads the clock. The same sources give a byte-identical pallet.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::diag::{Diagnostics, SourceFile};
+use crate::jsonc::{Kind, Value};
+use crate::pallet::{CodecChoice, EntryMeta, Manifest, PalletWriter};
+use crate::read::{member, Cx, Mode, ToJson};
+use crate::refs::{self, Barcode};
+use crate::schema::manifest::{read_manifest, PalletManifestSource};
+
+/// The largest source file a build reads whole (a JSON asset); larger binary files are
+/// still packed, up to the pallet's entry cap.
+pub const MAX_JSON_SOURCE: u64 = 64 << 20;
+
+/// What kind of file a source is, by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AssetKind {
+    /// `.dh-map`
+    Map,
+    /// `.dh-obj`
+    Object,
+    /// `.dh-mat`
+    Material,
+    /// `.dh-vox`
+    Voxel,
+    /// `.dh-model`, a model's sidecar
+    ModelSidecar,
+    /// Any other packed file (models, textures, sounds, lightmap sidecars, payloads).
+    Raw,
+}
+
+impl AssetKind {
+    /// The kind of `path`, or `None` for files a build ignores (`pallet.dh`, identity
+    /// sidecars, documentation, hidden files) and `Err` for an unknown `.dh-` asset type.
+    pub fn of(path: &str) -> Result<Option<AssetKind>, String> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if name.starts_with('.') || path == "pallet.dh" || name.ends_with(".md") {
+            return Ok(None);
+        }
+        // The identity sidecar is build input, never shipped content.
+        if name.ends_with(".dh-ids") {
+            return Ok(None);
+        }
+        let ext = match name.rfind('.') {
+            Some(i) => &name[i..],
+            None => return Ok(Some(AssetKind::Raw)),
+        };
+        Ok(Some(match ext {
+            ".dh-map" => AssetKind::Map,
+            ".dh-obj" => AssetKind::Object,
+            ".dh-mat" => AssetKind::Material,
+            ".dh-vox" => AssetKind::Voxel,
+            ".dh-model" => AssetKind::ModelSidecar,
+            // Packed as they stand: a bake's lightmap sidecar, a voxel payload.
+            ".dh-lightmap" | ".bin" => AssetKind::Raw,
+            e if e.starts_with(".dh-") => {
+                return Err(format!(
+                    "'{e}' is not an asset type this compiler knows; expected one of: .dh-map, .dh-obj, .dh-mat, .dh-vox, .dh-model"
+                ))
+            }
+            _ => AssetKind::Raw,
+        }))
+    }
+
+    /// The `$type` a compiled JSON asset of this kind carries.
+    pub fn type_id(self) -> Option<&'static str> {
+        match self {
+            AssetKind::Map => Some("dh.map"),
+            AssetKind::Object => Some("dh.object"),
+            AssetKind::Material => Some("dh.material"),
+            AssetKind::Voxel => Some("dh.voxel"),
+            AssetKind::ModelSidecar => Some("dh.model"),
+            AssetKind::Raw => None,
+        }
+    }
+}
+
+/// The MIME type a packed file's entry records, by extension.
+pub fn mime_of(path: &str) -> &'static str {
+    let ext = path.rsplit('.').next().unwrap_or("");
+    match ext {
+        "dh-map" => "application/vnd.dh.map+json",
+        "dh-obj" => "application/vnd.dh.object+json",
+        "dh-mat" => "application/vnd.dh.material+json",
+        "dh-vox" => "application/vnd.dh.voxel+json",
+        "dh-model" => "application/vnd.dh.model+json",
+        "glb" => "model/gltf-binary",
+        "gltf" => "model/gltf+json",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "hdr" => "image/vnd.radiance",
+        "exr" => "image/x-exr",
+        "ktx2" => "image/ktx2",
+        "wav" => "audio/wav",
+        "ogg" => "audio/ogg",
+        "json" => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+/// One discovered source file.
+#[derive(Debug, Clone)]
+pub struct SourceEntry {
+    /// Path relative to the pallet root, `/`-separated.
+    pub path: String,
+    /// Its kind.
+    pub kind: AssetKind,
+    /// Where its bytes are.
+    pub data: SourceData,
+}
+
+/// Where a source file's bytes are: on disk, or embedded in the binary (the engine's
+/// core pallet).
+#[derive(Debug, Clone)]
+pub enum SourceData {
+    /// A file on disk.
+    Disk(PathBuf),
+    /// Bytes in memory.
+    Memory(&'static [u8]),
+}
+
+impl SourceData {
+    fn len(&self) -> std::io::Result<u64> {
+        match self {
+            SourceData::Disk(p) => std::fs::metadata(p).map(|m| m.len()),
+            SourceData::Memory(b) => Ok(b.len() as u64),
+        }
+    }
+
+    fn read(&self) -> std::io::Result<Vec<u8>> {
+        match self {
+            SourceData::Disk(p) => std::fs::read(p),
+            SourceData::Memory(b) => Ok(b.to_vec()),
+        }
+    }
+}
+
+/// Lists a source pallet's files, sorted by path. Unknown `.dh-` types are reported.
+pub fn discover(root: &Path, diags: &mut Diagnostics) -> Vec<SourceEntry> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, rel)) = stack.pop() {
+        let read = match std::fs::read_dir(&dir) {
+            Ok(r) => r,
+            Err(e) => {
+                diags.file_error(
+                    &dir.display().to_string(),
+                    format!("cannot read the folder: {e}"),
+                );
+                continue;
+            }
+        };
+        let mut names: Vec<(String, PathBuf, bool)> = Vec::new();
+        for entry in read.flatten() {
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                diags.file_error(
+                    &entry.path().display().to_string(),
+                    "the file name is not UTF-8; pallet paths must be",
+                );
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
+            names.push((name, entry.path(), is_dir));
+        }
+        names.sort();
+        for (name, disk, is_dir) in names {
+            let path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            if is_dir {
+                stack.push((disk, path));
+                continue;
+            }
+            match AssetKind::of(&path) {
+                Ok(Some(kind)) => out.push(SourceEntry {
+                    path,
+                    kind,
+                    data: SourceData::Disk(disk),
+                }),
+                Ok(None) => {}
+                Err(msg) => diags.file_error(&path, msg),
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// One compiled asset, before packing.
+#[derive(Debug, Clone)]
+pub struct CompiledAsset {
+    /// Pallet path.
+    pub path: String,
+    /// Kind.
+    pub kind: AssetKind,
+    /// The compiled bytes (canonical JSON for JSON assets, the file itself otherwise).
+    pub bytes: Vec<u8>,
+}
+
+/// What a check or build produced.
+#[derive(Debug, Default)]
+pub struct BuildOutput {
+    /// Every error and warning, sorted by file and position.
+    pub diagnostics: Diagnostics,
+    /// The manifest, when `pallet.dh` read.
+    pub manifest: Option<PalletManifestSource>,
+    /// The compiled assets, sorted by path.
+    pub assets: Vec<CompiledAsset>,
+    /// The pallet's bytes, when building and there were no errors.
+    pub pallet: Option<Vec<u8>>,
+}
+
+/// Options for [`compile`].
+#[derive(Default)]
+pub struct CompileOptions<'a> {
+    /// Write the `.pallet` bytes (a build) or only check.
+    pub write: bool,
+    /// Called as each file is compiled: `(done, total)`.
+    pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+}
+
+/// A source asset read and checked on its own, before the pallet-wide checks.
+struct ReadAsset {
+    path: String,
+    kind: AssetKind,
+    /// The compiled JSON (without `$type`), for JSON assets.
+    json: Option<Value>,
+    /// Raw bytes for packed files.
+    raw: Option<Vec<u8>>,
+    /// References this asset states: (member path for messages, reference, span).
+    references: Vec<StatedRef>,
+    file: Option<SourceFile>,
+    diags: Diagnostics,
+}
+
+/// A reference an asset states, to be resolved against the pallet.
+#[derive(Debug, Clone)]
+pub struct StatedRef {
+    /// What the reference is for, e.g. `material slot 'grid'`.
+    pub what: String,
+    /// The JSON path of the member.
+    pub path: String,
+    /// The reference as written.
+    pub reference: String,
+    /// Where it is written.
+    pub span: crate::jsonc::Span,
+    /// The extensions it must name (`[".dh-mat"]`), or empty for any file.
+    pub expect: &'static [&'static str],
+}
+
+/// Compiles the source pallet at `root`: reads `pallet.dh`, every asset, resolves
+/// references, and (with `write`) produces the pallet bytes when there are no errors.
+pub fn compile(root: &Path, opts: &CompileOptions) -> BuildOutput {
+    let mut diags = Diagnostics::new();
+    let manifest_path = root.join("pallet.dh");
+    let manifest = match std::fs::read_to_string(&manifest_path) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            diags.file_error(
+                "pallet.dh",
+                format!(
+                    "cannot read the pallet manifest {}: {e}; a source pallet needs a pallet.dh at its root with id, name and version",
+                    manifest_path.display()
+                ),
+            );
+            None
+        }
+    };
+    let sources = discover(root, &mut diags);
+    let mut out = compile_sources(manifest.as_deref(), sources, opts);
+    out.diagnostics.extend(diags);
+    out.diagnostics.sort();
+    out
+}
+
+/// Compiles sources already listed (by [`discover`], or embedded in a binary), given the
+/// text of `pallet.dh` (`None` when it could not be read; reported by the caller).
+pub fn compile_sources(
+    manifest_text: Option<&str>,
+    sources: Vec<SourceEntry>,
+    opts: &CompileOptions,
+) -> BuildOutput {
+    let mut out = BuildOutput::default();
+    let manifest = manifest_text.and_then(|text| {
+        let file = SourceFile::new("pallet.dh", text);
+        read_manifest(&file, &mut out.diagnostics, Mode::Build)
+    });
+    let total = sources.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut read: Vec<ReadAsset> = sources
+        .par_iter()
+        .map(|s| {
+            let r = read_asset(s);
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if let Some(p) = opts.progress {
+                p(n, total);
+            }
+            r
+        })
+        .collect();
+    read.sort_by(|a, b| a.path.cmp(&b.path));
+
+    if let Some(manifest) = &manifest {
+        check_references(manifest, &mut read);
+    }
+    for r in &mut read {
+        out.diagnostics.extend(std::mem::take(&mut r.diags));
+    }
+
+    for r in read {
+        let bytes = match (r.json, r.raw) {
+            (Some(json), _) => {
+                let mut v = json;
+                if let (Kind::Object(members), Some(t)) = (&mut v.kind, r.kind.type_id()) {
+                    members.retain(|m| m.key != "$type");
+                    members.insert(
+                        0,
+                        member("$type", Value::synthetic(Kind::String(t.to_string()))),
+                    );
+                }
+                v.to_json().into_bytes()
+            }
+            (None, Some(raw)) => raw,
+            (None, None) => continue,
+        };
+        out.assets.push(CompiledAsset {
+            path: r.path,
+            kind: r.kind,
+            bytes,
+        });
+    }
+    out.diagnostics.sort();
+    out.manifest = manifest;
+    if opts.write && !out.diagnostics.has_errors() {
+        if let Some(m) = &out.manifest {
+            match pack(m, &out.assets) {
+                Ok(bytes) => out.pallet = Some(bytes),
+                Err(e) => out.diagnostics.file_error("", e.to_string()),
+            }
+        }
+    }
+    out
+}
+
+fn pack(
+    m: &PalletManifestSource,
+    assets: &[CompiledAsset],
+) -> Result<Vec<u8>, crate::pallet::PalletError> {
+    let mut manifest = Manifest::new(m.id.clone(), m.name.clone(), m.version.clone());
+    manifest.dependencies = m.dependencies.clone();
+    manifest.default_look = m.look.clone();
+    let mut w = PalletWriter::new(manifest)?;
+    for a in assets {
+        w.add(
+            &a.path,
+            a.bytes.clone(),
+            EntryMeta::mime(mime_of(&a.path)),
+            CodecChoice::Auto,
+        )?;
+    }
+    w.finish()
+}
+
+fn read_asset(s: &SourceEntry) -> ReadAsset {
+    let mut r = ReadAsset {
+        path: s.path.clone(),
+        kind: s.kind,
+        json: None,
+        raw: None,
+        references: Vec::new(),
+        file: None,
+        diags: Diagnostics::new(),
+    };
+    if s.kind == AssetKind::Raw {
+        match s.data.read() {
+            Ok(b) => r.raw = Some(b),
+            Err(e) => r
+                .diags
+                .file_error(&s.path, format!("cannot read the file: {e}")),
+        }
+        return r;
+    }
+    let size = s.data.len().unwrap_or(0);
+    if size > MAX_JSON_SOURCE {
+        r.diags.file_error(
+            &s.path,
+            format!("the source is {size} bytes; a JSON asset may hold at most {MAX_JSON_SOURCE}"),
+        );
+        return r;
+    }
+    let text = match s.data.read().map(String::from_utf8) {
+        Ok(Ok(t)) => t,
+        Ok(Err(_)) => {
+            r.diags
+                .file_error(&s.path, "the file is not UTF-8 text; JSON sources must be");
+            return r;
+        }
+        Err(e) => {
+            r.diags
+                .file_error(&s.path, format!("cannot read the file as UTF-8 text: {e}"));
+            return r;
+        }
+    };
+    let file = SourceFile::new(s.path.clone(), text);
+    let (json, refs) = read_typed(s.kind, &file, &mut r.diags);
+    r.json = json;
+    r.references = refs;
+    r.file = Some(file);
+    r
+}
+
+/// Reads and checks one JSON source on its own (no pallet-wide checks): the entry point
+/// the fuzz target and editors use. Returns the compiled JSON, when it read.
+pub fn check_source(kind: AssetKind, file: &SourceFile, diags: &mut Diagnostics) -> Option<Value> {
+    read_typed(kind, file, diags).0
+}
+
+/// Reads one JSON asset into its typed form, validates it, and returns the compiled JSON
+/// and the references it states.
+fn read_typed(
+    kind: AssetKind,
+    file: &SourceFile,
+    diags: &mut Diagnostics,
+) -> (Option<Value>, Vec<StatedRef>) {
+    match kind {
+        AssetKind::Material => {
+            let Some(m) = crate::schema::material::read_material(file, diags, Mode::Build) else {
+                return (None, Vec::new());
+            };
+            let refs = m
+                .references()
+                .into_iter()
+                .map(|(member_name, reference)| StatedRef {
+                    what: format!("'{member_name}'"),
+                    path: member_name.to_string(),
+                    reference: reference.to_string(),
+                    span: m.at.field(member_name),
+                    expect: if member_name == "inherits" {
+                        &[".dh-mat"]
+                    } else {
+                        &[]
+                    },
+                })
+                .collect();
+            (Some(m.to_json()), refs)
+        }
+        AssetKind::Map => {
+            let Some(map) = crate::schema::map::read_map(file, diags, Mode::Build) else {
+                return (None, Vec::new());
+            };
+            let mut cx = Cx::new(file, diags, Mode::Build);
+            crate::schema::map::validate_map(&mut cx, &map);
+            let refs = map_references(&map);
+            (Some(map.to_json()), refs)
+        }
+        AssetKind::Object => {
+            let Some(obj) = crate::schema::object::read_object(file, diags, Mode::Build) else {
+                return (None, Vec::new());
+            };
+            let mut cx = Cx::new(file, diags, Mode::Build);
+            crate::schema::object::validate_object(&mut cx, &obj);
+            let refs = object_references(&obj);
+            (Some(obj.to_json()), refs)
+        }
+        _ => {
+            // Kinds whose typed reader is wired in below; until then a plain JSONC read.
+            let v = crate::read::parse_source(file, diags);
+            (v, Vec::new())
+        }
+    }
+}
+
+/// The references a map states: material slots, its parent, its look asset, its sky
+/// image, and what its instances place.
+fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
+    use crate::schema::records::Record;
+    let mut out = Vec::new();
+    if let Some(materials) = &map.materials {
+        for (slot, span, reference) in &materials.entries {
+            out.push(StatedRef {
+                what: format!("material slot '{slot}'"),
+                path: format!("materials.{slot}"),
+                reference: reference.clone(),
+                span: *span,
+                expect: &[".dh-mat"],
+            });
+        }
+    }
+    if let Some(parent) = &map.inherits {
+        out.push(StatedRef {
+            what: "'inherits'".into(),
+            path: "inherits".into(),
+            reference: parent.clone(),
+            span: map.at.field("inherits"),
+            expect: &[".dh-map"],
+        });
+    }
+    if let Some(look) = &map.look {
+        if look.ends_with(".dh-look") {
+            out.push(StatedRef {
+                what: "'look'".into(),
+                path: "look".into(),
+                reference: look.clone(),
+                span: map.at.field("look"),
+                expect: &[".dh-look"],
+            });
+        }
+    }
+    if let Some(sky) = map.lighting.as_ref().and_then(|l| l.sky_image.as_ref()) {
+        out.push(StatedRef {
+            what: "'skyImage.path'".into(),
+            path: "lighting.skyImage.path".into(),
+            reference: sky.path.clone(),
+            span: sky.at.field("path"),
+            expect: &[],
+        });
+    }
+    for (i, record) in map.objects.iter().enumerate() {
+        if let Record::Instance(inst) = record {
+            out.push(StatedRef {
+                what: "instance 'source'".into(),
+                path: format!("objects[{i}]"),
+                reference: inst.source.clone(),
+                span: inst.at.field("source"),
+                expect: &[],
+            });
+        }
+    }
+    out
+}
+
+/// The references an object states: its model, its parent object, and what its added
+/// records place.
+fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
+    let mut out = Vec::new();
+    if let Some(model) = &obj.model {
+        out.push(StatedRef {
+            what: "'model'".into(),
+            path: "model".into(),
+            reference: model.clone(),
+            span: obj.at.field("model"),
+            expect: &[],
+        });
+    }
+    if let Some(parent) = &obj.inherits {
+        out.push(StatedRef {
+            what: "'inherits'".into(),
+            path: "inherits".into(),
+            reference: parent.clone(),
+            span: obj.at.field("inherits"),
+            expect: &[".dh-obj"],
+        });
+    }
+    for (i, record) in obj.objects.iter().enumerate() {
+        if let Some(source) = &record.source {
+            out.push(StatedRef {
+                what: "added record 'source'".into(),
+                path: format!("objects[{i}]"),
+                reference: source.clone(),
+                span: record.at.field("source"),
+                expect: &[],
+            });
+        }
+    }
+    out
+}
+
+/// Resolves every stated reference against the pallet's files and its declared
+/// dependencies; a miss is an error that offers the `/`-form when the pallet root holds a
+/// file of that name.
+fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
+    let paths: BTreeMap<String, ()> = read.iter().map(|r| (r.path.clone(), ())).collect();
+    for r in read.iter_mut() {
+        let Some(file) = &r.file else { continue };
+        for s in &r.references {
+            let mut cx = Cx::new(file, &mut r.diags, Mode::Build);
+            match refs::resolve(&s.reference, &manifest.id, &r.path, &manifest.dependencies) {
+                Err(e) => cx.at_path(&s.path, |cx| cx.error(s.span, format!("{}: {e}", s.what))),
+                Ok(Barcode { pallet, path }) => {
+                    if !s.expect.is_empty() && !s.expect.iter().any(|e| path.ends_with(e)) {
+                        cx.at_path(&s.path, |cx| {
+                            cx.error(
+                                s.span,
+                                format!(
+                                    "{}: '{}' must name a {} file",
+                                    s.what,
+                                    s.reference,
+                                    s.expect.join(" or ")
+                                ),
+                            )
+                        });
+                        continue;
+                    }
+                    if pallet != manifest.id {
+                        continue; // checked where it lives, and where it is loaded
+                    }
+                    if paths.contains_key(&path) {
+                        continue;
+                    }
+                    let leaf = s.reference.rsplit('/').next().unwrap_or(&s.reference);
+                    let offer = if paths.contains_key(leaf) {
+                        format!(
+                            "; the pallet root holds that file: write '{}'",
+                            refs::rooted_form(leaf)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    cx.at_path(&s.path, |cx| {
+                        cx.error(
+                            s.span,
+                            format!(
+                                "{}: '{}' resolves to {}:{}, which is not in this pallet{offer}",
+                                s.what, s.reference, pallet, path
+                            ),
+                        )
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! Every DigitalHeaven on-disk format: JSONC sources read with diagnostics, the typed
+//! schema of every asset and component, validation, the one merge rule and the map
+//! inheritance fold, references, and the `.pallet` container.
+#![warn(missing_docs)]
+
+pub mod compile;
+pub mod diag;
+pub mod fold;
+pub mod fuzzing;
+pub mod jsonc;
+pub mod merge;
+pub mod pallet;
+#[macro_use]
+pub mod read;
+pub mod refs;
+pub mod schema;

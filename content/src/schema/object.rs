@@ -1,0 +1,596 @@
+//! The `dh.object` source (`.dh-obj`): the model an object places, the components its
+//! root carries, overrides of the model's parts (`children`), the records it adds of its
+//! own (`objects`), variants (`inherits`), and the compiled object's `resolved` member.
+//!
+//! [`read_object`] reads a source's shape (closed field sets, tokens, required members);
+//! [`validate_object`] runs the build-time rules on what was read.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diag::{Diagnostics, SourceFile};
+use crate::jsonc::{Kind, Value};
+use crate::read::{At, Cx, FromJson, Mode, ToJson};
+use crate::schema::common::{Guid, Vec3};
+use crate::schema::components::logic::{check_bodies, Body};
+use crate::schema::components::{ComponentCx, MapComponent};
+use crate::schema::object_components::{
+    validate_components, Layer, ObjectComponent, Owner, OwnerCx,
+};
+
+/// The type id a compiled object's `$type` states.
+pub const OBJECT_TYPE: &str = "dh.object";
+
+/// The longest an added record's id may be.
+pub const MAX_RECORD_ID_LEN: usize = 64;
+
+/// A scale: one number for a uniform scale, or `[x, y, z]`. Written back the way it was
+/// written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scale {
+    /// One number, the same on every axis.
+    Uniform(f64),
+    /// Per axis.
+    Axes(Vec3),
+}
+
+impl Scale {
+    /// The scale per axis.
+    pub fn axes(&self) -> Vec3 {
+        match *self {
+            Scale::Uniform(s) => Vec3([s; 3]),
+            Scale::Axes(v) => v,
+        }
+    }
+}
+
+impl FromJson for Scale {
+    fn from_json(cx: &mut Cx, v: &Value) -> Option<Self> {
+        match &v.kind {
+            Kind::Number(n) if n.is_finite() => Some(Scale::Uniform(*n)),
+            Kind::Array(_) => Vec3::from_json(cx, v).map(Scale::Axes),
+            _ => {
+                cx.expected("a number or an array of exactly three numbers", v);
+                None
+            }
+        }
+    }
+}
+
+impl ToJson for Scale {
+    fn to_json(&self) -> Value {
+        match self {
+            Scale::Uniform(s) => s.to_json(),
+            Scale::Axes(v) => v.to_json(),
+        }
+    }
+}
+
+tokens! {
+    /// The record type an object adds: only `instance`.
+    pub enum AddedRecordType as "record type an object adds" {
+        /// An instance of another object, avatar or model.
+        #[default]
+        Instance = "instance",
+    }
+}
+
+block! {
+    /// One entry of `children`: an override of one of the model's parts, stating only what
+    /// departs.
+    pub struct PartOverride = "part override" {
+        /// The part's path in the model, as exported (`Armature/Hips/Spine`).
+        req path: String = "path",
+        /// The part's recorded id, where an editor wrote one.
+        opt id: Guid = "id",
+        /// A display name shown in place of the model's node name.
+        opt name: String = "name",
+        /// The path of another part to file this one under, `""` for the object's root.
+        opt parent: String = "parent",
+        /// With `parent`: the part becomes its new parent's first child.
+        opt first: bool = "first",
+        /// The part's local position.
+        opt position: Vec3 = "position",
+        /// The part's local rotation, euler degrees.
+        opt rotation: Vec3 = "rotation",
+        /// The part's local scale; one number is uniform.
+        opt scale: Scale = "scale",
+        /// Whether the part is in the world.
+        opt enabled: bool = "enabled",
+        /// Whether the part is baked into GI and lightmaps.
+        opt is_static: bool = "static",
+        /// `true` drops the part and its subtree.
+        opt removed: bool = "removed",
+        /// The part's components.
+        list components: ObjectComponent = "components",
+    }
+}
+
+block! {
+    /// One entry of `objects`: a record the object adds, an instance of another object,
+    /// avatar or model, filed under one of its parts. It keeps its source's barcode.
+    pub struct AddedRecord = "added record" {
+        /// The record type; `instance` is the only one an object adds.
+        opt record_type: AddedRecordType = "$type",
+        /// The record's minted id: camelCase, at most 64 characters, unique among the
+        /// object's records.
+        req id: String = "id",
+        /// The record's display name.
+        opt name: String = "name",
+        /// What it places: a `.dh-obj`, a `.dh-avatar`, or a `.glb` / `.fbx`.
+        opt source: String = "source",
+        /// The path of the part it is filed under; unset is the object's root.
+        opt parent: String = "parent",
+        /// Its local position.
+        opt position: Vec3 = "position",
+        /// Its local rotation.
+        opt rotation: Vec3 = "rotation",
+        /// Its local scale.
+        opt scale: Vec3 = "scale",
+        /// Components on its root, over its source's.
+        list components: ObjectComponent = "components",
+        /// Overrides of its source's parts.
+        list children: PartOverride = "children",
+        /// `true` removes an inherited record.
+        opt removed: bool = "removed",
+    }
+}
+
+block! {
+    /// A `dh.object` (`.dh-obj`): a saved instance, the model it places, the components its
+    /// root carries, overrides of the model's parts and the records it adds.
+    pub struct DhObject = "dh.object" {
+        /// `"dh.object"`; inferred from the extension in a source, added by the compiler.
+        opt type_id: String = "$type",
+        /// Display name.
+        opt name: String = "name",
+        /// Description.
+        opt description: String = "description",
+        /// The model whose parts are this object's children: a `.glb` or `.fbx`.
+        opt model: String = "model",
+        /// Barcode of the object this file varies; everything else is then an override.
+        opt inherits: String = "inherits",
+        /// The root's own position.
+        opt position: Vec3 = "position",
+        /// The root's own rotation.
+        opt rotation: Vec3 = "rotation",
+        /// The root's own scale; one number is uniform.
+        opt scale: Scale = "scale",
+        /// Whether the object is baked into GI and lightmaps and stands still. Unset
+        /// inherits, then `true`.
+        opt is_static: bool = "static",
+        /// The root's components.
+        list components: ObjectComponent = "components",
+        /// Overrides of the model's parts, only the departures.
+        list children: PartOverride = "children",
+        /// Records the object adds.
+        list objects: AddedRecord = "objects",
+        /// The whole object as the compiler resolved it (inheritance and added records
+        /// included, every reference a barcode). Compiled output only; a source never
+        /// states it.
+        opt resolved: Box<DhObject> = "resolved",
+    }
+}
+
+impl DhObject {
+    /// `static`, default `true`.
+    pub fn is_static_or_default(&self) -> bool {
+        self.is_static.unwrap_or(true)
+    }
+
+    /// Whether this file is a variant of another object (it states `inherits`).
+    pub fn is_variant(&self) -> bool {
+        self.inherits.is_some()
+    }
+}
+
+/// Reads a `.dh-obj` source (or a compiled object, in [`Mode::Load`]): its shape only.
+/// Run [`validate_object`] on the result for the build-time rules.
+pub fn read_object(file: &SourceFile, diags: &mut Diagnostics, mode: Mode) -> Option<DhObject> {
+    let value = crate::read::parse_source(file, diags)?;
+    let mut cx = Cx::new(file, diags, mode);
+    DhObject::from_json(&mut cx, &value)
+}
+
+/// Whether `s` ends with one of `exts` (compared without regard to case).
+fn has_extension(s: &str, exts: &[&str]) -> bool {
+    let lower = s.to_ascii_lowercase();
+    exts.iter().any(|e| lower.ends_with(e))
+}
+
+const MODEL_EXTENSIONS: &[&str] = &[".glb", ".fbx"];
+const OBJECT_EXTENSIONS: &[&str] = &[".dh-obj", ".dh-avatar"];
+const SOURCE_EXTENSIONS: &[&str] = &[".dh-obj", ".dh-avatar", ".glb", ".fbx"];
+
+fn check_zero_scale(cx: &mut Cx, at: &At, scale: Option<Vec3>) {
+    if let Some(s) = scale {
+        if s.0.contains(&0.0) {
+            cx.error_at(
+                at,
+                at.field("scale"),
+                format!(
+                    "'scale' [{}, {}, {}] has a zero axis: no axis may be zero, since a zero-scaled axis collapses the object and cannot be inverted",
+                    s.x(),
+                    s.y(),
+                    s.z()
+                ),
+            );
+        }
+    }
+}
+
+/// Runs every build-time rule of an object read by [`read_object`].
+pub fn validate_object(cx: &mut Cx, obj: &DhObject) {
+    validate_object_inner(cx, obj, false);
+    if cx.mode == Mode::Load {
+        warn_unknown_components(cx, obj);
+    }
+}
+
+fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool) {
+    let at = &obj.at;
+    if let Some(t) = &obj.type_id {
+        if t != OBJECT_TYPE {
+            cx.error_at(
+                at,
+                at.field("$type"),
+                format!("'$type' is '{t}', but this is a '{OBJECT_TYPE}'"),
+            );
+        }
+    }
+    if let Some(resolved) = &obj.resolved {
+        if cx.mode == Mode::Build {
+            cx.error_at(
+                at,
+                at.field("resolved"),
+                "a source never states 'resolved': the compiler adds it, holding the whole object as it resolved it",
+            );
+        } else {
+            validate_object_inner(cx, resolved, true);
+        }
+    }
+    if is_resolved && obj.inherits.is_some() {
+        cx.error_at(
+            at,
+            at.field("inherits"),
+            "a resolved object has its inheritance folded in: it states no 'inherits'",
+        );
+    }
+    if let Some(m) = &obj.model {
+        if !has_extension(m, MODEL_EXTENSIONS) {
+            cx.error_at(
+                at,
+                at.field("model"),
+                format!("'model' names '{m}', which is not a model: a model is a .glb or .fbx"),
+            );
+        }
+    }
+    if let Some(i) = &obj.inherits {
+        if !has_extension(i, OBJECT_EXTENSIONS) {
+            cx.error_at(
+                at,
+                at.field("inherits"),
+                format!(
+                    "'inherits' names '{i}', which is not an object: a variant inherits a .dh-obj or .dh-avatar"
+                ),
+            );
+        }
+    }
+    for field in ["position", "rotation", "scale"] {
+        if at.has(field) && !is_resolved {
+            cx.warning_at(
+                at,
+                at.field(field),
+                format!(
+                    "the object poses its own root ('{field}'): every placement replaces the root's transform, discarding it; pose the node under the root instead"
+                ),
+            );
+        }
+    }
+    check_zero_scale(cx, at, obj.scale.map(|s| s.axes()));
+
+    let layer = if obj.is_variant() {
+        Layer::Override
+    } else {
+        Layer::Base
+    };
+    validate_root(cx, &obj.components, layer, "object root", at, "components");
+    validate_children(cx, &obj.children, layer);
+    validate_records(cx, &obj.objects, layer);
+}
+
+/// The rules of a root's components (the object's own, or an added record's): the
+/// owner's list rules, and on a base layer the body rules: a button, a plate or a
+/// physics prop needs its body (the root's dh.collider holding exactly one box shape,
+/// or the compiler's box over its dh.box); a mover may have none, since the placement
+/// gives it something to carry; and a physics prop's own body rules.
+fn validate_root(
+    cx: &mut Cx,
+    components: &[ObjectComponent],
+    layer: Layer,
+    label: &str,
+    owner_at: &At,
+    member: &str,
+) {
+    let ocx = OwnerCx {
+        owner: Owner::Root,
+        layer,
+        has_skeleton: has_skeleton(components),
+        label: label.to_string(),
+    };
+    cx.at_path(&owner_at.field_path(member), |cx| {
+        validate_components(cx, &ocx, components)
+    });
+    if layer == Layer::Override {
+        return;
+    }
+    let live: Vec<&ObjectComponent> = components.iter().filter(|c| !c.is_removed()).collect();
+    let map_list: Vec<MapComponent> = live
+        .iter()
+        .filter_map(|c| match c {
+            ObjectComponent::Box(b) => Some(MapComponent::Box(b.inner.clone())),
+            ObjectComponent::Collider(b) => Some(MapComponent::Collider(b.inner.clone())),
+            ObjectComponent::PhysicsProp(b) => Some(MapComponent::PhysicsProp(b.inner.clone())),
+            ObjectComponent::Mover(b) => Some(MapComponent::Mover(b.inner.clone())),
+            ObjectComponent::Button(b) => Some(MapComponent::Button(b.inner.clone())),
+            ObjectComponent::PressurePlate(b) => Some(MapComponent::PressurePlate(b.inner.clone())),
+            _ => None,
+        })
+        .collect();
+    let body = Body::of(&map_list);
+    let logic: Vec<(&str, &At)> = live
+        .iter()
+        .filter_map(|c| match c {
+            ObjectComponent::Mover(b) => Some(("dh.mover", &b.at)),
+            ObjectComponent::Button(b) => Some(("dh.button", &b.at)),
+            ObjectComponent::PressurePlate(b) => Some(("dh.pressurePlate", &b.at)),
+            _ => None,
+        })
+        .collect();
+    // A mover with no body is allowed on an object: the placement gives it something to
+    // carry.
+    check_bodies(cx, &body, &logic, true);
+    let ccx = ComponentCx {
+        record_kind: "object".to_string(),
+        ..Default::default()
+    };
+    for c in &map_list {
+        if let MapComponent::PhysicsProp(p) = c {
+            p.validate_owner(cx, &ccx, &map_list);
+        }
+    }
+}
+
+fn has_skeleton(components: &[ObjectComponent]) -> bool {
+    components
+        .iter()
+        .any(|c| matches!(c, ObjectComponent::Skeleton(_)) && !c.is_removed())
+}
+
+/// The parent of a part path in the model (`"A/B"` for `"A/B/C"`, `""` at the top).
+fn model_parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(p, _)| p)
+}
+
+/// The rules of a `children` list: a path naming a part, one override per part and per
+/// id, no all-zero id, `first` only with `parent`, no part filed under itself or its own
+/// subtree (a parent chain that loops), no zero scale axis, and each part's components.
+fn validate_children(cx: &mut Cx, children: &[PartOverride], layer: Layer) {
+    let mut paths: HashMap<&str, usize> = HashMap::new();
+    let mut ids: HashMap<Guid, usize> = HashMap::new();
+    for (i, c) in children.iter().enumerate() {
+        let at = &c.at;
+        if c.path.is_empty() && at.has("path") {
+            cx.error_at(
+                at,
+                at.field("path"),
+                "a part override's 'path' names a part; \"\" is the object's root, which the object's own members override",
+            );
+        }
+        if !c.path.is_empty() {
+            if let Some(first) = paths.insert(c.path.as_str(), i) {
+                paths.insert(c.path.as_str(), first);
+                cx.error_at(
+                    at,
+                    at.field("path"),
+                    format!(
+                        "children[{first}] already overrides the part '{}': children holds one entry per part",
+                        c.path
+                    ),
+                );
+            }
+        }
+        if let Some(id) = c.id {
+            if id.is_nil() {
+                cx.error_at(
+                    at,
+                    at.field("id"),
+                    format!(
+                        "a part's id must not be the all-zeros Guid; a fresh one to paste: {}",
+                        Guid::mint()
+                    ),
+                );
+            } else if let Some(first) = ids.get(&id) {
+                cx.error_at(
+                    at,
+                    at.field("id"),
+                    format!("children[{first}] already names the part id {id}: a part has one id"),
+                );
+            } else {
+                ids.insert(id, i);
+            }
+        }
+        if c.first.is_some() && c.parent.is_none() {
+            cx.error_at(
+                at,
+                at.field("first"),
+                "'first' acts only with 'parent': it makes the part its new parent's first child",
+            );
+        }
+        if let Some(p) = &c.parent {
+            if *p == c.path && !p.is_empty() {
+                cx.error_at(
+                    at,
+                    at.field("parent"),
+                    format!("the part '{p}' cannot be filed under itself"),
+                );
+            }
+        }
+        check_zero_scale(cx, at, c.scale.map(|s| s.axes()));
+        let ocx = OwnerCx {
+            owner: Owner::Part,
+            layer,
+            has_skeleton: has_skeleton(&c.components),
+            label: format!("part '{}'", c.path),
+        };
+        cx.at_path(&at.field_path("components"), |cx| {
+            validate_components(cx, &ocx, &c.components)
+        });
+    }
+    // Loops: follow each part's parent (its override's, else the model's) up to the root.
+    let parent_of: HashMap<&str, &str> = children
+        .iter()
+        .filter_map(|c| c.parent.as_deref().map(|p| (c.path.as_str(), p)))
+        .collect();
+    for c in children {
+        let Some(p) = c.parent.as_deref() else {
+            continue;
+        };
+        if p == c.path {
+            continue; // reported above
+        }
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut cur = p;
+        while !cur.is_empty() && seen.insert(cur) {
+            if cur == c.path {
+                cx.error_at(
+                    &c.at,
+                    c.at.field("parent"),
+                    format!(
+                        "filing the part '{}' under '{p}' makes a parent chain that loops: '{p}' lies under '{}'",
+                        c.path, c.path
+                    ),
+                );
+                break;
+            }
+            cur = parent_of
+                .get(cur)
+                .copied()
+                .unwrap_or_else(|| model_parent(cur));
+        }
+    }
+}
+
+/// The rules of an `objects` list: a camelCase id of at most 64 characters, unique among
+/// the object's records; a source (`.dh-obj`, `.dh-avatar`, `.glb` or `.fbx`), which a
+/// variant's record may leave to the inherited record it overrides; `removed` only where
+/// there is an inherited record to remove; and each record's components and children,
+/// which are a layer over its source's.
+fn validate_records(cx: &mut Cx, records: &[AddedRecord], layer: Layer) {
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in records.iter().enumerate() {
+        let at = &r.at;
+        if at.has("id") {
+            if !crate::schema::object_components::is_camel_case(&r.id) {
+                cx.error_at(
+                    at,
+                    at.field("id"),
+                    format!(
+                        "'{}' is not a camelCase id: an added record's id starts with a lowercase letter and holds only letters and digits",
+                        r.id
+                    ),
+                );
+            }
+            let len = r.id.chars().count();
+            if len > MAX_RECORD_ID_LEN {
+                cx.error_at(
+                    at,
+                    at.field("id"),
+                    format!(
+                        "an added record's id is at most {MAX_RECORD_ID_LEN} characters; '{}' has {len}",
+                        r.id
+                    ),
+                );
+            }
+            if let Some(first) = ids.get(r.id.as_str()) {
+                cx.error_at(
+                    at,
+                    at.field("id"),
+                    format!(
+                        "objects[{first}] already has the id '{}': an id is unique among the object's records",
+                        r.id
+                    ),
+                );
+            } else {
+                ids.insert(r.id.as_str(), i);
+            }
+        }
+        let removes = r.removed == Some(true);
+        if removes && layer == Layer::Base {
+            cx.error_at(
+                at,
+                at.field("removed"),
+                "'removed' removes an inherited record, and this object inherits none (it states no 'inherits')",
+            );
+        }
+        match &r.source {
+            Some(s) if !has_extension(s, SOURCE_EXTENSIONS) => cx.error_at(
+                at,
+                at.field("source"),
+                format!(
+                    "'source' names '{s}': an added record places a .dh-obj, a .dh-avatar, or a .glb / .fbx model"
+                ),
+            ),
+            Some(_) => {}
+            None if layer == Layer::Base && !removes => cx.error_at(
+                at,
+                at.span,
+                "added record is missing its required member 'source'",
+            ),
+            None => {}
+        }
+        check_zero_scale(cx, at, r.scale);
+        validate_root(
+            cx,
+            &r.components,
+            Layer::Override,
+            &format!("added record '{}'", r.id),
+            at,
+            "components",
+        );
+        validate_children(cx, &r.children, Layer::Override);
+    }
+}
+
+/// At load, an unknown component is kept whole and the loader says so once per type:
+/// `'dh.example' is not a component this build knows; skipped.`
+fn warn_unknown_components(cx: &mut Cx, obj: &DhObject) {
+    fn collect<'a>(obj: &'a DhObject, lists: &mut Vec<&'a [ObjectComponent]>) {
+        lists.push(&obj.components);
+        for c in &obj.children {
+            lists.push(&c.components);
+        }
+        for r in &obj.objects {
+            lists.push(&r.components);
+            for c in &r.children {
+                lists.push(&c.components);
+            }
+        }
+        if let Some(resolved) = &obj.resolved {
+            collect(resolved, lists);
+        }
+    }
+    let mut lists: Vec<&[ObjectComponent]> = Vec::new();
+    collect(obj, &mut lists);
+    let mut warned: HashSet<String> = HashSet::new();
+    for comp in lists.into_iter().flatten() {
+        if let ObjectComponent::Unknown(v) = comp {
+            let tag = comp.tag().to_string();
+            if warned.insert(tag.clone()) {
+                cx.warning(
+                    v.span,
+                    format!("'{tag}' is not a component this build knows; skipped."),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Runs every committed fuzz corpus file through its target's entry point, so the corpus
+//! (seeds plus every crash ever found) is an ordinary regression suite.
+
+use std::path::PathBuf;
+
+fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(target);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("the corpus folder {} is missing: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p, b)
+        })
+        .collect()
+}
+
+#[test]
+fn source_corpus_never_panics() {
+    let files = corpus("source");
+    assert!(files.len() >= 5, "the source corpus has only {} files", files.len());
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_source(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}
+
+#[test]
+fn pallet_corpus_never_panics() {
+    let files = corpus("pallet");
+    assert!(!files.is_empty(), "the pallet corpus is empty");
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_pallet(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}

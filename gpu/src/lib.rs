@@ -1,0 +1,2 @@
+//! The Vulkan backend and renderer.
+#![warn(missing_docs)]

@@ -1,0 +1,2 @@
+//! The simulation world: runtime components, the logic graph, movers, physics, pawns.
+#![warn(missing_docs)]

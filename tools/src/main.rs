@@ -1,0 +1,321 @@
+//! `dh`: the DigitalHeaven content toolchain.
+//!
+//! ```text
+//! dh build <dir> [-o <file.pallet>] [--json] [--quiet]
+//! dh check <dir> [--json]
+//! dh inspect <file.pallet> [--json]
+//! ```
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use dh_content::compile::{compile, BuildOutput, CompileOptions};
+use dh_content::diag::Severity;
+use dh_content::pallet::{Codec, Pallet};
+use mimalloc::MiMalloc;
+
+#[global_allocator]
+static GLOBAL: MiMalloc = MiMalloc;
+
+const USAGE: &str = "\
+dh — the DigitalHeaven content toolchain
+
+USAGE:
+    dh build <dir> [-o <file.pallet>] [--json] [--quiet]
+        Compile the source pallet in <dir> (its root holds pallet.dh) into a .pallet.
+        The output defaults to <dir>.pallet beside the folder. The same sources always
+        give a byte-identical pallet. Exits 1 when any error is reported.
+    dh check <dir> [--json]
+        Validate a source pallet without writing anything; reports every error.
+    dh inspect <file.pallet> [--json]
+        List a compiled pallet's manifest and entries.
+    dh help
+        Show this text.
+
+OPTIONS:
+    -o, --output <file>   Where `dh build` writes the pallet.
+    --json                Machine-readable output: diagnostics as one JSON object per line
+                          (build, check) or one JSON document (inspect).
+    --quiet               No progress bar and no summary line.
+
+Diagnostics print as `file:line:col: error|warning: path: message`.";
+
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    #[error("{0}\n\nRun `dh help` for usage.")]
+    Usage(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+struct Args {
+    command: String,
+    input: Option<PathBuf>,
+    output: Option<PathBuf>,
+    json: bool,
+    quiet: bool,
+}
+
+fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, CliError> {
+    let command = it.next().ok_or_else(|| {
+        CliError::Usage("no command given; expected build, check or inspect".into())
+    })?;
+    let mut args = Args {
+        command,
+        input: None,
+        output: None,
+        json: false,
+        quiet: false,
+    };
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-o" | "--output" => {
+                let v = it
+                    .next()
+                    .ok_or_else(|| CliError::Usage(format!("'{a}' needs a file path after it")))?;
+                args.output = Some(PathBuf::from(v));
+            }
+            "--json" => args.json = true,
+            "--quiet" | "-q" => args.quiet = true,
+            "-h" | "--help" => args.command = "help".into(),
+            s if s.starts_with('-') => {
+                return Err(CliError::Usage(format!("unknown option '{s}'")));
+            }
+            _ if args.input.is_none() => args.input = Some(PathBuf::from(a)),
+            _ => return Err(CliError::Usage(format!("unexpected argument '{a}'"))),
+        }
+    }
+    Ok(args)
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("dh: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match args.command.as_str() {
+        "build" | "check" => build_or_check(&args),
+        "inspect" => inspect(&args),
+        "help" => {
+            println!("{USAGE}");
+            Ok(true)
+        }
+        other => Err(CliError::Usage(format!(
+            "unknown command '{other}'; expected build, check, inspect or help"
+        ))),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e @ CliError::Usage(_)) => {
+            eprintln!("dh: {e}");
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("dh: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// A progress bar on stderr, drawn only on a terminal and only for builds long enough to
+/// want one.
+fn progress_bar(enabled: bool) -> impl Fn(usize, usize) + Sync {
+    move |done: usize, total: usize| {
+        if !enabled || total < 50 {
+            return;
+        }
+        let width = 30;
+        let filled = done * width / total.max(1);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r[{}{}] {done}/{total} files",
+            "#".repeat(filled),
+            " ".repeat(width - filled)
+        );
+        if done == total {
+            let _ = writeln!(err);
+        }
+    }
+}
+
+fn build_or_check(args: &Args) -> Result<bool, CliError> {
+    let write = args.command == "build";
+    let dir = args.input.clone().ok_or_else(|| {
+        CliError::Usage(format!(
+            "`dh {}` needs the source pallet's folder",
+            args.command
+        ))
+    })?;
+    if !dir.is_dir() {
+        return Err(CliError::Failed(format!(
+            "{} is not a folder; expected a source pallet folder holding pallet.dh",
+            dir.display()
+        )));
+    }
+    let bar = progress_bar(!args.quiet && !args.json && std::io::stderr().is_terminal());
+    let opts = CompileOptions {
+        write,
+        progress: Some(&bar),
+    };
+    let out = compile(&dir, &opts);
+    print_diagnostics(&out, args.json);
+    let errors = out.diagnostics.error_count();
+    let warnings = out
+        .diagnostics
+        .items
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .count();
+    if errors > 0 {
+        if !args.quiet && !args.json {
+            eprintln!("dh: {errors} error(s), {warnings} warning(s); nothing written");
+        }
+        return Ok(false);
+    }
+    if write {
+        let target = args.output.clone().unwrap_or_else(|| default_output(&dir));
+        let bytes = out
+            .pallet
+            .ok_or_else(|| CliError::Failed("the build produced no pallet".into()))?;
+        write_atomically(&target, &bytes)?;
+        if !args.quiet && !args.json {
+            eprintln!(
+                "dh: built {} ({} entries, {} bytes, {warnings} warning(s))",
+                target.display(),
+                out.assets.len(),
+                bytes.len()
+            );
+        }
+    } else if !args.quiet && !args.json {
+        eprintln!(
+            "dh: {} checked: {} asset(s), no errors, {warnings} warning(s)",
+            dir.display(),
+            out.assets.len()
+        );
+    }
+    Ok(true)
+}
+
+fn default_output(dir: &Path) -> PathBuf {
+    let name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "out".into());
+    let parent = dir
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
+    parent.join(format!("{name}.pallet"))
+}
+
+fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let mut tmp = target.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, target))
+        .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", target.display())))
+}
+
+fn print_diagnostics(out: &BuildOutput, json: bool) {
+    let stdout = std::io::stdout();
+    let mut o = stdout.lock();
+    for d in &out.diagnostics.items {
+        if json {
+            let _ = writeln!(o, "{}", d.to_json());
+        } else {
+            let _ = writeln!(o, "{d}");
+        }
+    }
+}
+
+fn inspect(args: &Args) -> Result<bool, CliError> {
+    let path = args
+        .input
+        .clone()
+        .ok_or_else(|| CliError::Usage("`dh inspect` needs a .pallet file".into()))?;
+    let pallet = Pallet::open(&path).map_err(|e| CliError::Failed(e.to_string()))?;
+    let m = pallet.manifest();
+    let stdout = std::io::stdout();
+    let mut o = stdout.lock();
+    let codec = |c: Codec| match c {
+        Codec::Stored => "stored",
+        Codec::Lz4 => "lz4",
+    };
+    if args.json {
+        let mut s = String::from("{\"id\":");
+        dh_content::jsonc::write_string(&m.id, &mut s);
+        s.push_str(",\"name\":");
+        dh_content::jsonc::write_string(&m.name, &mut s);
+        s.push_str(",\"version\":");
+        dh_content::jsonc::write_string(&m.version, &mut s);
+        s.push_str(",\"dependencies\":[");
+        for (i, d) in m.dependencies.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            dh_content::jsonc::write_string(d, &mut s);
+        }
+        s.push_str("],\"buildInfo\":{\"contentChecksum\":");
+        dh_content::jsonc::write_string(&m.build_info.content_checksum, &mut s);
+        s.push_str(&format!(
+            ",\"formulaVersion\":{}}},\"entries\":[",
+            m.build_info.formula_version
+        ));
+        for (i, e) in pallet.entries().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str("{\"path\":");
+            dh_content::jsonc::write_string(e.path, &mut s);
+            s.push_str(&format!(
+                ",\"codec\":\"{}\",\"offset\":{},\"storedLength\":{},\"rawLength\":{},\"crc32\":\"{:08x}\",\"mime\":",
+                codec(e.codec),
+                e.offset,
+                e.stored_len,
+                e.raw_len,
+                e.crc32
+            ));
+            dh_content::jsonc::write_string(e.meta.mime.as_deref().unwrap_or(""), &mut s);
+            s.push('}');
+        }
+        s.push_str("]}");
+        let _ = writeln!(o, "{s}");
+    } else {
+        let _ = writeln!(o, "pallet   {} ({}) {}", m.id, m.name, m.version);
+        if !m.dependencies.is_empty() {
+            let _ = writeln!(o, "depends  {}", m.dependencies.join(", "));
+        }
+        let _ = writeln!(
+            o,
+            "checksum {} (formula {})",
+            m.build_info.content_checksum, m.build_info.formula_version
+        );
+        let _ = writeln!(o, "{} entries:", pallet.len());
+        let _ = writeln!(
+            o,
+            "  {:<6} {:>10} {:>10} {:>8}  {:<32} path",
+            "codec", "stored", "raw", "crc32", "mime"
+        );
+        for e in pallet.entries() {
+            let _ = writeln!(
+                o,
+                "  {:<6} {:>10} {:>10} {:08x}  {:<32} {}",
+                codec(e.codec),
+                e.stored_len,
+                e.raw_len,
+                e.crc32,
+                e.meta.mime.as_deref().unwrap_or("-"),
+                e.path
+            );
+        }
+    }
+    Ok(true)
+}
