@@ -35,7 +35,13 @@ fn spawn_wait(c: &mut Criterion) {
     let (ours, pool) = pools();
     let mut g = c.benchmark_group("spawn_wait");
 
+    // Ours runs the measuring loop inside a scope, so the calling thread is
+    // already the scheduler's main thread, as rayon's is inside `install`; the
+    // `from_outside` variants pay for entering the scheduler on every call.
     g.bench_function("dh_jobs/scope_1_empty", |b| {
+        ours.scope(|_| b.iter(|| ours.scope(|s| s.spawn(|_| black_box(())))))
+    });
+    g.bench_function("dh_jobs/scope_1_empty_from_outside", |b| {
         b.iter(|| ours.scope(|s| s.spawn(|_| black_box(()))))
     });
     g.bench_function("rayon/scope_1_empty", |b| {
@@ -43,11 +49,13 @@ fn spawn_wait(c: &mut Criterion) {
     });
 
     g.bench_function("dh_jobs/scope_100_empty", |b| {
-        b.iter(|| {
-            ours.scope(|s| {
-                for _ in 0..100 {
-                    s.spawn(|_| black_box(()));
-                }
+        ours.scope(|_| {
+            b.iter(|| {
+                ours.scope(|s| {
+                    for _ in 0..100 {
+                        s.spawn(|_| black_box(()));
+                    }
+                })
             })
         })
     });
@@ -64,6 +72,9 @@ fn spawn_wait(c: &mut Criterion) {
     });
 
     g.bench_function("dh_jobs/join_empty", |b| {
+        ours.scope(|_| b.iter(|| ours.join(|| black_box(1), || black_box(2))))
+    });
+    g.bench_function("dh_jobs/join_empty_from_outside", |b| {
         b.iter(|| ours.join(|| black_box(1), || black_box(2)))
     });
     g.bench_function("rayon/join_empty", |b| {
@@ -72,19 +83,21 @@ fn spawn_wait(c: &mut Criterion) {
 
     g.bench_function("dh_jobs/graph_100_empty", |b| {
         let mut graph = JobGraph::new();
-        b.iter(|| {
-            let mut prev = None;
-            for i in 0..100 {
-                let id = graph.add(Lane::Critical, "empty", || black_box(()));
-                // Ten chains of ten.
-                if i % 10 != 0 {
-                    if let Some(p) = prev {
-                        graph.depend(id, p).expect("same graph");
+        ours.scope(|_| {
+            b.iter(|| {
+                let mut prev = None;
+                for i in 0..100 {
+                    let id = graph.add(Lane::Critical, "empty", || black_box(()));
+                    // Ten chains of ten.
+                    if i % 10 != 0 {
+                        if let Some(p) = prev {
+                            graph.depend(id, p).expect("same graph");
+                        }
                     }
+                    prev = Some(id);
                 }
-                prev = Some(id);
-            }
-            ours.run_graph(&mut graph).expect("acyclic");
+                ours.run_graph(&mut graph).expect("acyclic");
+            })
         })
     });
     g.finish();
@@ -97,9 +110,11 @@ fn parallel_for(c: &mut Criterion) {
         let mut data: Vec<u64> = (0..len as u64).collect();
         let chunk = 1024;
         g.bench_function(format!("dh_jobs/mut_{len}_chunk{chunk}"), |b| {
-            b.iter(|| {
-                ours.parallel_for_mut(&mut data, chunk, |i, x| {
-                    *x = x.wrapping_mul(3) ^ i as u64;
+            ours.scope(|_| {
+                b.iter(|| {
+                    ours.parallel_for_mut(&mut data, chunk, |i, x| {
+                        *x = x.wrapping_mul(3) ^ i as u64;
+                    })
                 })
             })
         });
@@ -116,11 +131,13 @@ fn parallel_for(c: &mut Criterion) {
         g.bench_function(format!("rayon/par_chunks_mut_{len}_{chunk}"), |b| {
             pool.install(|| {
                 b.iter(|| {
-                    data.par_chunks_mut(chunk).enumerate().for_each(|(c, part)| {
-                        for (k, x) in part.iter_mut().enumerate() {
-                            *x = x.wrapping_mul(3) ^ (c * chunk + k) as u64;
-                        }
-                    })
+                    data.par_chunks_mut(chunk)
+                        .enumerate()
+                        .for_each(|(c, part)| {
+                            for (k, x) in part.iter_mut().enumerate() {
+                                *x = x.wrapping_mul(3) ^ (c * chunk + k) as u64;
+                            }
+                        })
                 })
             })
         });
@@ -163,7 +180,9 @@ fn time_scopes(timer: &FrameTimer, iters: u64, nested: bool) -> Duration {
 fn timer_scope(c: &mut Criterion) {
     let timer = FrameTimer::new();
     let mut g = c.benchmark_group("frame_timer");
-    g.bench_function("scope", |b| b.iter_custom(|iters| time_scopes(&timer, iters, false)));
+    g.bench_function("scope", |b| {
+        b.iter_custom(|iters| time_scopes(&timer, iters, false))
+    });
     g.bench_function("two_nested_scopes", |b| {
         b.iter_custom(|iters| time_scopes(&timer, iters, true))
     });

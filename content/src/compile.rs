@@ -246,6 +246,14 @@ struct ReadAsset {
     references: Vec<StatedRef>,
     file: Option<SourceFile>,
     diags: Diagnostics,
+    /// The source as parsed (spans kept), for the chain checks and object resolution.
+    source: Option<Value>,
+    /// A map, read but not yet validated: its record rules need what the pallet's objects
+    /// resolve to.
+    map: Option<crate::schema::map::Map>,
+    /// Whether the compiled asset ships in the pallet (a `.dh-model` sidecar is build
+    /// input only).
+    ship: bool,
 }
 
 /// A reference an asset states, to be resolved against the pallet.
@@ -316,6 +324,8 @@ pub fn compile_sources(
     read.sort_by(|a, b| a.path.cmp(&b.path));
 
     if let Some(manifest) = &manifest {
+        let roots = resolve_objects(manifest, &mut read);
+        check_maps(manifest, &mut read, &roots);
         check_references(manifest, &mut read);
     }
     for r in &mut read {
@@ -323,6 +333,9 @@ pub fn compile_sources(
     }
 
     for r in read {
+        if !r.ship {
+            continue;
+        }
         let bytes = match (r.json, r.raw) {
             (Some(json), _) => {
                 let mut v = json;
@@ -385,6 +398,9 @@ fn read_asset(s: &SourceEntry) -> ReadAsset {
         references: Vec::new(),
         file: None,
         diags: Diagnostics::new(),
+        source: None,
+        map: None,
+        ship: s.kind != AssetKind::ModelSidecar,
     };
     if s.kind == AssetKind::Raw {
         match s.data.read() {
@@ -417,9 +433,21 @@ fn read_asset(s: &SourceEntry) -> ReadAsset {
         }
     };
     let file = SourceFile::new(s.path.clone(), text);
-    let (json, refs) = read_typed(s.kind, &file, &mut r.diags);
-    r.json = json;
-    r.references = refs;
+    if s.kind == AssetKind::Map {
+        // Read now; validated in the pallet-wide pass, once objects are resolved.
+        r.source = crate::jsonc::parse(&file.text).ok();
+        if let Some(map) = crate::schema::map::read_map(&file, &mut r.diags, Mode::Build) {
+            r.references = map_references(&map);
+            r.map = Some(map);
+        }
+    } else {
+        if s.kind == AssetKind::Object {
+            r.source = crate::jsonc::parse(&file.text).ok();
+        }
+        let (json, refs) = read_typed(s.kind, &file, &mut r.diags);
+        r.json = json;
+        r.references = refs;
+    }
     r.file = Some(file);
     r
 }
@@ -459,15 +487,6 @@ fn read_typed(
                 .collect();
             (Some(m.to_json()), refs)
         }
-        AssetKind::Map => {
-            let Some(map) = crate::schema::map::read_map(file, diags, Mode::Build) else {
-                return (None, Vec::new());
-            };
-            let mut cx = Cx::new(file, diags, Mode::Build);
-            crate::schema::map::validate_map(&mut cx, &map);
-            let refs = map_references(&map);
-            (Some(map.to_json()), refs)
-        }
         AssetKind::Object => {
             let Some(obj) = crate::schema::object::read_object(file, diags, Mode::Build) else {
                 return (None, Vec::new());
@@ -477,16 +496,193 @@ fn read_typed(
             let refs = object_references(&obj);
             (Some(obj.to_json()), refs)
         }
-        _ => {
-            // Kinds whose typed reader is wired in below; until then a plain JSONC read.
-            let v = crate::read::parse_source(file, diags);
-            (v, Vec::new())
+        AssetKind::Map => {
+            let Some(map) = crate::schema::map::read_map(file, diags, Mode::Build) else {
+                return (None, Vec::new());
+            };
+            let mut cx = Cx::new(file, diags, Mode::Build);
+            crate::schema::map::validate_map(&mut cx, &map);
+            let refs = map_references(&map);
+            (Some(map.to_json()), refs)
         }
+        AssetKind::Voxel => {
+            let Some(def) = crate::schema::voxel::read_voxel(file, diags, Mode::Build) else {
+                return (None, Vec::new());
+            };
+            let world = def.data_kind() == crate::schema::voxel::DataKind::World;
+            let refs = def
+                .references()
+                .into_iter()
+                .filter(|_| !world) // a world is a folder, converted by the importer
+                .map(|(member_name, reference, span)| StatedRef {
+                    what: format!("'{member_name}'"),
+                    path: member_name.to_string(),
+                    reference: reference.to_string(),
+                    span,
+                    expect: &[],
+                })
+                .collect();
+            (Some(def.to_json()), refs)
+        }
+        AssetKind::ModelSidecar => {
+            let sidecar = crate::schema::model::read_model_sidecar(file, diags, Mode::Build);
+            (sidecar.map(|s| s.to_json()), Vec::new())
+        }
+        AssetKind::Raw => (None, Vec::new()),
     }
 }
 
-/// The references a map states: material slots, its parent, its look asset, its sky
-/// image, and what its instances place.
+/// Resolves every object of the pallet whose variant chain stays inside it: adds the
+/// compiled object's `resolved` member and returns, per object barcode, the component
+/// types its resolved root carries. A chain that reaches into another pallet is resolved
+/// at load, where that pallet is mounted.
+fn resolve_objects(
+    manifest: &PalletManifestSource,
+    read: &mut [ReadAsset],
+) -> BTreeMap<String, Vec<String>> {
+    use crate::fold::{gather_chain, resolve_object, ChainKind, ChainScope, Level};
+    let levels: BTreeMap<String, Level> = read
+        .iter()
+        .filter(|r| r.kind == AssetKind::Object)
+        .filter_map(|r| {
+            let json = r.source.clone()?;
+            let barcode = Barcode {
+                pallet: manifest.id.clone(),
+                path: r.path.clone(),
+            };
+            Some((
+                r.path.clone(),
+                Level::new(barcode, json, manifest.dependencies.clone()),
+            ))
+        })
+        .collect();
+    let mut roots = BTreeMap::new();
+    for r in read.iter_mut() {
+        if r.kind != AssetKind::Object || r.diags.has_errors() {
+            continue;
+        }
+        let Some(leaf) = levels.get(&r.path).cloned() else {
+            continue;
+        };
+        let lookup = |b: &Barcode| {
+            (b.pallet == manifest.id)
+                .then(|| levels.get(&b.path).cloned())
+                .flatten()
+        };
+        let (chain, problems) = gather_chain(leaf, ChainKind::Object, ChainScope::Pallet, lookup);
+        let mut stops_outside = false;
+        if let Some(root) = chain.first() {
+            stops_outside = root
+                .json
+                .get("inherits")
+                .is_some_and(|v| v.as_str().is_some());
+        }
+        for p in &problems {
+            r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
+        }
+        if !problems.is_empty() || stops_outside {
+            continue;
+        }
+        match resolve_object(&chain) {
+            Ok(folded) => {
+                for p in &folded.problems {
+                    r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
+                }
+                let types = folded
+                    .value
+                    .get("components")
+                    .and_then(|c| c.as_array())
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(|c| c.get("$type").and_then(|t| t.as_str()))
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                roots.insert(format!("{}:{}", manifest.id, r.path), types);
+                if let Some(Value {
+                    kind: Kind::Object(members),
+                    ..
+                }) = &mut r.json
+                {
+                    members.retain(|m| m.key != "resolved");
+                    members.push(member("resolved", folded.value));
+                }
+            }
+            Err(e) => r.diags.file_error(&r.path, e.to_string()),
+        }
+    }
+    roots
+}
+
+/// Validates every map with what the pallet knows: the inheritance chain inside the pallet
+/// (cycles, parents, repeated names, thumbnails, inherited geometry and records), and the
+/// record rules with the component types each object placement's source resolves to.
+fn check_maps(
+    manifest: &PalletManifestSource,
+    read: &mut [ReadAsset],
+    roots: &BTreeMap<String, Vec<String>>,
+) {
+    use crate::fold::{check_map_chain, ChainScope, Level};
+    let barcode = |path: &str| Barcode {
+        pallet: manifest.id.clone(),
+        path: path.to_string(),
+    };
+    // Every JSON asset by path, so a parent that is not a map is seen as one.
+    let levels: BTreeMap<String, Level> = read
+        .iter()
+        .filter_map(|r| {
+            let json = r.source.clone().or_else(|| r.json.clone())?;
+            Some((
+                r.path.clone(),
+                Level::new(barcode(&r.path), json, manifest.dependencies.clone()),
+            ))
+        })
+        .collect();
+    let sources: BTreeMap<String, SourceFile> = read
+        .iter()
+        .filter_map(|r| Some((r.path.clone(), r.file.clone()?)))
+        .collect();
+    for r in read.iter_mut() {
+        let (Some(map), Some(file)) = (r.map.take(), r.file.clone()) else {
+            continue;
+        };
+        let mut info = map.map_info();
+        for record in &map.objects {
+            if let crate::schema::records::Record::Instance(inst) = record {
+                if let Ok(b) =
+                    refs::resolve(&inst.source, &manifest.id, &r.path, &manifest.dependencies)
+                {
+                    if let Some(types) = roots.get(&b.to_string()) {
+                        info.source_root_components
+                            .push((inst.source.clone(), types.clone()));
+                    }
+                }
+            }
+        }
+        {
+            let mut cx = Cx::new(&file, &mut r.diags, Mode::Build);
+            crate::schema::map::validate_map_with(&mut cx, &map, &info);
+        }
+        if let Some(leaf) = levels.get(&r.path) {
+            let lookup = |b: &Barcode| {
+                (b.pallet == manifest.id)
+                    .then(|| levels.get(&b.path).cloned())
+                    .flatten()
+            };
+            for p in check_map_chain(leaf, ChainScope::Pallet, lookup) {
+                let src = sources
+                    .get(&p.at.path)
+                    .filter(|_| p.at.pallet == manifest.id);
+                r.diags.items.push(p.to_diagnostic(src));
+            }
+        }
+        r.json = Some(map.to_json());
+    }
+}
+
+/// The references a map states: material slots, its look asset, its sky image, and what
+/// its instances place (its parent is checked with its chain).
 fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
     use crate::schema::records::Record;
     let mut out = Vec::new();
@@ -500,15 +696,6 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
                 expect: &[".dh-mat"],
             });
         }
-    }
-    if let Some(parent) = &map.inherits {
-        out.push(StatedRef {
-            what: "'inherits'".into(),
-            path: "inherits".into(),
-            reference: parent.clone(),
-            span: map.at.field("inherits"),
-            expect: &[".dh-map"],
-        });
     }
     if let Some(look) = &map.look {
         if look.ends_with(".dh-look") {
@@ -544,8 +731,8 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
     out
 }
 
-/// The references an object states: its model, its parent object, and what its added
-/// records place.
+/// The references an object states: its model and what its added records place (its
+/// parent is checked with its chain).
 fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
     let mut out = Vec::new();
     if let Some(model) = &obj.model {
@@ -555,15 +742,6 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
             reference: model.clone(),
             span: obj.at.field("model"),
             expect: &[],
-        });
-    }
-    if let Some(parent) = &obj.inherits {
-        out.push(StatedRef {
-            what: "'inherits'".into(),
-            path: "inherits".into(),
-            reference: parent.clone(),
-            span: obj.at.field("inherits"),
-            expect: &[".dh-obj"],
         });
     }
     for (i, record) in obj.objects.iter().enumerate() {
@@ -612,14 +790,20 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                     if paths.contains_key(&path) {
                         continue;
                     }
-                    let leaf = s.reference.rsplit('/').next().unwrap_or(&s.reference);
-                    let offer = if paths.contains_key(leaf) {
-                        format!(
+                    // "when the pallet root holds a file of that name the error offers
+                    // the explicit /-form": the reference read from the root instead.
+                    let from_root = refs::resolve(
+                        &refs::rooted_form(&s.reference),
+                        &manifest.id,
+                        &r.path,
+                        &manifest.dependencies,
+                    );
+                    let offer = match from_root {
+                        Ok(b) if paths.contains_key(&b.path) => format!(
                             "; the pallet root holds that file: write '{}'",
-                            refs::rooted_form(leaf)
-                        )
-                    } else {
-                        String::new()
+                            refs::rooted_form(&b.path)
+                        ),
+                        _ => String::new(),
                     };
                     cx.at_path(&s.path, |cx| {
                         cx.error(

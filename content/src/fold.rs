@@ -14,11 +14,12 @@
 //! * [`resolve_object`] / [`resolve_object_chain`] lay a variant's layers over its base by
 //!   the one merge rule ([`crate::merge`]), every reference a barcode.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::diag::{Diagnostic, Severity, SourceFile};
 use crate::jsonc::{Kind, Member, Span, Value};
 use crate::merge;
 use crate::refs::{self, Barcode, RefError};
-use crate::schema::map::lighting::LightFalloff;
 use crate::schema::map::render::{BuiltinLook, LookSeed};
 use crate::schema::records::SourceKind;
 
@@ -323,9 +324,10 @@ pub fn gather_chain(
     let mut problems = Vec::new();
     let leaf_pallet = leaf.barcode.pallet.clone();
     let mut chain: Vec<Level> = vec![leaf];
-    loop {
-        let Some(current) = chain.last() else { break };
-        let Some(inherits) = current.inherits() else { break };
+    while let Some(current) = chain.last() {
+        let Some(inherits) = current.inherits() else {
+            break;
+        };
         let at = current.barcode.clone();
         let span = inherits.span;
         let Some(reference) = inherits.as_str() else {
@@ -343,12 +345,21 @@ pub fn gather_chain(
         let parent = match current.resolve(reference) {
             Ok(b) => b,
             Err(e) => {
-                problems.push(ChainProblem::error(&at, span, "inherits", format!("'inherits': {e}")));
+                problems.push(ChainProblem::error(
+                    &at,
+                    span,
+                    "inherits",
+                    format!("'inherits': {e}"),
+                ));
                 break;
             }
         };
         if let Some(i) = chain.iter().position(|l| l.barcode == parent) {
-            let mut names: Vec<String> = chain.iter().skip(i).map(|l| l.barcode.to_string()).collect();
+            let mut names: Vec<String> = chain
+                .iter()
+                .skip(i)
+                .map(|l| l.barcode.to_string())
+                .collect();
             names.push(parent.to_string());
             problems.push(ChainProblem::error(
                 &at,
@@ -384,7 +395,10 @@ pub fn gather_chain(
                 &at,
                 span,
                 "inherits",
-                format!("'inherits' names '{parent}', which is not a {}", kind.type_name()),
+                format!(
+                    "'inherits' names '{parent}', which is not a {}",
+                    kind.type_name()
+                ),
             ));
             break;
         }
@@ -427,21 +441,17 @@ pub fn check_map_chain(
         }
     }
     // Parents nearest first: each fault names the nearest parent it repeats.
-    let nearest: Vec<&Level> = parents.iter().rev().collect();
+    let nearest: Vec<ParentIndex> = parents.iter().rev().map(ParentIndex::new).collect();
     let mut thumbnail_reported = false;
     for (i, rec) in records(&own.json).into_iter().enumerate() {
         let base = format!("objects[{i}]");
         if let Some(id) = record_id(rec) {
-            let holder = nearest.iter().find(|p| {
-                records(&p.json)
-                    .iter()
-                    .any(|r| record_id(r).is_some_and(|t| t.eq_ignore_ascii_case(id)))
-            });
-            if let Some(parent) = holder {
+            let key = id.to_ascii_lowercase();
+            if let Some(parent) = nearest.iter().find(|p| p.ids.contains(&key)) {
                 let span = rec.get("id").map(|v| v.span).unwrap_or(rec.span);
                 let message = format!(
                     "record '{id}' has the id of a record parent '{}' already holds: overriding or removing an inherited record is not built yet (overrides by id arrive with the next inheritance lane)",
-                    parent.barcode
+                    parent.level.barcode
                 );
                 problems.push(match scope {
                     ChainScope::Pallet => {
@@ -457,12 +467,9 @@ pub fn check_map_chain(
             }
         }
         if let Some(name) = record_name(rec) {
-            let hit = nearest.iter().find_map(|p| {
-                records(&p.json)
-                    .into_iter()
-                    .find(|r| record_name(r) == Some(name))
-                    .map(|r| (*p, r))
-            });
+            let hit = nearest
+                .iter()
+                .find_map(|p| p.names.get(name).map(|r| (p.level, *r)));
             if let Some((parent, other)) = hit {
                 let span = rec.get("name").map(|v| v.span).unwrap_or(rec.span);
                 let what = if camera(rec).is_some() && camera(other).is_some() {
@@ -474,7 +481,10 @@ pub fn check_map_chain(
                     &own.barcode,
                     span,
                     format!("{base}.name"),
-                    format!("{what} name '{name}' repeats a {what} of parent '{}'", parent.barcode),
+                    format!(
+                        "{what} name '{name}' repeats a {what} of parent '{}'",
+                        parent.barcode
+                    ),
                 ));
             }
         }
@@ -482,12 +492,9 @@ pub fn check_map_chain(
             continue;
         }
         if let Some((ci, role_span)) = thumbnail_camera(rec) {
-            let hit = nearest.iter().find_map(|p| {
-                records(&p.json)
-                    .into_iter()
-                    .find(|r| thumbnail_camera(r).is_some())
-                    .map(|r| (*p, r))
-            });
+            let hit = nearest
+                .iter()
+                .find_map(|p| p.thumbnail.map(|r| (p.level, r)));
             if let Some((parent, other)) = hit {
                 thumbnail_reported = true;
                 problems.push(ChainProblem::error(
@@ -507,6 +514,39 @@ pub fn check_map_chain(
     problems
 }
 
+/// A parent's records, indexed for the chain checks.
+struct ParentIndex<'a> {
+    level: &'a Level,
+    /// Record ids, lower-cased (GUIDs compare without regard to case).
+    ids: HashSet<String>,
+    /// Record names, each to its first record.
+    names: HashMap<&'a str, &'a Value>,
+    /// The first record whose camera claims mapThumbnail.
+    thumbnail: Option<&'a Value>,
+}
+
+impl<'a> ParentIndex<'a> {
+    fn new(level: &'a Level) -> ParentIndex<'a> {
+        let recs = records(&level.json);
+        let mut names = HashMap::new();
+        for r in &recs {
+            if let Some(n) = record_name(r) {
+                names.entry(n).or_insert(*r);
+            }
+        }
+        ParentIndex {
+            level,
+            ids: recs
+                .iter()
+                .filter_map(|r| record_id(r))
+                .map(str::to_ascii_lowercase)
+                .collect(),
+            names,
+            thumbnail: recs.iter().copied().find(|r| thumbnail_camera(r).is_some()),
+        }
+    }
+}
+
 /// The refusal of inherited geometry, when `parent` places a model.
 fn geometry_problem(own: &Level, parent: &Level, span: Span) -> Option<ChainProblem> {
     let rec = records(&parent.json).into_iter().find(|r| {
@@ -515,7 +555,10 @@ fn geometry_problem(own: &Level, parent: &Level, span: Span) -> Option<ChainProb
                 .and_then(Value::as_str)
                 .is_some_and(|s| SourceKind::of(s) == Some(SourceKind::Model))
     })?;
-    let source = rec.get("source").and_then(Value::as_str).unwrap_or_default();
+    let source = rec
+        .get("source")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     Some(ChainProblem::error(
         &own.barcode,
         span,
@@ -546,7 +589,9 @@ fn record_name(rec: &Value) -> Option<&str> {
 }
 
 fn components(rec: &Value) -> &[Value] {
-    rec.get("components").and_then(Value::as_array).unwrap_or(&[])
+    rec.get("components")
+        .and_then(Value::as_array)
+        .unwrap_or(&[])
 }
 
 fn camera(rec: &Value) -> Option<(usize, &Value)> {
@@ -653,7 +698,9 @@ impl Rewriter<'_> {
         };
         for (_, field, shape) in COMPONENT_REFERENCES.iter().filter(|(ty, _, _)| *ty == t) {
             let fpath = join(path, field);
-            let Some(v) = member_mut(c, field) else { continue };
+            let Some(v) = member_mut(c, field) else {
+                continue;
+            };
             match shape {
                 RefShape::Path => self.fix(v, &fpath, false),
                 RefShape::RootPath => self.fix(v, &fpath, true),
@@ -679,7 +726,11 @@ impl Rewriter<'_> {
                     if let Kind::Array(actions) = &mut v.kind {
                         for (ai, a) in actions.iter_mut().enumerate() {
                             let apath = format!("{fpath}[{ai}]");
-                            if let Some(Value { kind: Kind::Array(clips), .. }) = member_mut(a, "clips") {
+                            if let Some(Value {
+                                kind: Kind::Array(clips),
+                                ..
+                            }) = member_mut(a, "clips")
+                            {
                                 for (ci, clip) in clips.iter_mut().enumerate() {
                                     self.fix(clip, &format!("{apath}.clips[{ci}]"), false);
                                 }
@@ -692,7 +743,11 @@ impl Rewriter<'_> {
     }
 
     fn components(&mut self, owner: &mut Value, path: &str, materials: Materials) {
-        if let Some(Value { kind: Kind::Array(list), .. }) = member_mut(owner, "components") {
+        if let Some(Value {
+            kind: Kind::Array(list),
+            ..
+        }) = member_mut(owner, "components")
+        {
             for (i, c) in list.iter_mut().enumerate() {
                 self.component(c, &format!("{}[{i}]", join(path, "components")), materials);
             }
@@ -700,7 +755,11 @@ impl Rewriter<'_> {
     }
 
     fn children(&mut self, owner: &mut Value, path: &str, materials: Materials) {
-        if let Some(Value { kind: Kind::Array(list), .. }) = member_mut(owner, "children") {
+        if let Some(Value {
+            kind: Kind::Array(list),
+            ..
+        }) = member_mut(owner, "children")
+        {
             for (i, ch) in list.iter_mut().enumerate() {
                 self.components(ch, &format!("{}[{i}]", join(path, "children")), materials);
             }
@@ -710,14 +769,21 @@ impl Rewriter<'_> {
     /// A map's references: its material slots, its look, its sky image, every instance's
     /// source and every asset field of a record's components (and of its part overrides').
     fn map(&mut self, map: &mut Value) {
-        if let Some(Value { kind: Kind::Object(slots), .. }) = member_mut(map, "materials") {
+        if let Some(Value {
+            kind: Kind::Object(slots),
+            ..
+        }) = member_mut(map, "materials")
+        {
             for m in slots.iter_mut() {
                 let p = format!("materials.{}", m.key);
                 self.fix(&mut m.value, &p, false);
             }
         }
         if let Some(look) = member_mut(map, "look") {
-            if look.as_str().is_some_and(|s| BuiltinLook::parse(s).is_none()) {
+            if look
+                .as_str()
+                .is_some_and(|s| BuiltinLook::parse(s).is_none())
+            {
                 self.fix(look, "look", false);
             }
         }
@@ -726,7 +792,11 @@ impl Rewriter<'_> {
                 self.fix_member(sky, "path", "lighting.skyImage");
             }
         }
-        if let Some(Value { kind: Kind::Array(recs), .. }) = member_mut(map, "objects") {
+        if let Some(Value {
+            kind: Kind::Array(recs),
+            ..
+        }) = member_mut(map, "objects")
+        {
             for (i, rec) in recs.iter_mut().enumerate() {
                 let path = format!("objects[{i}]");
                 let instance = rec.get("$type").and_then(Value::as_str) == Some("instance");
@@ -749,7 +819,11 @@ impl Rewriter<'_> {
         self.fix_member(obj, "inherits", "");
         self.components(obj, "", Materials::Assets);
         self.children(obj, "", Materials::Assets);
-        if let Some(Value { kind: Kind::Array(recs), .. }) = member_mut(obj, "objects") {
+        if let Some(Value {
+            kind: Kind::Array(recs),
+            ..
+        }) = member_mut(obj, "objects")
+        {
             for (i, rec) in recs.iter_mut().enumerate() {
                 let path = format!("objects[{i}]");
                 self.fix_member(rec, "source", &path);
@@ -767,7 +841,10 @@ fn reads_as_asset(s: &str) -> bool {
 
 fn member_mut<'a>(v: &'a mut Value, key: &str) -> Option<&'a mut Value> {
     match &mut v.kind {
-        Kind::Object(members) => members.iter_mut().find(|m| m.key == key).map(|m| &mut m.value),
+        Kind::Object(members) => members
+            .iter_mut()
+            .find(|m| m.key == key)
+            .map(|m| &mut m.value),
         _ => None,
     }
 }
@@ -864,20 +941,22 @@ pub fn builtin_look_values(look: BuiltinLook) -> Value {
         lighting.push(synthetic_member("halfLambert", num(x)));
     }
     if let Some(f) = seed.falloff {
-        lighting.push(synthetic_member("falloff", string(falloff_token(f))));
+        lighting.push(synthetic_member("falloff", string(f.as_str())));
     }
     let mut out = Vec::new();
     if !render.is_empty() {
-        out.push(synthetic_member("render", Value::synthetic(Kind::Object(render))));
+        out.push(synthetic_member(
+            "render",
+            Value::synthetic(Kind::Object(render)),
+        ));
     }
     if !lighting.is_empty() {
-        out.push(synthetic_member("lighting", Value::synthetic(Kind::Object(lighting))));
+        out.push(synthetic_member(
+            "lighting",
+            Value::synthetic(Kind::Object(lighting)),
+        ));
     }
     Value::synthetic(Kind::Object(out))
-}
-
-fn falloff_token(f: LightFalloff) -> &'static str {
-    f.as_str()
 }
 
 fn synthetic_member(key: &str, value: Value) -> Member {
@@ -942,7 +1021,14 @@ pub fn fold_map_chain(levels: &[MapLevel], looks: &Looks) -> Result<Folded, Fold
             dependencies: leaf.dependencies.clone(),
             refs: RefBase::PalletRoot,
         };
-        if let Some(v) = look_layer(&pallet_root, default, looks, "look", Span::default(), &mut problems) {
+        if let Some(v) = look_layer(
+            &pallet_root,
+            default,
+            looks,
+            "look",
+            Span::default(),
+            &mut problems,
+        ) {
             layers.push((leaf, v));
         }
     }
@@ -965,7 +1051,8 @@ pub fn fold_map_chain(levels: &[MapLevel], looks: &Looks) -> Result<Folded, Fold
                     &level.barcode,
                     look.span,
                     "look",
-                    "'look' must be a string: a built-in look's slug or a dh.look reference".to_string(),
+                    "'look' must be a string: a built-in look's slug or a dh.look reference"
+                        .to_string(),
                 )),
             }
         }
@@ -1012,7 +1099,12 @@ fn look_layer(
         None => match level.resolve(look) {
             Ok(b) => LookName::Asset(b),
             Err(e) => {
-                problems.push(ChainProblem::error(&level.barcode, span, path, format!("'look': {e}")));
+                problems.push(ChainProblem::error(
+                    &level.barcode,
+                    span,
+                    path,
+                    format!("'look': {e}"),
+                ));
                 return None;
             }
         },
@@ -1052,10 +1144,11 @@ fn fold_block(path: &str, lower: &Value, upper: &Value, cx: &mut FoldCx) -> Valu
     let lo = lower.as_object().unwrap_or(empty);
     let up = upper.as_object().unwrap_or(empty);
     let mut out: Vec<Member> = Vec::with_capacity(lo.len() + up.len());
-    let keys = lo
-        .iter()
-        .map(|m| m.key.as_str())
-        .chain(up.iter().map(|m| m.key.as_str()).filter(|k| !lo.iter().any(|m| m.key == *k)));
+    let keys = lo.iter().map(|m| m.key.as_str()).chain(
+        up.iter()
+            .map(|m| m.key.as_str())
+            .filter(|k| !lo.iter().any(|m| m.key == *k)),
+    );
     let keys: Vec<&str> = keys.collect();
     for key in keys {
         let member_path = join(path, key);
@@ -1095,9 +1188,12 @@ fn fold_member(
             (Some(l), Some(u)) if l.as_object().is_some() && u.as_object().is_some() => {
                 Some(fold_block(path, l, u, cx))
             }
-            (None, Some(u)) if u.as_object().is_some() => {
-                Some(fold_block(path, &Value::synthetic(Kind::Object(Vec::new())), u, cx))
-            }
+            (None, Some(u)) if u.as_object().is_some() => Some(fold_block(
+                path,
+                &Value::synthetic(Kind::Object(Vec::new())),
+                u,
+                cx,
+            )),
             (l, u) => u.or(l).cloned(),
         },
         FoldRule::PerSlot => match (lower, upper) {
@@ -1123,7 +1219,10 @@ fn per_key(lower: &Value, upper: &Value) -> Value {
     };
     let mut out: Vec<Member> = Vec::with_capacity(lo.len() + up.len());
     for m in lo {
-        match up.iter().find(|u| u.key == m.key && !matches!(u.value.kind, Kind::Null)) {
+        match up
+            .iter()
+            .find(|u| u.key == m.key && !matches!(u.value.kind, Kind::Null))
+        {
             Some(u) => out.push(u.clone()),
             None => out.push(m.clone()),
         }
@@ -1146,7 +1245,11 @@ fn keyed(lower: &Value, upper: &Value, key: &str, fold: fn(&Value, &Value) -> Va
     let (Some(lo), Some(up)) = (lower.as_array(), upper.as_array()) else {
         return upper.clone();
     };
-    let key_of = |v: &Value| non_null(v.get(key)).and_then(Value::as_str).map(str::to_string);
+    let key_of = |v: &Value| {
+        non_null(v.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
     let mut out: Vec<Value> = Vec::with_capacity(lo.len() + up.len());
     for l in lo {
         let k = key_of(l);
@@ -1195,13 +1298,20 @@ fn fold_set(lower: &Value, upper: &Value) -> Value {
 }
 
 /// Per field with a rule for members both sides state; a member one side states is kept.
-fn fold_fields(lower: &Value, upper: &Value, both: &dyn Fn(&str, &Value, &Value) -> Value) -> Value {
+fn fold_fields(
+    lower: &Value,
+    upper: &Value,
+    both: &dyn Fn(&str, &Value, &Value) -> Value,
+) -> Value {
     let (Some(lo), Some(up)) = (lower.as_object(), upper.as_object()) else {
         return upper.clone();
     };
     let mut out: Vec<Member> = Vec::with_capacity(lo.len() + up.len());
     for m in lo {
-        match up.iter().find(|u| u.key == m.key && !matches!(u.value.kind, Kind::Null)) {
+        match up
+            .iter()
+            .find(|u| u.key == m.key && !matches!(u.value.kind, Kind::Null))
+        {
             Some(u) => out.push(Member {
                 key: m.key.clone(),
                 key_span: u.key_span,
@@ -1227,10 +1337,15 @@ fn added_to(lower: &Value, upper: &Value, path: &str, cx: &mut FoldCx) -> Value 
     let (Some(lo), Some(up)) = (lower.as_array(), upper.as_array()) else {
         return upper.clone();
     };
+    let inherited: HashSet<String> = lo
+        .iter()
+        .filter_map(record_id)
+        .map(str::to_ascii_lowercase)
+        .collect();
     let mut out: Vec<Value> = lo.to_vec();
     for (i, rec) in up.iter().enumerate() {
         if let Some(id) = record_id(rec) {
-            if lo.iter().any(|l| record_id(l).is_some_and(|t| t.eq_ignore_ascii_case(id))) {
+            if inherited.contains(&id.to_ascii_lowercase()) {
                 let span = rec.get("id").map(|v| v.span).unwrap_or(rec.span);
                 cx.problems.push(ChainProblem::warning(
                     &cx.level.barcode,

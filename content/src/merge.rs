@@ -122,7 +122,10 @@ pub fn part_key(entry: &Value) -> Option<PartKey> {
 
 /// Whether an entry states `"removed": true`.
 pub fn is_removed(entry: &Value) -> bool {
-    matches!(entry.get("removed").map(|v| &v.kind), Some(Kind::Bool(true)))
+    matches!(
+        entry.get("removed").map(|v| &v.kind),
+        Some(Kind::Bool(true))
+    )
 }
 
 /// The indices of entries of one layer's keyed list that repeat an earlier entry's key,
@@ -134,7 +137,9 @@ pub fn duplicate_keys(list_name: &str, entries: &[Value]) -> Vec<(usize, usize)>
     };
     let mut out = Vec::new();
     for (i, e) in entries.iter().enumerate() {
-        if let Some(first) = (0..i).find(|&j| entries.get(j).is_some_and(|p| same_entry(kind, p, e))) {
+        if let Some(first) =
+            (0..i).find(|&j| entries.get(j).is_some_and(|p| same_entry(kind, p, e)))
+        {
             out.push((i, first));
         }
     }
@@ -183,7 +188,10 @@ pub fn merge_list(list_name: &str, base: &[Value], over: &[Value]) -> Vec<Value>
 }
 
 fn list_kind(name: &str) -> Option<ListKey> {
-    KEYED_LISTS.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    KEYED_LISTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, k)| *k)
 }
 
 fn non_null(v: Option<&Value>) -> Option<&Value> {
@@ -325,7 +333,11 @@ fn merge_keyed(kind: ListKey, base: &[Value], over: &[Value]) -> Vec<Value> {
     }
     for (i, o) in over.iter().enumerate() {
         if !used.get(i).copied().unwrap_or(true) {
-            out.push(merge_entry(kind, &Value::synthetic(Kind::Object(Vec::new())), o));
+            out.push(merge_entry(
+                kind,
+                &Value::synthetic(Kind::Object(Vec::new())),
+                o,
+            ));
         }
     }
     out.retain(|e| kind == ListKey::Part || !is_removed(e));

@@ -94,7 +94,10 @@ fn every_authored_member_has_a_fold_rule() {
             }
         }
     }
-    assert!(missing.is_empty(), "members without a fold rule: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "members without a fold rule: {missing:?}"
+    );
     // A block folded per field has its members enumerated above.
     for (p, rule) in MAP_FOLD_RULES {
         if *rule == FoldRule::PerField {
@@ -110,7 +113,9 @@ fn every_authored_member_has_a_fold_rule() {
         if *p == "cookedCollision" {
             continue;
         }
-        let known = blocks.iter().any(|(prefix, fields)| fields.iter().any(|f| path(prefix, f) == *p));
+        let known = blocks
+            .iter()
+            .any(|(prefix, fields)| fields.iter().any(|f| path(prefix, f) == *p));
         assert!(known, "the rule for '{p}' names no member of the schema");
     }
 }
@@ -214,11 +219,32 @@ fn the_specs_environment_template_example() {
 
 #[test]
 fn name_and_description_are_not_inherited() {
-    let parent = level("p", "maps/base.dh-map", &[], r#"{ "name": "Base", "description": "The base." }"#);
-    let child = level("p", "maps/child.dh-map", &[], r#"{ "inherits": "base.dh-map" }"#);
-    assert_json(&fold(&[parent.clone(), child]).value, r#"{ "inherits": "base.dh-map" }"#);
-    let named = level("p", "maps/child.dh-map", &[], r#"{ "inherits": "base.dh-map", "name": "Child" }"#);
-    assert_json(&fold(&[parent, named]).value, r#"{ "inherits": "base.dh-map", "name": "Child" }"#);
+    let parent = level(
+        "p",
+        "maps/base.dh-map",
+        &[],
+        r#"{ "name": "Base", "description": "The base." }"#,
+    );
+    let child = level(
+        "p",
+        "maps/child.dh-map",
+        &[],
+        r#"{ "inherits": "base.dh-map" }"#,
+    );
+    assert_json(
+        &fold(&[parent.clone(), child]).value,
+        r#"{ "inherits": "base.dh-map" }"#,
+    );
+    let named = level(
+        "p",
+        "maps/child.dh-map",
+        &[],
+        r#"{ "inherits": "base.dh-map", "name": "Child" }"#,
+    );
+    assert_json(
+        &fold(&[parent, named]).value,
+        r#"{ "name": "Child", "inherits": "base.dh-map" }"#,
+    );
 }
 
 #[test]
@@ -284,7 +310,14 @@ fn backdrop_and_auto_collision_fold_whole() {
              "backdrop": { "anchor": [1, 2, 3], "fog": { "color": [0.5, 0.6, 0.7], "start": 0, "end": 100 } } }"#,
     );
     let folded = fold(&[env_template(), child]);
-    assert_eq!(folded.value.get("autoCollision").map(Value::to_json).as_deref(), Some("false"));
+    assert_eq!(
+        folded
+            .value
+            .get("autoCollision")
+            .map(Value::to_json)
+            .as_deref(),
+        Some("false")
+    );
     assert_eq!(
         folded.value.get("backdrop").map(Value::to_json),
         Some(v(r#"{ "anchor": [1, 2, 3], "fog": { "color": [0.5, 0.6, 0.7], "start": 0, "end": 100 } }"#).to_json())
@@ -350,7 +383,10 @@ fn bake_zones_fold_per_zone_set_and_key() {
                 ] } ] } }"#,
     );
     let folded = fold(&[parent, child]);
-    let zones = folded.value.get("lighting").and_then(|l| l.get("bakeZones"));
+    let zones = folded
+        .value
+        .get("lighting")
+        .and_then(|l| l.get("bakeZones"));
     assert_eq!(
         zones.map(Value::to_json),
         Some(
@@ -443,7 +479,12 @@ fn a_record_restating_an_inherited_id_is_left_out_at_load() {
 
 #[test]
 fn a_null_the_child_writes_reads_through() {
-    let parent = level("p", "maps/base.dh-map", &[], r#"{ "autoCollision": "hulls", "lighting": { "sky": true } }"#);
+    let parent = level(
+        "p",
+        "maps/base.dh-map",
+        &[],
+        r#"{ "autoCollision": "hulls", "lighting": { "sky": true } }"#,
+    );
     let child = level(
         "p",
         "maps/child.dh-map",
@@ -458,9 +499,24 @@ fn a_null_the_child_writes_reads_through() {
 
 #[test]
 fn a_chain_of_three_folds_root_first() {
-    let root = level("p", "maps/root.dh-map", &[], r#"{ "lighting": { "sunIntensity": 1, "sunColor": [1, 1, 1] }, "objects": [ { "$type": "folder", "id": "r", "name": "r" } ] }"#);
-    let mid = level("p", "maps/mid.dh-map", &[], r#"{ "inherits": "root.dh-map", "lighting": { "sunIntensity": 2 }, "objects": [ { "$type": "folder", "id": "m", "name": "m" } ] }"#);
-    let leaf = level("p", "maps/leaf.dh-map", &[], r#"{ "inherits": "mid.dh-map", "lighting": { "sunColor": [1, 0, 0] }, "objects": [ { "$type": "folder", "id": "l", "name": "l" } ] }"#);
+    let root = level(
+        "p",
+        "maps/root.dh-map",
+        &[],
+        r#"{ "lighting": { "sunIntensity": 1, "sunColor": [1, 1, 1] }, "objects": [ { "$type": "folder", "id": "r", "name": "r" } ] }"#,
+    );
+    let mid = level(
+        "p",
+        "maps/mid.dh-map",
+        &[],
+        r#"{ "inherits": "root.dh-map", "lighting": { "sunIntensity": 2 }, "objects": [ { "$type": "folder", "id": "m", "name": "m" } ] }"#,
+    );
+    let leaf = level(
+        "p",
+        "maps/leaf.dh-map",
+        &[],
+        r#"{ "inherits": "mid.dh-map", "lighting": { "sunColor": [1, 0, 0] }, "objects": [ { "$type": "folder", "id": "l", "name": "l" } ] }"#,
+    );
     let all = [root, mid, leaf.clone()];
     let folded = match fold_map(leaf, &NO_LOOKS, lookup(&all)) {
         Ok(f) => f,
@@ -496,8 +552,18 @@ fn look_fold(levels: &[Level], pallet_default: Option<&str>) -> Folded {
 
 #[test]
 fn a_child_adopting_unity_gets_unitys_curve_even_where_its_parent_pinned_aces() {
-    let parent = level("p", "maps/base.dh-map", &[], r#"{ "render": { "tonemap": "aces", "exposure": 1.5 } }"#);
-    let child = level("p", "maps/child.dh-map", &[], r#"{ "inherits": "base.dh-map", "look": "unity" }"#);
+    let parent = level(
+        "p",
+        "maps/base.dh-map",
+        &[],
+        r#"{ "render": { "tonemap": "aces", "exposure": 1.5 } }"#,
+    );
+    let child = level(
+        "p",
+        "maps/child.dh-map",
+        &[],
+        r#"{ "inherits": "base.dh-map", "look": "unity" }"#,
+    );
     let folded = look_fold(&[parent, child], None);
     // Unity: "no tone curve ..., plain Lambert shading (halfLambert 0), its legacy light
     // attenuation (falloff "unity"), and the PPv2 bloom shape — threshold 1.721, knee 0.5,
@@ -516,7 +582,12 @@ fn a_child_adopting_unity_gets_unitys_curve_even_where_its_parent_pinned_aces() 
 fn fields_a_replaced_look_set_and_the_new_one_does_not_keep_their_values() {
     // Parent adopts source (halfLambert 1); the child adopts filmic (tonemap hable only).
     let parent = level("p", "maps/base.dh-map", &[], r#"{ "look": "source" }"#);
-    let child = level("p", "maps/child.dh-map", &[], r#"{ "inherits": "base.dh-map", "look": "filmic" }"#);
+    let child = level(
+        "p",
+        "maps/child.dh-map",
+        &[],
+        r#"{ "inherits": "base.dh-map", "look": "filmic" }"#,
+    );
     let folded = look_fold(&[parent, child], None);
     assert_json(
         &folded.value,
@@ -562,7 +633,10 @@ fn the_pallet_default_look_sits_below_the_parents_look() {
     );
     // pallet.dh names a dh.look of a dependency; source then lays halfLambert 1 over the
     // look's 0.25, the parent's and the child's fields over both.
-    let folded = look_fold(&[parent, child], Some("dev.example.looks:looks/night.dh-look"));
+    let folded = look_fold(
+        &[parent, child],
+        Some("dev.example.looks:looks/night.dh-look"),
+    );
     assert!(folded.problems.is_empty(), "{:?}", folded.problems);
     assert_json(
         &folded.value,
@@ -577,7 +651,12 @@ fn the_pallet_default_look_sits_below_the_parents_look() {
 fn a_parents_look_asset_is_read_in_the_parents_pallet() {
     // The parent names its look relative to its own folder; the fold rewrites it to a
     // barcode in the parent's pallet before it is asked for.
-    let parent = level("dev.example.looks", "looks-demo/base.dh-map", &[], r#"{ "look": "../looks/night.dh-look" }"#);
+    let parent = level(
+        "dev.example.looks",
+        "looks-demo/base.dh-map",
+        &[],
+        r#"{ "look": "../looks/night.dh-look" }"#,
+    );
     let child = level(
         "p",
         "maps/child.dh-map",
@@ -597,9 +676,17 @@ fn a_parents_look_asset_is_read_in_the_parents_pallet() {
 
 #[test]
 fn a_look_that_names_nothing_is_reported() {
-    let map = level("p", "maps/a.dh-map", &[], r#"{ "look": "looks/missing.dh-look" }"#);
+    let map = level(
+        "p",
+        "maps/a.dh-map",
+        &[],
+        r#"{ "look": "looks/missing.dh-look" }"#,
+    );
     let folded = look_fold(&[map], None);
-    assert_eq!(messages(&folded.problems), vec!["look 'looks/missing.dh-look' names no look this build can find"]);
+    assert_eq!(
+        messages(&folded.problems),
+        vec!["look 'looks/missing.dh-look' names no look this build can find"]
+    );
     assert_eq!(folded.problems[0].severity, Severity::Error);
 }
 
@@ -667,8 +754,18 @@ fn a_parents_references_are_rewritten_to_barcodes_in_its_pallet() {
 
 #[test]
 fn a_parent_reference_that_does_not_resolve_is_an_error() {
-    let parent = level("p", "maps/base.dh-map", &[], r#"{ "materials": { "grid": "dev.other:materials/x.dh-mat" } }"#);
-    let child = level("p", "maps/child.dh-map", &[], r#"{ "inherits": "base.dh-map" }"#);
+    let parent = level(
+        "p",
+        "maps/base.dh-map",
+        &[],
+        r#"{ "materials": { "grid": "dev.other:materials/x.dh-mat" } }"#,
+    );
+    let child = level(
+        "p",
+        "maps/child.dh-map",
+        &[],
+        r#"{ "inherits": "base.dh-map" }"#,
+    );
     let folded = fold(&[parent, child]);
     assert_eq!(
         messages(&folded.problems),
@@ -688,7 +785,12 @@ fn check(leaf: &Level, all: &[Level], scope: ChainScope) -> Vec<ChainProblem> {
 #[test]
 fn a_circular_chain_is_an_error() {
     let a = level("p", "maps/a.dh-map", &[], r#"{ "inherits": "b.dh-map" }"#);
-    let b = level("p", "maps/b.dh-map", &[], r#"{ "inherits": "/maps/a.dh-map" }"#);
+    let b = level(
+        "p",
+        "maps/b.dh-map",
+        &[],
+        r#"{ "inherits": "/maps/a.dh-map" }"#,
+    );
     let all = [a.clone(), b];
     let problems = check(&a, &all, ChainScope::Pallet);
     assert_eq!(
@@ -701,7 +803,7 @@ fn a_circular_chain_is_an_error() {
     // A map naming itself.
     let me = level("p", "maps/me.dh-map", &[], r#"{ "inherits": "me.dh-map" }"#);
     assert_eq!(
-        messages(&check(&me, &[me.clone()], ChainScope::Pallet)),
+        messages(&check(&me, std::slice::from_ref(&me), ChainScope::Pallet)),
         vec!["circular inherits chain: p:maps/me.dh-map -> p:maps/me.dh-map"]
     );
 }
@@ -709,9 +811,17 @@ fn a_circular_chain_is_an_error() {
 #[test]
 fn a_parent_that_is_not_a_map_is_an_error() {
     let door = level("p", "objects/door.dh-obj", &[], r#"{ "name": "Door" }"#);
-    let child = level("p", "maps/a.dh-map", &[], r#"{ "inherits": "/objects/door.dh-obj" }"#);
+    let child = level(
+        "p",
+        "maps/a.dh-map",
+        &[],
+        r#"{ "inherits": "/objects/door.dh-obj" }"#,
+    );
     let problems = check(&child, &[door], ChainScope::Pallet);
-    assert_eq!(messages(&problems), vec!["'inherits' names 'p:objects/door.dh-obj', which is not a dh.map"]);
+    assert_eq!(
+        messages(&problems),
+        vec!["'inherits' names 'p:objects/door.dh-obj', which is not a dh.map"]
+    );
     // A .dh-map file whose $type says otherwise.
     let odd = level("p", "maps/odd.dh-map", &[], r#"{ "$type": "dh.object" }"#);
     let child = level("p", "maps/b.dh-map", &[], r#"{ "inherits": "odd.dh-map" }"#);
@@ -723,13 +833,23 @@ fn a_parent_that_is_not_a_map_is_an_error() {
 
 #[test]
 fn a_parent_that_cannot_be_found_or_is_undeclared_is_an_error() {
-    let child = level("p", "maps/a.dh-map", &[], r#"{ "inherits": "missing.dh-map" }"#);
+    let child = level(
+        "p",
+        "maps/a.dh-map",
+        &[],
+        r#"{ "inherits": "missing.dh-map" }"#,
+    );
     assert_eq!(
         messages(&check(&child, &[], ChainScope::Pallet)),
         vec!["'inherits' names 'p:maps/missing.dh-map', which this build cannot find"]
     );
     // "the build refuses an inherits into a pallet it does not [declare]"
-    let child = level("p", "maps/a.dh-map", &[], r#"{ "inherits": "com.mojang.minecraft:maps/environment.dh-map" }"#);
+    let child = level(
+        "p",
+        "maps/a.dh-map",
+        &[],
+        r#"{ "inherits": "com.mojang.minecraft:maps/environment.dh-map" }"#,
+    );
     assert_eq!(
         messages(&check(&child, &[env_template()], ChainScope::Pallet)),
         vec!["'inherits': 'com.mojang.minecraft:maps/environment.dh-map' names pallet 'com.mojang.minecraft', which this pallet does not declare in its dependencies"]
@@ -759,10 +879,15 @@ fn inherited_geometry_is_refused() {
         &[],
         r#"{ "objects": [ { "$type": "instance", "id": "db71e214-0d00-4fde-b8e1-cd4ef06288bf", "name": "world", "source": "/meshes/debug-map.glb" } ] }"#,
     );
-    let child = level("p", "maps/child.dh-map", &[], r#"{ "inherits": "base.dh-map" }"#);
+    let child = level(
+        "p",
+        "maps/child.dh-map",
+        &[],
+        r#"{ "inherits": "base.dh-map" }"#,
+    );
     let expected = "parent 'p:maps/base.dh-map' places a model ('/meshes/debug-map.glb', 'world'): inheriting geometry is not built yet; the parts, their ids, the cook and the bakes of an inherited model belong to a later lane. Inherit a map that places none, or place the model in the child";
     // At build...
-    let problems = check(&child, &[parent.clone()], ChainScope::Pallet);
+    let problems = check(&child, std::slice::from_ref(&parent), ChainScope::Pallet);
     assert_eq!(messages(&problems), vec![expected]);
     assert_eq!(problems[0].at, bc("p", "maps/child.dh-map"));
     // ...and at load.
@@ -777,7 +902,12 @@ fn inherited_geometry_is_refused() {
         &[],
         r#"{ "objects": [ { "$type": "instance", "id": "c", "name": "crate", "source": "core:objects/physicsCube.dh-obj" } ] }"#,
     );
-    let child = level("p", "maps/c2.dh-map", &[], r#"{ "inherits": "objs.dh-map" }"#);
+    let child = level(
+        "p",
+        "maps/c2.dh-map",
+        &[],
+        r#"{ "inherits": "objs.dh-map" }"#,
+    );
     assert!(check(&child, &[objects], ChainScope::Pallet).is_empty());
     let pieces = level(
         "p",
@@ -785,7 +915,12 @@ fn inherited_geometry_is_refused() {
         &[],
         r#"{ "objects": [ { "$type": "instance", "id": "w", "name": "world", "source": "/meshes/de_ancient" } ] }"#,
     );
-    let child = level("p", "maps/c3.dh-map", &[], r#"{ "inherits": "pieces.dh-map" }"#);
+    let child = level(
+        "p",
+        "maps/c3.dh-map",
+        &[],
+        r#"{ "inherits": "pieces.dh-map" }"#,
+    );
     assert_eq!(check(&child, &[pieces], ChainScope::Pallet).len(), 1);
 }
 
@@ -800,7 +935,7 @@ fn a_record_whose_id_a_parent_holds_is_refused_at_build() {
     let text = r#"{ "inherits": "base.dh-map",
   "objects": [ { "$type": "object", "id": "10cd5fc6-fa9f-4faf-a968-6e159ccede2e", "name": "spawnB" } ] }"#;
     let child = level("p", "maps/child.dh-map", &[], text);
-    let problems = check(&child, &[parent.clone()], ChainScope::Pallet);
+    let problems = check(&child, std::slice::from_ref(&parent), ChainScope::Pallet);
     assert_eq!(
         messages(&problems),
         vec!["record '10cd5fc6-fa9f-4faf-a968-6e159ccede2e' has the id of a record parent 'p:maps/base.dh-map' already holds: overriding or removing an inherited record is not built yet (overrides by id arrive with the next inheritance lane)"]
@@ -864,7 +999,7 @@ fn a_second_camera_claiming_map_thumbnail_is_an_error() {
         r#"{ "inherits": "base.dh-map", "objects": [ { "$type": "object", "id": "b1", "name": "atrium",
               "components": [ { "$type": "dh.camera", "role": "mapThumbnail" } ] } ] }"#,
     );
-    let problems = check(&child, &[parent.clone()], ChainScope::Pallet);
+    let problems = check(&child, std::slice::from_ref(&parent), ChainScope::Pallet);
     assert_eq!(
         messages(&problems),
         vec!["a second camera claims mapThumbnail: 'atrium' here and 'overview' in parent 'p:maps/base.dh-map'; at most one camera per map may carry it"]
@@ -997,8 +1132,18 @@ fn added_records_are_included_and_every_reference_is_a_barcode() {
 
 #[test]
 fn a_circular_variant_chain_is_reported() {
-    let a = level("p", "objects/a.dh-obj", &[], r#"{ "inherits": "b.dh-obj", "name": "A" }"#);
-    let b = level("p", "objects/b.dh-obj", &[], r#"{ "inherits": "a.dh-obj" }"#);
+    let a = level(
+        "p",
+        "objects/a.dh-obj",
+        &[],
+        r#"{ "inherits": "b.dh-obj", "name": "A" }"#,
+    );
+    let b = level(
+        "p",
+        "objects/b.dh-obj",
+        &[],
+        r#"{ "inherits": "a.dh-obj" }"#,
+    );
     let all = [a.clone(), b];
     let folded = match resolve_object_chain(a, lookup(&all)) {
         Ok(f) => f,
@@ -1009,11 +1154,19 @@ fn a_circular_variant_chain_is_reported() {
         vec!["circular inherits chain: p:objects/a.dh-obj -> p:objects/b.dh-obj -> p:objects/a.dh-obj"]
     );
     // A base that is not an object.
-    let v2 = level("p", "objects/v.dh-obj", &[], r#"{ "inherits": "/maps/a.dh-map" }"#);
+    let v2 = level(
+        "p",
+        "objects/v.dh-obj",
+        &[],
+        r#"{ "inherits": "/maps/a.dh-map" }"#,
+    );
     let map = level("p", "maps/a.dh-map", &[], r#"{ "name": "A map" }"#);
     let folded = match resolve_object_chain(v2, lookup(&[map])) {
         Ok(f) => f,
         Err(e) => panic!("{e}"),
     };
-    assert_eq!(messages(&folded.problems), vec!["'inherits' names 'p:maps/a.dh-map', which is not a dh.object"]);
+    assert_eq!(
+        messages(&folded.problems),
+        vec!["'inherits' names 'p:maps/a.dh-map', which is not a dh.object"]
+    );
 }

@@ -1309,9 +1309,9 @@ fn bake_set_name_is_unique_in_its_zone() {
 
 #[test]
 fn bake_set_override_colors_are_srgb() {
-    let (_, d) = check(&format!(
-        r#"{{"lighting": {{"bakeZones": [{{"id": "room", "sets": [{{"name": "hot", "emission": {{"yard/panel": {{"color": [3, 0, 0]}}}}}}]}}]}}}}"#
-    ));
+    let (_, d) = check(
+        r#"{"lighting": {"bakeZones": [{"id": "room", "sets": [{"name": "hot", "emission": {"yard/panel": {"color": [3, 0, 0]}}}]}]}}"#,
+    );
     assert_one_error(
         &d,
         "'color' is an sRGB color in [0, 1] and a component above 1 is a compile error",

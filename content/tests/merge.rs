@@ -111,7 +111,11 @@ fn null_inherits() {
         r#"{ "position": [1, 2, 3], "materials": { "Fur": "a.dh-mat", "Eye": "b.dh-mat" } }"#,
     );
     // Over nothing, a null inherits nothing: it is left out.
-    check(r#"{}"#, r#"{ "name": null, "look": { "a": null, "b": 1 } }"#, r#"{ "look": { "b": 1 } }"#);
+    check(
+        r#"{}"#,
+        r#"{ "name": null, "look": { "a": null, "b": 1 } }"#,
+        r#"{ "look": { "b": 1 } }"#,
+    );
     // A whole layer of null is no layer.
     check(r#"{ "a": 1 }"#, "null", r#"{ "a": 1 }"#);
 }
@@ -302,11 +306,17 @@ fn component_keys() {
     );
     assert_eq!(
         key(r#"{ "$type": "dh.springCollider", "id": "chest", "radius": 1 }"#),
-        Some(ComponentKey { type_name: "dh.springCollider".into(), key: vec![Some("\"chest\"".into())] })
+        Some(ComponentKey {
+            type_name: "dh.springCollider".into(),
+            key: vec![Some("\"chest\"".into())]
+        })
     );
     assert_eq!(
         key(r#"{ "$type": "dh.box", "size": [1, 1, 1] }"#),
-        Some(ComponentKey { type_name: "dh.box".into(), key: vec![] })
+        Some(ComponentKey {
+            type_name: "dh.box".into(),
+            key: vec![]
+        })
     );
     assert_eq!(key(r#"{ "size": [1, 1, 1] }"#), None);
 }
@@ -323,7 +333,10 @@ fn a_second_component_of_one_key_is_found() {
     let items = list.as_array().unwrap_or(&[]);
     assert_eq!(duplicate_keys("components", items), vec![(3, 0), (4, 2)]);
     let recs = v(r#"[ { "id": "glasses" }, { "id": "hat" }, { "id": "glasses" } ]"#);
-    assert_eq!(duplicate_keys("objects", recs.as_array().unwrap_or(&[])), vec![(2, 0)]);
+    assert_eq!(
+        duplicate_keys("objects", recs.as_array().unwrap_or(&[])),
+        vec![(2, 0)]
+    );
     // Not a keyed list: nothing to find.
     assert_eq!(duplicate_keys("actions", items), vec![]);
 }
@@ -406,9 +419,14 @@ fn an_added_record_is_overridden_by_its_id() {
 fn layers_rebase_outermost_last() {
     // "resolution walks to the root source and lays each layer over the one beneath,
     // outermost last"
-    let root = v(r#"{ "model": "models/crate.glb", "components": [ { "$type": "dh.physicsProp", "mass": 30, "sim": "server" } ] }"#);
-    let variant = v(r#"{ "components": [ { "$type": "dh.physicsProp", "mass": 10, "sim": "server" } ] }"#);
-    let placement = v(r#"{ "components": [ { "$type": "dh.physicsProp", "sim": "client" } ], "position": [0, 4, 5] }"#);
+    let root = v(
+        r#"{ "model": "models/crate.glb", "components": [ { "$type": "dh.physicsProp", "mass": 30, "sim": "server" } ] }"#,
+    );
+    let variant =
+        v(r#"{ "components": [ { "$type": "dh.physicsProp", "mass": 10, "sim": "server" } ] }"#);
+    let placement = v(
+        r#"{ "components": [ { "$type": "dh.physicsProp", "sim": "client" } ], "position": [0, 4, 5] }"#,
+    );
     let got = merge_all([&root, &variant, &placement]);
     assert_eq!(
         got.to_json(),
@@ -425,8 +443,12 @@ fn layers_rebase_outermost_last() {
 
 #[test]
 fn merging_is_deterministic() {
-    let base = v(r#"{ "components": [ { "$type": "dh.box", "size": [1, 1, 1] }, { "$type": "dh.collider" } ], "children": [ { "path": "x" } ] }"#);
-    let over = v(r#"{ "children": [ { "path": "y", "enabled": false }, { "path": "x", "static": false } ], "components": [ { "$type": "dh.light", "intensity": 3 } ] }"#);
+    let base = v(
+        r#"{ "components": [ { "$type": "dh.box", "size": [1, 1, 1] }, { "$type": "dh.collider" } ], "children": [ { "path": "x" } ] }"#,
+    );
+    let over = v(
+        r#"{ "children": [ { "path": "y", "enabled": false }, { "path": "x", "static": false } ], "components": [ { "$type": "dh.light", "intensity": 3 } ] }"#,
+    );
     let a = merge(&base, &over).to_json();
     let b = merge(&base, &over).to_json();
     assert_eq!(a, b);

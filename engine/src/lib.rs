@@ -2,3 +2,4 @@
 #![warn(missing_docs)]
 
 pub mod core_pallet;
+pub mod prefs;

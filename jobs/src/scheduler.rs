@@ -133,11 +133,16 @@ struct Sleep {
 
 impl Sleep {
     /// Wakes one sleeping worker, if any. Called after every push.
+    ///
+    /// No fence here (it would cost every push): a worker that registers as a
+    /// sleeper at the very moment of the push may miss it and sleep on. That costs
+    /// parallelism, never progress: the job sits in the deque of a thread that
+    /// waits for it and so runs it itself (or in the injector, which every waiting
+    /// thread scans), and the sleeper wakes on the next push or its park timeout.
+    /// Pinned jobs, which only their thread may run, use `notify_thread`, which
+    /// fences.
     fn notify_one(&self) {
-        // Pairs with the fence in `Shared::sleep`: either this thread sees the
-        // sleeper's registration, or the sleeper's re-check sees the pushed job.
-        fence(Ordering::SeqCst);
-        if self.count.load(Ordering::Relaxed) == 0 {
+        if self.count.load(Ordering::SeqCst) == 0 {
             return;
         }
         for index in 1..self.sleeping.len() {
@@ -149,6 +154,8 @@ impl Sleep {
 
     /// Wakes `index` if it sleeps (after a pinned push).
     fn notify_thread(&self, index: usize) {
+        // Pairs with the fence in `worker_main`'s sleep path: either this thread
+        // sees the sleeper's registration, or the sleeper's re-check sees the job.
         fence(Ordering::SeqCst);
         if self.count.load(Ordering::Relaxed) > 0 {
             self.wake(index);
@@ -293,14 +300,21 @@ impl ThreadCtx {
         let shared = &*self.shared;
         for lane in Lane::ALL {
             let l = lane.index();
-            if let Some(job) = take(|| shared.pinned[self.index][l].steal()) {
-                return Some((job, lane));
+            // `is_empty` first: an empty `steal` costs a fence.
+            let pinned = &shared.pinned[self.index][l];
+            if !pinned.is_empty() {
+                if let Some(job) = take(|| pinned.steal()) {
+                    return Some((job, lane));
+                }
             }
             if let Some(job) = self.local[l].pop() {
                 return Some((job, lane));
             }
-            if let Some(job) = take(|| shared.injectors[l].steal_batch_and_pop(&self.local[l])) {
-                return Some((job, lane));
+            let injector = &shared.injectors[l];
+            if !injector.is_empty() {
+                if let Some(job) = take(|| injector.steal_batch_and_pop(&self.local[l])) {
+                    return Some((job, lane));
+                }
             }
             let n = shared.threads;
             if n > 1 {
@@ -310,7 +324,11 @@ impl ThreadCtx {
                     if victim == self.index {
                         continue;
                     }
-                    if let Some(job) = take(|| shared.stealers[victim][l].steal()) {
+                    let stealer = &shared.stealers[victim][l];
+                    if stealer.is_empty() {
+                        continue;
+                    }
+                    if let Some(job) = take(|| stealer.steal()) {
                         bump(&shared.counters[self.index].steals, 1);
                         return Some((job, lane));
                     }

@@ -10,3 +10,5 @@ pub mod surface;
 pub mod records;
 pub mod object;
 pub mod object_components;
+pub mod voxel;
+pub mod model;

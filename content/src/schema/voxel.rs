@@ -8,7 +8,9 @@
 
 use crate::diag::{Diagnostics, SourceFile};
 use crate::jsonc::{Kind, Span, Value};
-use crate::read::{parse_source, read_block, unknown_member_message, Block, Cx, FromJson, Mode, Table, ToJson};
+use crate::read::{
+    parse_source, read_block, unknown_member_message, Block, Cx, FromJson, Mode, Table, ToJson,
+};
 use crate::refs::split_barcode;
 use crate::schema::components::voxel_volume::VoxelLighting;
 use crate::schema::manifest::{is_valid_pallet_id, CORE_PALLET_ID};
@@ -19,7 +21,7 @@ pub const TYPE_ID: &str = "dh.voxel";
 
 tokens! {
     /// A source's up axis and handedness.
-    pub enum Axes as "axes" {
+    pub enum Axes as "axes value" {
         /// X up, right-handed.
         XUpRight = "x-up-right",
         /// X up, left-handed.
@@ -160,7 +162,10 @@ impl FromJson for Cell {
         if items.len() != 3 {
             cx.error(
                 v.span,
-                format!("expected exactly three whole numbers, found {} items", items.len()),
+                format!(
+                    "expected exactly three whole numbers, found {} items",
+                    items.len()
+                ),
             );
             return None;
         }
@@ -189,7 +194,10 @@ impl FromJson for Cell {
                 _ => {
                     cx.error(
                         item.span,
-                        format!("expected exactly three whole numbers, found {}", item.kind.describe()),
+                        format!(
+                            "expected exactly three whole numbers, found {}",
+                            item.kind.describe()
+                        ),
                     );
                     return None;
                 }
@@ -268,7 +276,11 @@ impl DataKind {
     pub fn is_minecraft(self) -> bool {
         matches!(
             self,
-            DataKind::Schem | DataKind::Litematic | DataKind::Nbt | DataKind::Schematic | DataKind::World
+            DataKind::Schem
+                | DataKind::Litematic
+                | DataKind::Nbt
+                | DataKind::Schematic
+                | DataKind::World
         )
     }
 
@@ -335,14 +347,22 @@ impl VoxelDef {
     /// Meters per voxel: the authored value, else the platform's, else 1.
     pub fn effective_voxel_size(&self) -> f64 {
         self.voxel_size
-            .or_else(|| self.platform_id().and_then(platform_defaults).map(|p| p.voxel_size))
+            .or_else(|| {
+                self.platform_id()
+                    .and_then(platform_defaults)
+                    .map(|p| p.voxel_size)
+            })
             .unwrap_or(1.0)
     }
 
     /// Up axis and handedness: the authored value, else the platform's, else `y-up-right`.
     pub fn effective_axes(&self) -> Axes {
         self.axes
-            .or_else(|| self.platform_id().and_then(platform_defaults).map(|p| p.axes))
+            .or_else(|| {
+                self.platform_id()
+                    .and_then(platform_defaults)
+                    .map(|p| p.axes)
+            })
             .unwrap_or_default()
     }
 
@@ -355,7 +375,11 @@ impl VoxelDef {
     /// its platform's default (`hybrid` for Minecraft, `dh` for everything else).
     pub fn effective_lighting(&self) -> VoxelLighting {
         self.lighting
-            .or_else(|| self.platform_id().and_then(platform_defaults).map(|p| p.lighting))
+            .or_else(|| {
+                self.platform_id()
+                    .and_then(platform_defaults)
+                    .map(|p| p.lighting)
+            })
             .unwrap_or(VoxelLighting::Dh)
     }
 
@@ -467,14 +491,11 @@ impl VoxelDef {
                 for (key, key_span, pallet) in &ns.entries {
                     if key.is_empty() {
                         cx.error(*key_span, "a block namespace must not be empty");
-                    }
-                    if !is_valid_pallet_id(pallet) {
-                        cx.error(
-                            *key_span,
-                            format!(
-                                "namespace '{key}' maps to '{pallet}', which is not a pallet id; expected reverse-DNS segments of lowercase letters, digits and '-', e.g. {MINECRAFT}"
-                            ),
+                    } else if !is_valid_pallet_id(pallet) {
+                        let msg = format!(
+                            "namespace '{key}' maps to '{pallet}', which is not a pallet id; expected reverse-DNS segments of lowercase letters, digits and '-', e.g. {MINECRAFT}"
                         );
+                        cx.at_key(key, |cx| cx.error(*key_span, msg));
                     }
                 }
             });

@@ -1,0 +1,4 @@
+//! Voxel containers (`dh.voxel`): the canonical `.dh-vox.bin` payload and the importers
+//! that convert foreign sources into it.
+
+pub mod payload;

@@ -1,0 +1,971 @@
+//! Installing a map into a [`SimWorld`]: one entity per record in author order, the
+//! hierarchy, every component in its runtime form, the logic nodes by name, object
+//! instances resolved through the one merge rule, and the wiring resolved against the
+//! signal table.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use dh_content::diag::{Diagnostics, SourceFile};
+use dh_content::jsonc::{Kind, Value};
+use dh_content::merge;
+use dh_content::read::{FromJson, Mode, ToJson};
+use dh_content::refs;
+use dh_content::schema::common::{Guid, Vec3 as CVec3};
+use dh_content::schema::components::geometry::Shape;
+use dh_content::schema::components::logic::{Body as ContentBody, Motion as ContentMotion};
+use dh_content::schema::components::signals::{self, CallValue};
+use dh_content::schema::components::MapComponent;
+use dh_content::schema::map::Map;
+use dh_content::schema::object_components::ROOT_TAKES;
+use dh_content::schema::records::{Action, Record, SourceKind};
+use hecs::{Entity, EntityBuilder};
+
+use crate::carry::Hierarchy;
+use crate::components::*;
+use crate::logic::{quantize_ticks, Wire, WireAction, WireCall};
+use crate::math::{self, Pose, Quat};
+use crate::world::{SimWorld, TICK_RATE};
+
+/// What an object placement's source resolves to: the object's root components with its
+/// variant chain already folded (the compiled object's `resolved.components`, references
+/// rewritten to barcodes). The instance's own components are laid over them here by the
+/// one merge rule.
+#[derive(Debug, Clone, Default)]
+pub struct ResolvedObject {
+    /// The object's barcode (`core:objects/physicsCube.dh-obj`).
+    pub barcode: String,
+    /// The root's components, as JSON, each `{ "$type": "dh.<noun>", ... }`.
+    pub components: Vec<Value>,
+}
+
+impl ResolvedObject {
+    /// The resolved root of an object's JSON (a compiled object's `resolved` member, or a
+    /// source object with no `inherits`): its `components` list.
+    pub fn from_object_json(barcode: impl Into<String>, object: &Value) -> ResolvedObject {
+        let components = match object.get("components").map(|v| &v.kind) {
+            Some(Kind::Array(items)) => items.clone(),
+            _ => Vec::new(),
+        };
+        ResolvedObject {
+            barcode: barcode.into(),
+            components,
+        }
+    }
+}
+
+/// Where the map was read from, so the references it states resolve to barcodes. Left at
+/// its default (an empty pallet id), references are kept as written.
+#[derive(Debug, Clone, Default)]
+pub struct MapContext {
+    /// The pallet the map belongs to (`core`).
+    pub pallet: String,
+    /// The map's pallet-relative path (`maps/logic-map.dh-map`).
+    pub path: String,
+    /// The pallet's declared dependencies.
+    pub dependencies: Vec<String>,
+}
+
+impl MapContext {
+    /// `reference` as a barcode (`pallet:path`), or as written when the context has no
+    /// pallet or the reference does not resolve.
+    pub fn barcode(&self, reference: &str) -> String {
+        if self.pallet.is_empty() {
+            return reference.to_string();
+        }
+        match refs::resolve(reference, &self.pallet, &self.path, &self.dependencies) {
+            Ok(b) => b.to_string(),
+            Err(_) => reference.to_string(),
+        }
+    }
+}
+
+/// The installed map's material table: the map's slots in written order, then every asset
+/// an object placement's box names that no slot references (resolved where it is placed).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MaterialTable {
+    /// Slot names (an added asset's name is its reference).
+    pub names: Vec<String>,
+    /// Each slot's dh.material reference (a barcode when the install knew the pallet).
+    pub references: Vec<String>,
+}
+
+impl MaterialTable {
+    /// The slot named `name`.
+    pub fn slot(&self, name: &str) -> Option<MaterialSlot> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| MaterialSlot(i as u16))
+    }
+
+    /// The name of `slot`.
+    pub fn name(&self, slot: MaterialSlot) -> Option<&str> {
+        self.names.get(slot.0 as usize).map(String::as_str)
+    }
+
+    /// The slot a material string resolves to: a slot name, else an asset reference matched
+    /// against the slots' references, else a new slot for that asset.
+    fn resolve(&mut self, material: &str, ctx: &MapContext) -> Result<MaterialSlot, InstallError> {
+        if let Some(s) = self.slot(material) {
+            return Ok(s);
+        }
+        let barcode = ctx.barcode(material);
+        if let Some(i) = self.references.iter().position(|r| *r == barcode) {
+            return Ok(MaterialSlot(i as u16));
+        }
+        if !(material.contains('/') || material.contains(':')) {
+            return Err(InstallError::UnknownMaterial(material.to_string()));
+        }
+        if self.names.len() >= u16::MAX as usize {
+            return Err(InstallError::TooManyMaterials);
+        }
+        self.names.push(barcode.clone());
+        self.references.push(barcode);
+        Ok(MaterialSlot((self.names.len() - 1) as u16))
+    }
+}
+
+/// Why a map could not be installed. A compiled map passed every build rule, so each of
+/// these means a map that did not come through the compiler (or a pallet that lacks what
+/// the map places).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InstallError {
+    /// A record without an id.
+    #[error("Map entity #{0} has no id")]
+    MissingId(usize),
+    /// Two records with one id.
+    #[error("Map entity #{second} repeats the id {id} of entity #{first}")]
+    DuplicateId {
+        /// The id.
+        id: Guid,
+        /// The first record holding it.
+        first: usize,
+        /// The second.
+        second: usize,
+    },
+    /// A parent id naming no record.
+    #[error("Map entity #{entity} names parent {parent}, which is not a record of the map")]
+    UnknownParent {
+        /// The record.
+        entity: usize,
+        /// The id it names.
+        parent: Guid,
+    },
+    /// A parent chain that loops.
+    #[error("Map entity #{0}'s parent chain loops back to itself")]
+    ParentCycle(usize),
+    /// An object placement whose source the resolver does not know.
+    #[error("Map entity #{entity} places '{source}', which no mounted pallet provides")]
+    UnresolvedSource {
+        /// The record.
+        entity: usize,
+        /// Its source as written.
+        source: String,
+    },
+    /// An instance whose source is neither an object nor a model.
+    #[error("Map entity #{entity}'s source '{source}' is neither an object nor a model")]
+    UnknownSourceKind {
+        /// The record.
+        entity: usize,
+        /// Its source as written.
+        source: String,
+    },
+    /// A placed object's merged component that does not read.
+    #[error("Map entity #{entity}: a component of its placed object does not read: {message}")]
+    BadComponent {
+        /// The record.
+        entity: usize,
+        /// The first reader diagnostic.
+        message: String,
+    },
+    /// A material that is neither a slot nor an asset.
+    #[error("material '{0}' is not one of the map's material slots")]
+    UnknownMaterial(String),
+    /// More materials than slots can index.
+    #[error("more than 65535 materials")]
+    TooManyMaterials,
+    /// A wire whose output or input does not resolve (the build refuses these).
+    #[error("Map entity #{entity} ('{name}'): {message}")]
+    Wiring {
+        /// The record.
+        entity: usize,
+        /// Its name.
+        name: String,
+        /// The signal table's message.
+        message: String,
+    },
+    /// More records than an index holds.
+    #[error("more than 4294967295 records")]
+    TooManyRecords,
+}
+
+/// One record, read for install.
+struct Staged {
+    kind: RecordKind,
+    id: Guid,
+    name: Option<String>,
+    parent: Option<usize>,
+    enabled: bool,
+    pose: Pose,
+    components: Vec<MapComponent>,
+    instance: Option<ObjectInstance>,
+    model: Option<ModelInstance>,
+    connections: Vec<dh_content::schema::records::Connection>,
+}
+
+fn v3(v: Option<CVec3>, default: [f64; 3]) -> [f64; 3] {
+    v.map(|v| v.0).unwrap_or(default)
+}
+
+fn f3(v: CVec3) -> math::Vec3 {
+    v.0.map(|x| x as f32)
+}
+
+impl SimWorld {
+    /// Installs `map`, resolving each object placement's source through `resolver` (given
+    /// the source as written). References are kept as written; see
+    /// [`install_in`](SimWorld::install_in) to resolve them to barcodes.
+    pub fn install(
+        map: &Map,
+        resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
+    ) -> Result<SimWorld, InstallError> {
+        SimWorld::install_in(map, &MapContext::default(), resolver)
+    }
+
+    /// Installs `map`, read from `ctx`: references resolve to barcodes, and `resolver` is
+    /// given each object placement's source as a barcode.
+    pub fn install_in(
+        map: &Map,
+        ctx: &MapContext,
+        resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
+    ) -> Result<SimWorld, InstallError> {
+        if map.objects.len() > u32::MAX as usize {
+            return Err(InstallError::TooManyRecords);
+        }
+        let mut materials = MaterialTable::default();
+        if let Some(t) = &map.materials {
+            for (name, reference) in t.iter() {
+                materials.names.push(name.to_string());
+                materials.references.push(ctx.barcode(reference));
+            }
+        }
+
+        // Ids and parents.
+        let mut index_of: HashMap<Guid, usize> = HashMap::new();
+        for (i, r) in map.objects.iter().enumerate() {
+            let id = r.id().filter(|g| !g.is_nil()).ok_or(InstallError::MissingId(i))?;
+            if let Some(first) = index_of.insert(id, i) {
+                return Err(InstallError::DuplicateId {
+                    id,
+                    first,
+                    second: i,
+                });
+            }
+        }
+        let mut staged = Vec::with_capacity(map.objects.len());
+        for (i, r) in map.objects.iter().enumerate() {
+            staged.push(stage(i, r, &index_of, ctx, resolver)?);
+        }
+        for i in 0..staged.len() {
+            let mut at = staged[i].parent;
+            let mut steps = 0;
+            while let Some(p) = at {
+                steps += 1;
+                if p == i || steps > staged.len() {
+                    return Err(InstallError::ParentCycle(i));
+                }
+                at = staged[p].parent;
+            }
+        }
+
+        let mut world = hecs::World::new();
+        let records: Vec<Entity> = (0..staged.len()).map(|_| world.reserve_entity()).collect();
+        let mut names: HashMap<String, Entity> = HashMap::new();
+        let mut nodes: HashMap<String, Entity> = HashMap::new();
+        let mut movers_under = vec![false; staged.len()];
+        // Whether a mover is on the record or above it.
+        for i in 0..staged.len() {
+            let mut at = Some(i);
+            while let Some(p) = at {
+                if staged[p]
+                    .components
+                    .iter()
+                    .any(|c| matches!(c, MapComponent::Mover(_)))
+                {
+                    movers_under[i] = true;
+                    break;
+                }
+                at = staged[p].parent;
+            }
+        }
+
+        let mut lists = crate::world::Lists::default();
+        for (i, s) in staged.iter().enumerate() {
+            let e = records[i];
+            let mut b = EntityBuilder::new();
+            b.add(RecordIndex(i as u32));
+            b.add(RecordId(s.id));
+            b.add(s.kind);
+            b.add(LocalTransform(s.pose));
+            b.add(WorldTransform(s.pose));
+            if let Some(p) = s.parent {
+                b.add(Parent(records[p]));
+            }
+            if !s.enabled {
+                b.add(Disabled);
+            }
+            if let Some(n) = &s.name {
+                b.add(Name(n.clone()));
+                names.entry(n.clone()).or_insert(e);
+            }
+            if let Some(inst) = &s.instance {
+                b.add(inst.clone());
+            }
+            if let Some(m) = &s.model {
+                b.add(m.clone());
+            }
+            let types = install_components(&mut b, s, &mut materials, ctx, movers_under[i])?;
+            if !types.is_empty() {
+                if let Some(n) = &s.name {
+                    nodes.entry(n.clone()).or_insert(e);
+                }
+                lists.note(e, &types);
+                b.add(LogicNode { types });
+            }
+            if b.has::<Collider>() && movers_under[i] {
+                lists.carried_bodies.push(e);
+            }
+            world
+                .insert(e, b.build())
+                .map_err(|_| InstallError::TooManyRecords)?;
+        }
+
+        // Wiring, now that every node is named.
+        for (i, s) in staged.iter().enumerate() {
+            if s.connections.is_empty() || s.kind == RecordKind::ModelInstance {
+                continue;
+            }
+            let e = records[i];
+            let src_types: Vec<&'static str> = world
+                .get::<&LogicNode>(e)
+                .map(|n| n.types.clone())
+                .unwrap_or_default();
+            let name = s.name.clone().unwrap_or_default();
+            let wiring = |message: String| InstallError::Wiring {
+                entity: i,
+                name: name.clone(),
+                message,
+            };
+            let mut wires = Vec::with_capacity(s.connections.len());
+            for c in &s.connections {
+                let output = signals::resolve_output(&src_types, &c.output).map_err(&wiring)?;
+                let mut actions = Vec::with_capacity(c.actions.len());
+                for a in &c.actions {
+                    actions.push(match a {
+                        Action::Call(call) => {
+                            let target_entity = nodes.get(&call.target).copied();
+                            let inputs = match target_entity {
+                                Some(t) => {
+                                    let types: Vec<&'static str> = world
+                                        .get::<&LogicNode>(t)
+                                        .map(|n| n.types.clone())
+                                        .unwrap_or_default();
+                                    signals::check_call(
+                                        &types,
+                                        &call.input,
+                                        call.param,
+                                        call.value.as_ref(),
+                                    )
+                                    .map_err(&wiring)?
+                                }
+                                None => Vec::new(),
+                            };
+                            WireAction::Call(WireCall {
+                                target: call.target.clone(),
+                                input: call.input.clone(),
+                                target_entity,
+                                inputs,
+                                param: call.param,
+                                value: call.value,
+                            })
+                        }
+                        Action::Delay(d) => WireAction::Delay {
+                            seconds: d.seconds,
+                            ticks: quantize_ticks(d.seconds, TICK_RATE),
+                        },
+                        Action::SetBakeSet(b) => WireAction::SetBakeSet {
+                            zone: b.zone.clone(),
+                            set: b.set.clone(),
+                            fade: b.fade.unwrap_or(0.0),
+                        },
+                    });
+                }
+                wires.push(Wire {
+                    output,
+                    written: c.output.clone(),
+                    actions,
+                });
+            }
+            let _ = world.insert_one(e, Connections(Arc::from(wires)));
+        }
+
+        let hierarchy = Hierarchy::build(&world, &records, &staged_parents(&staged));
+        let mut sim = SimWorld::from_parts(world, records, names, nodes, materials, hierarchy, lists);
+        for zone in map.bake_zone_ids() {
+            sim.bake_sets.insert(
+                zone.to_string(),
+                crate::world::BakeSetState {
+                    set: dh_content::schema::map::BakeSet::DEFAULT_NAME.to_string(),
+                    fade: 0.0,
+                    since_tick: 0,
+                },
+            );
+        }
+        sim.resolve_poses(&crate::parallel::Serial);
+        Ok(sim)
+    }
+}
+
+fn staged_parents(staged: &[Staged]) -> Vec<Option<usize>> {
+    staged.iter().map(|s| s.parent).collect()
+}
+
+fn stage(
+    i: usize,
+    r: &Record,
+    index_of: &HashMap<Guid, usize>,
+    ctx: &MapContext,
+    resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
+) -> Result<Staged, InstallError> {
+    let id = r.id().unwrap_or_default();
+    let parent = match r.parent() {
+        Some(p) => Some(
+            *index_of
+                .get(&p)
+                .ok_or(InstallError::UnknownParent { entity: i, parent: p })?,
+        ),
+        None => None,
+    };
+    let name = r.name().filter(|n| !n.is_empty()).map(str::to_string);
+    let mut s = Staged {
+        kind: RecordKind::Folder,
+        id,
+        name,
+        parent,
+        enabled: true,
+        pose: Pose::IDENTITY,
+        components: Vec::new(),
+        instance: None,
+        model: None,
+        connections: Vec::new(),
+    };
+    match r {
+        Record::Folder(f) => {
+            s.enabled = f.enabled.unwrap_or(true);
+        }
+        Record::Object(_) | Record::BoxBrush(_) => {
+            let o = r.object().ok_or(InstallError::MissingId(i))?;
+            s.kind = if matches!(r, Record::BoxBrush(_)) {
+                RecordKind::BoxBrush
+            } else {
+                RecordKind::Object
+            };
+            s.enabled = o.enabled.unwrap_or(true);
+            s.pose = Pose::from_authored(
+                v3(o.position, [0.0; 3]),
+                v3(o.rotation, [0.0; 3]),
+                v3(o.scale, [1.0; 3]),
+            );
+            s.components = o.components.clone();
+            s.connections = o.connections.clone();
+        }
+        Record::Instance(inst) => {
+            s.enabled = inst.enabled.unwrap_or(true);
+            s.pose = Pose::from_authored(
+                v3(inst.position, [0.0; 3]),
+                v3(inst.rotation, [0.0; 3]),
+                v3(inst.scale, [1.0; 3]),
+            );
+            match inst.source_kind() {
+                Some(SourceKind::Model) => {
+                    s.kind = RecordKind::ModelInstance;
+                    s.model = Some(ModelInstance {
+                        source: ctx.barcode(&inst.source),
+                        part_count: inst.parts.len(),
+                    });
+                }
+                Some(SourceKind::Object) => {
+                    s.kind = RecordKind::ObjectInstance;
+                    let source = ctx.barcode(&inst.source);
+                    let resolved = resolver(&source).ok_or_else(|| InstallError::UnresolvedSource {
+                        entity: i,
+                        source: inst.source.clone(),
+                    })?;
+                    let over: Vec<Value> = inst.components.iter().map(|c| c.to_json()).collect();
+                    let merged = merge::merge_list("components", &resolved.components, &over);
+                    let (components, others) = read_merged(i, &merged)?;
+                    s.components = components;
+                    s.instance = Some(ObjectInstance {
+                        source: if resolved.barcode.is_empty() {
+                            source
+                        } else {
+                            resolved.barcode
+                        },
+                        other_components: others,
+                    });
+                    s.connections = inst.connections.clone();
+                }
+                None => {
+                    return Err(InstallError::UnknownSourceKind {
+                        entity: i,
+                        source: inst.source.clone(),
+                    })
+                }
+            }
+        }
+    }
+    // Every box without a collider of its own collides as its exact box.
+    if let Some(c) = MapComponent::generated_collider_for(&s.components) {
+        s.components.push(MapComponent::Collider(c));
+    }
+    Ok(s)
+}
+
+/// Reads a placed object's merged root components: the ones a map record can carry as
+/// [`MapComponent`]s, the rest (a renderer, a skeleton, ...) kept as JSON.
+fn read_merged(i: usize, merged: &[Value]) -> Result<(Vec<MapComponent>, Vec<Value>), InstallError> {
+    let file = SourceFile::new("<placed object>", "");
+    let mut components = Vec::new();
+    let mut others = Vec::new();
+    for v in merged {
+        let stripped = match &v.kind {
+            Kind::Object(members) => Value::synthetic(Kind::Object(
+                members.iter().filter(|m| m.key != "removed").cloned().collect(),
+            )),
+            _ => v.clone(),
+        };
+        let tag = stripped.get("$type").and_then(|t| t.as_str()).unwrap_or("");
+        let shared = matches!(
+            tag,
+            "dh.box" | "dh.collider" | "dh.physicsProp" | "dh.mover" | "dh.button" | "dh.pressurePlate" | "dh.bake"
+        );
+        if !shared {
+            if ROOT_TAKES.contains(&tag) {
+                others.push(stripped);
+            } else {
+                components.push(MapComponent::Unknown(stripped));
+            }
+            continue;
+        }
+        let mut diags = Diagnostics::new();
+        let read = {
+            let mut cx = dh_content::read::Cx::new(&file, &mut diags, Mode::Load);
+            MapComponent::from_json(&mut cx, &stripped)
+        };
+        match read {
+            Some(c) if diags.items.is_empty() => components.push(c),
+            _ => {
+                return Err(InstallError::BadComponent {
+                    entity: i,
+                    message: diags
+                        .items
+                        .first()
+                        .map(|d| d.message.clone())
+                        .unwrap_or_else(|| format!("'{tag}' does not read")),
+                })
+            }
+        }
+    }
+    Ok((components, others))
+}
+
+/// Adds every component's runtime form to `b`; returns the types of the components that
+/// join the logic node (empty: not a node).
+fn install_components(
+    b: &mut EntityBuilder,
+    s: &Staged,
+    materials: &mut MaterialTable,
+    ctx: &MapContext,
+    carried: bool,
+) -> Result<Vec<&'static str>, InstallError> {
+    if s.kind == RecordKind::ModelInstance || s.kind == RecordKind::Folder {
+        return Ok(Vec::new());
+    }
+    let comps = &s.components;
+    let body = ContentBody::of(comps);
+    let body_box = body.one_box().ok().map(|(c, h)| BodyBox {
+        center: f3(c),
+        half_extents: f3(h),
+    });
+    let has_box = comps.iter().any(|c| matches!(c, MapComponent::Box(_)));
+    let box_material = comps.iter().find_map(|c| match c {
+        MapComponent::Box(bx) => bx.material.clone(),
+        _ => None,
+    });
+    let mut types: Vec<&'static str> = Vec::new();
+    let mut unknown = Vec::new();
+    let mut logic_body = false;
+    let mut role_from_logic: Option<BodyRole> = None;
+    let mut rank = |role: BodyRole, r: &mut Option<BodyRole>| {
+        // A mover's kinematic body outranks the rest.
+        if *r != Some(BodyRole::Kinematic) {
+            *r = Some(role);
+        }
+    };
+    for c in comps {
+        if c.has_logic_node() {
+            if let Some(sig) = signals::signals_of(c.tag()) {
+                if !types.contains(&sig.component) {
+                    types.push(sig.component);
+                }
+            }
+        }
+        match c {
+            MapComponent::Box(bx) => {
+                let material = match &bx.material {
+                    Some(m) => materials.resolve(m, ctx)?,
+                    None => return Err(InstallError::UnknownMaterial(String::new())),
+                };
+                b.add(DhBox {
+                    size: f3(bx.size_or_default()),
+                    material,
+                });
+            }
+            MapComponent::Bake(bk) => {
+                b.add(Bake {
+                    emission: bk.emission.as_ref().map(|e| BakeEmission {
+                        color: e.color.map(|c| math::srgb3_to_linear(c.0)),
+                        intensity: e.intensity.map(|i| i as f32),
+                        samples: e.samples,
+                    }),
+                    lightmap_scale: bk.lightmap_scale_or_default() as f32,
+                    zone: bk.zone.clone(),
+                });
+            }
+            MapComponent::Collider(col) => {
+                let slot = |m: Option<&str>, materials: &mut MaterialTable| -> Result<Option<MaterialSlot>, InstallError> {
+                    m.map(|m| materials.resolve(m, ctx)).transpose()
+                };
+                let mut shapes = Vec::new();
+                let auto_box = comps.iter().find_map(|c| match c {
+                    MapComponent::Box(bx) => Some(bx.exact_shape()),
+                    _ => None,
+                });
+                let authored: Vec<Shape> = match &col.shapes {
+                    Some(list) => list.clone(),
+                    None => auto_box.clone().map(Shape::Box).into_iter().collect(),
+                };
+                for (k, sh) in authored.iter().enumerate() {
+                    let shape = match sh {
+                        Shape::Box(bs) => ColliderShape::Box {
+                            center: f3(bs.center.unwrap_or_default()),
+                            rotation: Quat::from_euler_degrees(bs.rotation.unwrap_or_default().0),
+                            half_extents: f3(bs.half_extents),
+                            material: slot(bs.material.as_deref(), materials)?,
+                        },
+                        Shape::Sphere(sp) => ColliderShape::Sphere {
+                            center: f3(sp.center.unwrap_or_default()),
+                            radius: sp.radius as f32,
+                            material: slot(sp.material.as_deref(), materials)?,
+                        },
+                        Shape::Capsule(cp) => ColliderShape::Capsule {
+                            center: f3(cp.center.unwrap_or_default()),
+                            rotation: Quat::from_euler_degrees(cp.rotation.unwrap_or_default().0),
+                            radius: cp.radius as f32,
+                            height: cp.height as f32,
+                            material: slot(cp.material.as_deref(), materials)?,
+                        },
+                        Shape::Hull(h) => ColliderShape::Hull {
+                            points: h.points.iter().map(|p| f3(*p)).collect(),
+                            material: slot(h.material.as_deref(), materials)?,
+                        },
+                        Shape::Mesh(m) => ColliderShape::Mesh {
+                            index: k as u32,
+                            material: slot(m.material.as_deref(), materials)?,
+                        },
+                        Shape::Auto(_) => match &auto_box {
+                            Some(bs) => ColliderShape::Box {
+                                center: [0.0; 3],
+                                rotation: Quat::IDENTITY,
+                                half_extents: f3(bs.half_extents),
+                                material: None,
+                            },
+                            // An auto shape with nothing to stand as collides as nothing
+                            // here; a part's auto shapes are the compiler's.
+                            None => continue,
+                        },
+                    };
+                    shapes.push(shape);
+                }
+                b.add(Collider {
+                    state: col.state_or_default(),
+                    material: slot(col.material.as_deref(), materials)?,
+                    shapes,
+                    generated: col.is_generated(),
+                });
+            }
+            MapComponent::SpawnPoint(_) => {
+                b.add(SpawnPoint);
+            }
+            MapComponent::Camera(cam) => {
+                b.add(Camera {
+                    fov: cam.fov_or_default() as f32,
+                    projection: cam.projection_or_default(),
+                    ortho_size: cam.ortho_size.map(|v| v as f32),
+                    near: cam.near.map(|v| v as f32),
+                    far: cam.far.map(|v| v as f32),
+                    aspect: cam.aspect.as_ref().and_then(|a| a.ratio()).map(|v| v as f32),
+                    role: cam.role_or_default(),
+                    thumbnail_size: cam.thumbnail_size_or_default(),
+                });
+            }
+            MapComponent::LightProbeVolume(v) => {
+                b.add(LightProbeVolume {
+                    probe_spacing: v.probe_spacing.map(|x| x as f32),
+                    inset_probes: v.inset_probes_or_default(),
+                    bake_zone: v.bake_zone.clone(),
+                    dynamic: v.dynamic.unwrap_or(false),
+                    switch: ProbeSwitch::default(),
+                });
+            }
+            MapComponent::LightProbeGroup(g) => {
+                b.add(LightProbeGroup {
+                    probes: ctx.barcode(&g.probes),
+                    contents: g.contents_or_default(),
+                    bake_zone: g.bake_zone.clone(),
+                    bake: g.bake.unwrap_or(false),
+                    dynamic: g.dynamic.unwrap_or(false),
+                    switch: ProbeSwitch::default(),
+                });
+            }
+            MapComponent::ReflectionProbe(p) => {
+                b.add(ReflectionProbe {
+                    capture_point: p.capture_point.map(f3),
+                    box_projection: p.box_projection.unwrap_or(false),
+                    resolution: p.resolution_or_default(),
+                    importance: p.importance.unwrap_or(0),
+                    blend_distance: p.blend_distance.unwrap_or(1.0) as f32,
+                    projection: p.projection_or_default(),
+                });
+            }
+            MapComponent::VoxelVolume(v) => {
+                b.add(VoxelVolume {
+                    volume: ctx.barcode(&v.volume),
+                    lighting: v.lighting,
+                    grids: v
+                        .delta
+                        .as_ref()
+                        .and_then(|d| d.grids.as_ref())
+                        .map(|t| t.iter().map(|(k, v)| (k.to_string(), *v)).collect())
+                        .unwrap_or_default(),
+                });
+            }
+            MapComponent::Button(_) => {
+                logic_body = true;
+                rank(BodyRole::Static, &mut role_from_logic);
+                b.add(Button::default());
+            }
+            MapComponent::Mover(m) => {
+                logic_body = true;
+                role_from_logic = Some(BodyRole::Kinematic);
+                b.add(runtime_mover(m, &s.pose));
+            }
+            MapComponent::PressurePlate(_) => {
+                logic_body = true;
+                rank(BodyRole::Sensor, &mut role_from_logic);
+                b.add(PressurePlate {
+                    body: body_box.unwrap_or(BodyBox {
+                        center: [0.0; 3],
+                        half_extents: [0.0; 3],
+                    }),
+                    occupants: Vec::new(),
+                });
+            }
+            MapComponent::Trigger(t) => {
+                logic_body = true;
+                rank(BodyRole::Sensor, &mut role_from_logic);
+                b.add(Trigger {
+                    body: body_box.unwrap_or(BodyBox {
+                        center: [0.0; 3],
+                        half_extents: [0.0; 3],
+                    }),
+                    enabled: t.enabled(),
+                    starts_enabled: t.enabled(),
+                    touched_by: t.touched_by(),
+                    inside: Vec::new(),
+                });
+            }
+            MapComponent::Teleport(t) => {
+                b.add(Teleport {
+                    destination: t.destination().map(str::to_string),
+                    landmark: t.landmark().map(str::to_string),
+                    facing: t.facing(),
+                    velocity: t.velocity(),
+                    subject: t.subject().map(str::to_string),
+                });
+            }
+            MapComponent::Timer(t) => {
+                b.add(Timer {
+                    delay_seconds: t.delay_seconds(),
+                    delay_ticks: quantize_ticks(t.delay_seconds(), TICK_RATE),
+                });
+            }
+            MapComponent::MapStart(_) => {
+                b.add(MapStart);
+            }
+            MapComponent::AndGate(_) => {
+                b.add(AndGate::default());
+            }
+            MapComponent::OrGate(_) => {
+                b.add(OrGate::default());
+            }
+            MapComponent::NotGate(_) => {
+                b.add(NotGate::default());
+            }
+            MapComponent::PhysicsProp(p) => {
+                logic_body = true;
+                rank(BodyRole::Dynamic, &mut role_from_logic);
+                b.add(PhysicsProp {
+                    mass: p.mass.map(|m| m as f32),
+                    sim: p.sim_or_default(),
+                });
+            }
+            MapComponent::Light(l) => {
+                let (inner, outer) = l.cones();
+                let color = l.color_or_default().0;
+                let material_on = match &box_material {
+                    Some(m) if has_box => Some(materials.resolve(m, ctx)?),
+                    _ => None,
+                };
+                let material_off = l
+                    .material_off
+                    .as_deref()
+                    .map(|m| materials.resolve(m, ctx))
+                    .transpose()?;
+                let starts_on = l.starts_on(has_box);
+                b.add(Light {
+                    kind: l.kind_or_default(),
+                    color_srgb: color,
+                    color: math::srgb3_to_linear(color),
+                    intensity: l
+                        .intensity
+                        .unwrap_or(dh_content::schema::components::light::DEFAULT_INTENSITY)
+                        as f32,
+                    range: l
+                        .range
+                        .unwrap_or(dh_content::schema::components::light::DEFAULT_RANGE)
+                        as f32,
+                    falloff: l.falloff,
+                    offset: l.offset.map(f3).unwrap_or([0.0; 3]),
+                    inner_cone: inner as f32,
+                    outer_cone: outer as f32,
+                    mode: l.mode_or_default(),
+                    radius: l
+                        .radius
+                        .unwrap_or(dh_content::schema::components::light::DEFAULT_RADIUS)
+                        as f32,
+                    angular_diameter: l.angular_diameter.unwrap_or(
+                        dh_content::schema::components::light::DEFAULT_ANGULAR_DIAMETER,
+                    ) as f32,
+                    shadow_samples: l.shadow_samples.unwrap_or(
+                        dh_content::schema::components::light::DEFAULT_SHADOW_SAMPLES,
+                    ),
+                    material_on,
+                    material_off,
+                    starts_on,
+                    on: starts_on,
+                    patch: LightPatch::default(),
+                });
+            }
+            MapComponent::Unknown(v) => unknown.push(v.clone()),
+        }
+    }
+    if !unknown.is_empty() {
+        b.add(UnknownComponents(unknown));
+    }
+    if let Some(col) = b.get::<&Collider>().map(|c| c.state) {
+        use dh_content::schema::components::geometry::ColliderState;
+        let role = match col {
+            ColliderState::Off => BodyRole::None,
+            _ if carried && role_from_logic != Some(BodyRole::Dynamic) => match role_from_logic {
+                Some(BodyRole::Sensor) => BodyRole::Sensor,
+                _ => BodyRole::Kinematic,
+            },
+            _ => match role_from_logic {
+                Some(r) => r,
+                None if col == ColliderState::Trigger => BodyRole::Passable,
+                None => BodyRole::Static,
+            },
+        };
+        b.add(crate::components::Body {
+            role,
+            logic: logic_body,
+            carried,
+        });
+    }
+    // A model instance's record never joins the logic order; the types list is the node.
+    let _ = ContentMotion::Slide;
+    Ok(types)
+}
+
+/// A mover's runtime form: its motion in world axes about its authored origin, and its
+/// state at spawn (fully open for `startOpen`, a spin at rest).
+pub(crate) fn runtime_mover(m: &dh_content::schema::components::Mover, pose: &Pose) -> Mover {
+    let unit = |v: Option<CVec3>| v.map(|v| v.0).unwrap_or([0.0, 1.0, 0.0]);
+    let turn = |axis: [f64; 3]| {
+        let a = pose.rotation.rotate(axis.map(|x| x as f32));
+        let len = (a[0] as f64 * a[0] as f64 + a[1] as f64 * a[1] as f64 + a[2] as f64 * a[2] as f64).sqrt();
+        if len > 0.0 {
+            [a[0] as f64 / len, a[1] as f64 / len, a[2] as f64 / len]
+        } else {
+            [0.0, 1.0, 0.0]
+        }
+    };
+    let motion = match m.motion() {
+        ContentMotion::Slide => Motion::Slide {
+            direction: unit(m.direction_normalized()),
+            distance: m.distance(),
+        },
+        ContentMotion::Rotate => Motion::Rotate {
+            axis: turn(unit(m.axis_normalized())),
+            angle: m.angle(),
+        },
+        ContentMotion::Spin => Motion::Spin {
+            axis: turn(unit(m.axis_normalized())),
+            rate: m.rate(),
+        },
+    };
+    let sweep = m.duration() * TICK_RATE;
+    let spin = matches!(motion, Motion::Spin { .. });
+    let open = m.start_open() && !spin;
+    Mover {
+        motion,
+        duration: m.duration(),
+        start_open: open,
+        hinge: pose.position,
+        state: MoverState {
+            progress: if open { sweep } else { 0.0 },
+            sweep_ticks: sweep,
+            heading: if open { Heading::Open } else { Heading::Closed },
+            moving: false,
+            spin: SpinSegment {
+                start_tick: 0,
+                start_angle: 0.0,
+                start_speed: 0.0,
+                target_speed: 0.0,
+                accel: 0.0,
+            },
+            spin_settled: true,
+            speed: 0.0,
+        },
+    }
+}
+
+/// A call's value, for traces.
+pub(crate) fn value_text(v: &CallValue) -> String {
+    match v {
+        CallValue::Number(n) => format!("{n}"),
+        CallValue::Color([r, g, b]) => format!("[{r}, {g}, {b}]"),
+    }
+}

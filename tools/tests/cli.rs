@@ -1,0 +1,125 @@
+//! The `dh` binary end to end: build, check, inspect, exit codes and `--json`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn dh() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dh"))
+}
+
+fn repo(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(rel)
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dh-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+#[test]
+fn build_twice_is_byte_identical_and_inspect_lists_entries() {
+    let dir = temp_dir("build");
+    let a = dir.join("a.pallet");
+    let b = dir.join("b.pallet");
+    for out in [&a, &b] {
+        let r = dh()
+            .arg("build")
+            .arg(repo("content/core"))
+            .arg("-o")
+            .arg(out)
+            .output()
+            .expect("dh runs");
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    let (a_bytes, b_bytes) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert!(a_bytes == b_bytes, "two builds differ");
+
+    let r = dh().arg("inspect").arg(&a).output().expect("dh runs");
+    assert!(r.status.success());
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        text.starts_with("pallet   core (DigitalHeaven Core) 1.0.0"),
+        "{text}"
+    );
+    assert!(text.contains("maps/logic-map.dh-map"), "{text}");
+
+    let r = dh()
+        .arg("inspect")
+        .arg(&a)
+        .arg("--json")
+        .output()
+        .expect("dh runs");
+    let v = dh_content::jsonc::parse(&String::from_utf8_lossy(&r.stdout))
+        .expect("inspect --json is JSON");
+    assert_eq!(v.get("id").and_then(|v| v.as_str()), Some("core"));
+    assert!(v
+        .get("entries")
+        .and_then(|e| e.as_array())
+        .is_some_and(|e| e.len() > 10));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_on_broken_sources_exits_1_and_prints_locations() {
+    let r = dh()
+        .arg("check")
+        .arg(repo("content/tests/data/broken-pallet"))
+        .output()
+        .expect("dh runs");
+    assert_eq!(r.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        out.contains("maps/rules.dh-map:13:52: error: objects[4].components[0]: Map entity #4 (object dh.box) 'size' must be positive"),
+        "{out}"
+    );
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("error(s)") && err.contains("nothing written"),
+        "{err}"
+    );
+}
+
+#[test]
+fn json_diagnostics_are_one_object_per_line() {
+    let r = dh()
+        .arg("check")
+        .arg(repo("content/tests/data/broken-pallet"))
+        .arg("--json")
+        .output()
+        .expect("dh runs");
+    assert_eq!(r.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&r.stdout);
+    let mut n = 0;
+    for line in out.lines() {
+        let v = dh_content::jsonc::parse(line).expect("each line is JSON");
+        assert_eq!(v.get("severity").and_then(|s| s.as_str()), Some("error"));
+        assert!(v
+            .get("line")
+            .and_then(|l| l.as_f64())
+            .is_some_and(|l| l > 0.0));
+        n += 1;
+    }
+    assert!(n >= 20, "{n} diagnostics");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let r = dh().arg("frobnicate").output().expect("dh runs");
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("unknown command 'frobnicate'"));
+    let r = dh().arg("build").output().expect("dh runs");
+    assert_eq!(r.status.code(), Some(2));
+    let r = dh()
+        .arg("check")
+        .arg("/nonexistent/folder")
+        .output()
+        .expect("dh runs");
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("is not a folder"));
+    let r = dh().arg("help").output().expect("dh runs");
+    assert!(r.status.success() && String::from_utf8_lossy(&r.stdout).contains("dh build <dir>"));
+}
