@@ -42,3 +42,21 @@ pub fn fuzz_source(data: &[u8]) {
 pub fn fuzz_pallet(data: &[u8]) {
     crate::pallet::fuzz_read(data);
 }
+
+/// The `.dh-vox.bin` payload reader and writer (see
+/// `dh_content::voxel::payload::split_fuzz_shards` for how the input becomes shards).
+pub fn fuzz_payload(data: &[u8]) {
+    crate::voxel::payload::fuzz_read(data);
+}
+
+/// The `.vox` reader and importer (MagicaVoxel and Teardown) and block-table resolution
+/// (see `dh_content::voxel::import::fuzz_import`).
+pub fn fuzz_vox(data: &[u8]) {
+    crate::voxel::import::fuzz_import(data);
+}
+
+/// The block table parser and look resolution (see
+/// `dh_content::voxel::blocks::fuzz_table`).
+pub fn fuzz_blocks(data: &[u8]) {
+    crate::voxel::blocks::fuzz_table(data);
+}

@@ -9,8 +9,10 @@ pub mod fold;
 pub mod fuzzing;
 pub mod jsonc;
 pub mod merge;
+pub mod mesh;
 pub mod pallet;
 #[macro_use]
 pub mod read;
 pub mod refs;
 pub mod schema;
+pub mod voxel;

@@ -1,5 +1,10 @@
 //! The DigitalHeaven engine host: mounts pallets, installs maps, runs frames.
 #![warn(missing_docs)]
 
+pub mod catalog;
+pub mod cli;
 pub mod core_pallet;
+pub mod host;
 pub mod prefs;
+pub mod run;
+pub mod script;

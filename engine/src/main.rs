@@ -1,10 +1,37 @@
-//! `dh-engine`: the engine host binary.
+//! `dh-engine`: the engine host binary (`run`, `bench`, `help`).
 use mimalloc::MiMalloc;
+
+use dh_engine::cli::{self, Cli, USAGE};
+use dh_engine::{prefs, run, script};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
 
 fn main() {
-    eprintln!("dh-engine: not yet runnable");
-    std::process::exit(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = match cli::parse(&args) {
+        Err(e) => {
+            eprintln!("dh-engine: {e}");
+            2
+        }
+        Ok(Cli::Help(None)) => {
+            print!("{USAGE}");
+            0
+        }
+        Ok(Cli::Help(Some(topic))) => {
+            if topic == "prefs" {
+                print!("{}", prefs::help_text());
+            } else {
+                print!("{}", script::HELP);
+            }
+            0
+        }
+        Ok(Cli::Run(o)) => {
+            run::run(&o, false, &mut std::io::stdout(), &mut std::io::stderr()).code()
+        }
+        Ok(Cli::Bench(o)) => {
+            run::run(&o, true, &mut std::io::stdout(), &mut std::io::stderr()).code()
+        }
+    };
+    std::process::exit(code);
 }

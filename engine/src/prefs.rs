@@ -238,8 +238,6 @@ pub const NOCLIP_ALLOWED: &str = "world.noclipAllowed";
 pub const READ_BY_ENGINE: &[(&str, &str)] = &[
     (TICK_RATE, "int"),
     (STEP_HEIGHT, "float"),
-    (SPAWN_DISTANCE, "float"),
-    (SPAWN_HEIGHT, "float"),
     (NOCLIP_ALLOWED, "bool"),
 ];
 

@@ -134,15 +134,13 @@ struct Sleep {
 impl Sleep {
     /// Wakes one sleeping worker, if any. Called after every push.
     ///
-    /// No fence here (it would cost every push): a worker that registers as a
-    /// sleeper at the very moment of the push may miss it and sleep on. That costs
-    /// parallelism, never progress: the job sits in the deque of a thread that
-    /// waits for it and so runs it itself (or in the injector, which every waiting
-    /// thread scans), and the sleeper wakes on the next push or its park timeout.
-    /// Pinned jobs, which only their thread may run, use `notify_thread`, which
-    /// fences.
+    /// The fence pairs with the one in `worker_main`'s sleep path: either this
+    /// thread sees the sleeper's registration, or the sleeper's re-check sees the
+    /// pushed job, so no wake-up is lost (a lost one would leave a worker parked
+    /// while a frame has work for it).
     fn notify_one(&self) {
-        if self.count.load(Ordering::SeqCst) == 0 {
+        fence(Ordering::SeqCst);
+        if self.count.load(Ordering::Relaxed) == 0 {
             return;
         }
         for index in 1..self.sleeping.len() {
@@ -152,10 +150,8 @@ impl Sleep {
         }
     }
 
-    /// Wakes `index` if it sleeps (after a pinned push).
+    /// Wakes `index` if it sleeps (after a pinned push); fenced as `notify_one`.
     fn notify_thread(&self, index: usize) {
-        // Pairs with the fence in `worker_main`'s sleep path: either this thread
-        // sees the sleeper's registration, or the sleeper's re-check sees the job.
         fence(Ordering::SeqCst);
         if self.count.load(Ordering::Relaxed) > 0 {
             self.wake(index);
@@ -634,6 +630,11 @@ impl Scheduler {
         B: FnOnce() -> RB + Send,
         RB: Send,
     {
+        if self.shared.threads == 1 {
+            // Nobody could steal `b`: run both here, in order.
+            let ra = a();
+            return (ra, b());
+        }
         self.with_ctx(|ctx| {
             let job_b = StackJob::new(b);
             // SAFETY: `job_b` lives on this stack until `wait_until` below has seen
@@ -703,6 +704,20 @@ impl Scheduler {
         T: Send,
         F: Fn(usize, &mut T) + Sync,
     {
+        self.chunks_mut(items, chunk, |_, start, part| {
+            for (offset, item) in part.iter_mut().enumerate() {
+                f(start + offset, item);
+            }
+        });
+    }
+
+    /// Runs `body(chunk index, first item index, chunk)` over disjoint mutable
+    /// chunks of `items`, each exactly once.
+    fn chunks_mut<T, F>(&self, items: &mut [T], chunk: usize, body: F)
+    where
+        T: Send,
+        F: Fn(usize, usize, &mut [T]) + Sync,
+    {
         let len = items.len();
         let chunk = self.chunk_size(len, chunk);
         let base = SendPtr(items.as_mut_ptr());
@@ -714,34 +729,60 @@ impl Scheduler {
             // mutably borrowed until `run_chunks` returns after all chunks ran.
             let part =
                 unsafe { std::slice::from_raw_parts_mut(base.get().add(start), end - start) };
-            for (offset, item) in part.iter_mut().enumerate() {
-                f(start + offset, item);
-            }
+            body(c, start, part);
         });
     }
 
     /// Maps every item in parallel and returns the results in index order:
-    /// `out[i] == f(i, &items[i])`, whatever thread computed it.
+    /// `out[i] == f(i, &items[i])`, whatever thread computed it. If `f` panics,
+    /// the results made so far are dropped and the panic is resumed here.
     pub fn parallel_map<T, U, F>(&self, items: &[T], chunk: usize, f: F) -> Vec<U>
     where
         T: Sync,
         U: Send,
         F: Fn(usize, &T) -> U + Sync,
     {
-        let mut out: Vec<U> = Vec::with_capacity(items.len());
-        self.parallel_for_mut(
-            &mut out.spare_capacity_mut()[..items.len()],
-            chunk,
-            |i, slot| {
-                slot.write(f(i, &items[i]));
-            },
-        );
-        // SAFETY: `parallel_for_mut` returned normally, so it called the closure
-        // for every index in 0..len exactly once and each call initialised its
-        // slot (a panic would have been resumed above and the Vec dropped at
-        // length 0, leaking the written items but never reading uninitialised
-        // ones).
-        unsafe { out.set_len(items.len()) };
+        let len = items.len();
+        let chunk = self.chunk_size(len, chunk);
+        let finished: Vec<AtomicBool> = (0..len.div_ceil(chunk))
+            .map(|_| AtomicBool::new(false))
+            .collect();
+        let mut out: Vec<U> = Vec::with_capacity(len);
+        let result = panic::catch_unwind(AssertUnwindSafe(|| {
+            self.chunks_mut(
+                &mut out.spare_capacity_mut()[..len],
+                chunk,
+                |c, start, part| {
+                    let mut written = PartialInit { part, written: 0 };
+                    while written.written < written.part.len() {
+                        let i = start + written.written;
+                        written.part[written.written].write(f(i, &items[i]));
+                        written.written += 1;
+                    }
+                    std::mem::forget(written);
+                    finished[c].store(true, Ordering::Relaxed);
+                },
+            );
+        }));
+        if let Err(payload) = result {
+            // The chunk that panicked dropped its own results; drop those of the
+            // chunks that finished, then pass the panic on.
+            let slots = &mut out.spare_capacity_mut()[..len];
+            for (c, done) in finished.iter().enumerate() {
+                if done.load(Ordering::Relaxed) {
+                    let end = ((c + 1) * chunk).min(len);
+                    for slot in &mut slots[c * chunk..end] {
+                        // SAFETY: the chunk finished, so every slot in it was
+                        // written exactly once and nothing has dropped it yet.
+                        unsafe { slot.assume_init_drop() };
+                    }
+                }
+            }
+            panic::resume_unwind(payload);
+        }
+        // SAFETY: `chunks_mut` returned normally, so every chunk ran to its end and
+        // wrote each of its slots, which together cover 0..len.
+        unsafe { out.set_len(len) };
         out
     }
 
@@ -857,6 +898,23 @@ fn stop(shared: &Shared, handles: Vec<JoinHandle<()>>) {
 impl Drop for Scheduler {
     fn drop(&mut self) {
         stop(&self.shared, std::mem::take(&mut self.handles));
+    }
+}
+
+/// The results a `parallel_map` chunk has written so far; drops them if the
+/// chunk unwinds.
+struct PartialInit<'a, U> {
+    part: &'a mut [std::mem::MaybeUninit<U>],
+    written: usize,
+}
+
+impl<U> Drop for PartialInit<'_, U> {
+    fn drop(&mut self) {
+        for slot in &mut self.part[..self.written] {
+            // SAFETY: the first `written` slots were initialised by this chunk and
+            // are dropped only here (the guard is forgotten on success).
+            unsafe { slot.assume_init_drop() };
+        }
     }
 }
 

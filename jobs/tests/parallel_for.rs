@@ -103,3 +103,34 @@ fn a_panicking_body_is_resumed() {
     let out = s.parallel_map(&items, 10, |_, x| x + 1);
     assert_eq!(out[999], 1000);
 }
+
+struct Counted<'a>(&'a AtomicU32);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn parallel_map_drops_partial_results_when_it_panics() {
+    for threads in [1, 2, 3] {
+        let s = Scheduler::new(threads).unwrap();
+        let items: Vec<u32> = (0..500).collect();
+        let made = AtomicU32::new(0);
+        let dropped = AtomicU32::new(0);
+        let r = panic::catch_unwind(AssertUnwindSafe(|| {
+            s.parallel_map(&items, 7, |i, _| {
+                if i == 250 {
+                    panic!("stop");
+                }
+                made.fetch_add(1, Ordering::SeqCst);
+                Counted(&dropped)
+            })
+        }));
+        assert!(r.is_err());
+        assert_eq!(made.load(Ordering::SeqCst), dropped.load(Ordering::SeqCst));
+        let out = s.parallel_map(&items, 7, |_, _| Counted(&dropped));
+        assert_eq!(out.len(), 500);
+    }
+}

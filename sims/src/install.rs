@@ -156,20 +156,20 @@ pub enum InstallError {
     #[error("Map entity #{0}'s parent chain loops back to itself")]
     ParentCycle(usize),
     /// An object placement whose source the resolver does not know.
-    #[error("Map entity #{entity} places '{source}', which no mounted pallet provides")]
+    #[error("Map entity #{entity} places '{placed}', which no mounted pallet provides")]
     UnresolvedSource {
         /// The record.
         entity: usize,
         /// Its source as written.
-        source: String,
+        placed: String,
     },
     /// An instance whose source is neither an object nor a model.
-    #[error("Map entity #{entity}'s source '{source}' is neither an object nor a model")]
+    #[error("Map entity #{entity}'s source '{placed}' is neither an object nor a model")]
     UnknownSourceKind {
         /// The record.
         entity: usize,
         /// Its source as written.
-        source: String,
+        placed: String,
     },
     /// A placed object's merged component that does not read.
     #[error("Map entity #{entity}: a component of its placed object does not read: {message}")]
@@ -254,7 +254,10 @@ impl SimWorld {
         // Ids and parents.
         let mut index_of: HashMap<Guid, usize> = HashMap::new();
         for (i, r) in map.objects.iter().enumerate() {
-            let id = r.id().filter(|g| !g.is_nil()).ok_or(InstallError::MissingId(i))?;
+            let id = r
+                .id()
+                .filter(|g| !g.is_nil())
+                .ok_or(InstallError::MissingId(i))?;
             if let Some(first) = index_of.insert(id, i) {
                 return Err(InstallError::DuplicateId {
                     id,
@@ -285,7 +288,7 @@ impl SimWorld {
         let mut nodes: HashMap<String, Entity> = HashMap::new();
         let mut movers_under = vec![false; staged.len()];
         // Whether a mover is on the record or above it.
-        for i in 0..staged.len() {
+        for (i, under) in movers_under.iter_mut().enumerate() {
             let mut at = Some(i);
             while let Some(p) = at {
                 if staged[p]
@@ -293,7 +296,7 @@ impl SimWorld {
                     .iter()
                     .any(|c| matches!(c, MapComponent::Mover(_)))
                 {
-                    movers_under[i] = true;
+                    *under = true;
                     break;
                 }
                 at = staged[p].parent;
@@ -411,7 +414,8 @@ impl SimWorld {
         }
 
         let hierarchy = Hierarchy::build(&world, &records, &staged_parents(&staged));
-        let mut sim = SimWorld::from_parts(world, records, names, nodes, materials, hierarchy, lists);
+        let mut sim =
+            SimWorld::from_parts(world, records, names, nodes, materials, hierarchy, lists);
         for zone in map.bake_zone_ids() {
             sim.bake_sets.insert(
                 zone.to_string(),
@@ -440,11 +444,10 @@ fn stage(
 ) -> Result<Staged, InstallError> {
     let id = r.id().unwrap_or_default();
     let parent = match r.parent() {
-        Some(p) => Some(
-            *index_of
-                .get(&p)
-                .ok_or(InstallError::UnknownParent { entity: i, parent: p })?,
-        ),
+        Some(p) => Some(*index_of.get(&p).ok_or(InstallError::UnknownParent {
+            entity: i,
+            parent: p,
+        })?),
         None => None,
     };
     let name = r.name().filter(|n| !n.is_empty()).map(str::to_string);
@@ -498,10 +501,11 @@ fn stage(
                 Some(SourceKind::Object) => {
                     s.kind = RecordKind::ObjectInstance;
                     let source = ctx.barcode(&inst.source);
-                    let resolved = resolver(&source).ok_or_else(|| InstallError::UnresolvedSource {
-                        entity: i,
-                        source: inst.source.clone(),
-                    })?;
+                    let resolved =
+                        resolver(&source).ok_or_else(|| InstallError::UnresolvedSource {
+                            entity: i,
+                            placed: inst.source.clone(),
+                        })?;
                     let over: Vec<Value> = inst.components.iter().map(|c| c.to_json()).collect();
                     let merged = merge::merge_list("components", &resolved.components, &over);
                     let (components, others) = read_merged(i, &merged)?;
@@ -519,7 +523,7 @@ fn stage(
                 None => {
                     return Err(InstallError::UnknownSourceKind {
                         entity: i,
-                        source: inst.source.clone(),
+                        placed: inst.source.clone(),
                     })
                 }
             }
@@ -534,21 +538,34 @@ fn stage(
 
 /// Reads a placed object's merged root components: the ones a map record can carry as
 /// [`MapComponent`]s, the rest (a renderer, a skeleton, ...) kept as JSON.
-fn read_merged(i: usize, merged: &[Value]) -> Result<(Vec<MapComponent>, Vec<Value>), InstallError> {
+fn read_merged(
+    i: usize,
+    merged: &[Value],
+) -> Result<(Vec<MapComponent>, Vec<Value>), InstallError> {
     let file = SourceFile::new("<placed object>", "");
     let mut components = Vec::new();
     let mut others = Vec::new();
     for v in merged {
         let stripped = match &v.kind {
             Kind::Object(members) => Value::synthetic(Kind::Object(
-                members.iter().filter(|m| m.key != "removed").cloned().collect(),
+                members
+                    .iter()
+                    .filter(|m| m.key != "removed")
+                    .cloned()
+                    .collect(),
             )),
             _ => v.clone(),
         };
         let tag = stripped.get("$type").and_then(|t| t.as_str()).unwrap_or("");
         let shared = matches!(
             tag,
-            "dh.box" | "dh.collider" | "dh.physicsProp" | "dh.mover" | "dh.button" | "dh.pressurePlate" | "dh.bake"
+            "dh.box"
+                | "dh.collider"
+                | "dh.physicsProp"
+                | "dh.mover"
+                | "dh.button"
+                | "dh.pressurePlate"
+                | "dh.bake"
         );
         if !shared {
             if ROOT_TAKES.contains(&tag) {
@@ -607,7 +624,7 @@ fn install_components(
     let mut unknown = Vec::new();
     let mut logic_body = false;
     let mut role_from_logic: Option<BodyRole> = None;
-    let mut rank = |role: BodyRole, r: &mut Option<BodyRole>| {
+    let rank = |role: BodyRole, r: &mut Option<BodyRole>| {
         // A mover's kinematic body outranks the rest.
         if *r != Some(BodyRole::Kinematic) {
             *r = Some(role);
@@ -644,7 +661,9 @@ fn install_components(
                 });
             }
             MapComponent::Collider(col) => {
-                let slot = |m: Option<&str>, materials: &mut MaterialTable| -> Result<Option<MaterialSlot>, InstallError> {
+                let slot = |m: Option<&str>,
+                            materials: &mut MaterialTable|
+                 -> Result<Option<MaterialSlot>, InstallError> {
                     m.map(|m| materials.resolve(m, ctx)).transpose()
                 };
                 let mut shapes = Vec::new();
@@ -715,7 +734,11 @@ fn install_components(
                     ortho_size: cam.ortho_size.map(|v| v as f32),
                     near: cam.near.map(|v| v as f32),
                     far: cam.far.map(|v| v as f32),
-                    aspect: cam.aspect.as_ref().and_then(|a| a.ratio()).map(|v| v as f32),
+                    aspect: cam
+                        .aspect
+                        .as_ref()
+                        .and_then(|a| a.ratio())
+                        .map(|v| v as f32),
                     role: cam.role_or_default(),
                     thumbnail_size: cam.thumbnail_size_or_default(),
                 });
@@ -865,12 +888,13 @@ fn install_components(
                         .radius
                         .unwrap_or(dh_content::schema::components::light::DEFAULT_RADIUS)
                         as f32,
-                    angular_diameter: l.angular_diameter.unwrap_or(
-                        dh_content::schema::components::light::DEFAULT_ANGULAR_DIAMETER,
-                    ) as f32,
-                    shadow_samples: l.shadow_samples.unwrap_or(
-                        dh_content::schema::components::light::DEFAULT_SHADOW_SAMPLES,
-                    ),
+                    angular_diameter: l
+                        .angular_diameter
+                        .unwrap_or(dh_content::schema::components::light::DEFAULT_ANGULAR_DIAMETER)
+                        as f32,
+                    shadow_samples: l
+                        .shadow_samples
+                        .unwrap_or(dh_content::schema::components::light::DEFAULT_SHADOW_SAMPLES),
                     material_on,
                     material_off,
                     starts_on,
@@ -904,8 +928,6 @@ fn install_components(
             carried,
         });
     }
-    // A model instance's record never joins the logic order; the types list is the node.
-    let _ = ContentMotion::Slide;
     Ok(types)
 }
 
@@ -915,7 +937,9 @@ pub(crate) fn runtime_mover(m: &dh_content::schema::components::Mover, pose: &Po
     let unit = |v: Option<CVec3>| v.map(|v| v.0).unwrap_or([0.0, 1.0, 0.0]);
     let turn = |axis: [f64; 3]| {
         let a = pose.rotation.rotate(axis.map(|x| x as f32));
-        let len = (a[0] as f64 * a[0] as f64 + a[1] as f64 * a[1] as f64 + a[2] as f64 * a[2] as f64).sqrt();
+        let len =
+            (a[0] as f64 * a[0] as f64 + a[1] as f64 * a[1] as f64 + a[2] as f64 * a[2] as f64)
+                .sqrt();
         if len > 0.0 {
             [a[0] as f64 / len, a[1] as f64 / len, a[2] as f64 / len]
         } else {

@@ -85,8 +85,9 @@ impl Quat {
         ])
     }
 
-    /// The Hamilton product `self · other`: `other` applied first, then `self`.
-    pub fn mul(self, other: Quat) -> Quat {
+    /// The Hamilton product `self · other`: `other` applied first, then `self` (also
+    /// written `self * other`).
+    pub fn compose(self, other: Quat) -> Quat {
         let [ax, ay, az, aw] = self.0;
         let [bx, by, bz, bw] = other.0;
         Quat([
@@ -121,6 +122,13 @@ impl Quat {
         let yaw = (-f[0]).atan2(-f[2]).to_degrees();
         let pitch = f[1].clamp(-1.0, 1.0).asin().to_degrees();
         (yaw, pitch)
+    }
+}
+
+impl std::ops::Mul for Quat {
+    type Output = Quat;
+    fn mul(self, other: Quat) -> Quat {
+        self.compose(other)
     }
 }
 
@@ -219,7 +227,7 @@ impl Rigid {
             return *inner;
         }
         Rigid {
-            rotation: self.rotation.mul(inner.rotation),
+            rotation: self.rotation.compose(inner.rotation),
             translation: add(self.rotation.rotate(inner.translation), self.translation),
         }
     }
@@ -236,7 +244,7 @@ impl Rigid {
         }
         Pose {
             position: self.apply_point(pose.position),
-            rotation: self.rotation.mul(pose.rotation),
+            rotation: self.rotation.compose(pose.rotation),
             scale: pose.scale,
         }
     }

@@ -2,13 +2,13 @@
 
 pub mod common;
 pub mod components;
+pub mod manifest;
 pub mod map;
 pub mod map_rules;
 pub mod material;
-pub mod manifest;
-pub mod surface;
-pub mod records;
+pub mod model;
 pub mod object;
 pub mod object_components;
+pub mod records;
+pub mod surface;
 pub mod voxel;
-pub mod model;

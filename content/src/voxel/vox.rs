@@ -6,7 +6,8 @@
 //! children are the models (`SIZE` + `XYZI`, or `SIZE` + Teardown VoxTool's compressed
 //! `TDCZ`), the palette (`RGBA`), the materials (`MATL`), the scene graph (`nTRN`, `nGRP`,
 //! `nSHP`) and the layers (`LAYR`). Every other chunk (`rOBJ`, `rCAM`, `NOTE`, `IMAP`,
-//! `PACK`, `MATT`, anything newer) is kept whole, header included, in [`VoxFile::extras`].
+//! `PACK`, `MATT`, a `MATL` for no palette index, anything newer) is kept whole, header
+//! included, in [`VoxFile::extras`].
 //!
 //! Every length read from the file is checked against the bytes that remain and against a
 //! cap before anything is allocated; nothing here panics on any input.
@@ -19,7 +20,7 @@ pub const MAX_CHUNKS: usize = 1 << 20;
 /// Most key/value pairs in one `DICT`.
 pub const MAX_DICT_PAIRS: usize = 4096;
 /// Longest `STRING` (bytes).
-pub const MAX_STRING_LEN: usize = 1 << 16;
+pub const MAX_STRING_LEN: usize = u16::MAX as usize;
 /// Largest model size on any axis. MagicaVoxel's own limit is 256 (an `XYZI` coordinate is
 /// one byte); a larger `SIZE` is kept (its voxels still fit in 256) up to this cap.
 pub const MAX_MODEL_AXIS: u32 = 4096;
@@ -99,9 +100,7 @@ pub type Dict = Vec<(String, String)>;
 
 /// The value of `key` in `dict`, if present (the first one).
 pub fn dict_get<'a>(dict: &'a Dict, key: &str) -> Option<&'a str> {
-    dict.iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
+    dict.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
 /// A signed permutation matrix: MagicaVoxel's rotation byte, decoded. `rows[r][c]` is -1, 0
@@ -142,11 +141,7 @@ impl Rotation {
     pub fn apply(&self, v: [i64; 3]) -> [i64; 3] {
         let mut out = [0i64; 3];
         for (o, row) in out.iter_mut().zip(&self.rows) {
-            *o = row
-                .iter()
-                .zip(v)
-                .map(|(&r, x)| i64::from(r) * x)
-                .sum();
+            *o = row.iter().zip(v).map(|(&r, x)| i64::from(r) * x).sum();
         }
         out
     }
@@ -244,8 +239,8 @@ pub struct VoxLayer {
 /// A material (`MATL`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VoxMaterial {
-    /// The palette index it describes (1–255; 0 and 256 are written by some tools and
-    /// kept as read).
+    /// The palette index it describes, 1–255 (a `MATL` for any other id is kept whole in
+    /// [`VoxFile::extras`]).
     pub id: i32,
     /// Its properties (`_type`, `_rough`, ...), as written.
     pub properties: Dict,
@@ -547,7 +542,10 @@ pub fn read_vox(bytes: &[u8]) -> Result<VoxFile, VoxError> {
                     ));
                 };
                 let (voxels, source) = if &id == b"XYZI" {
-                    (read_xyzi(&mut c, size, &mut file.warnings)?, ModelSource::Xyzi)
+                    (
+                        read_xyzi(&mut c, size, &mut file.warnings)?,
+                        ModelSource::Xyzi,
+                    )
                 } else {
                     (
                         read_tdcz(&mut c, size, voxels_total, &mut file.warnings)?,
@@ -571,12 +569,22 @@ pub fn read_vox(bytes: &[u8]) -> Result<VoxFile, VoxError> {
                 });
             }
             b"RGBA" => {
-                let raw = c.take(1024, "256 RGBA colors")?;
+                // 256 colors as MagicaVoxel writes them; VoxTool writes only the 255 that
+                // palette indices 1-255 use. A shorter one keeps the default's tail.
+                let raw = c.take(c.remaining(), "the RGBA colors")?;
                 if file.has_rgba {
-                    file.warnings
-                        .push(format!("byte {abs}: a second RGBA chunk replaced the first"));
+                    file.warnings.push(format!(
+                        "byte {abs}: a second RGBA chunk replaced the first"
+                    ));
                 }
-                let mut p = [[0u8; 4]; 256];
+                let colors = raw.len() / 4;
+                if colors < 255 {
+                    file.warnings.push(format!(
+                        "byte {abs}: the RGBA chunk holds {colors} colors, not 255; indices {} to 255 keep MagicaVoxel's default colors",
+                        colors + 1
+                    ));
+                }
+                let mut p = default_palette();
                 for (i, px) in raw.chunks_exact(4).take(255).enumerate() {
                     p[i + 1] = [px[0], px[1], px[2], px[3]];
                 }
@@ -586,7 +594,16 @@ pub fn read_vox(bytes: &[u8]) -> Result<VoxFile, VoxError> {
             b"MATL" => {
                 let id = c.i32("the material id")?;
                 let properties = c.dict("the material properties")?;
-                file.materials.push(VoxMaterial { id, properties });
+                if (1..=255).contains(&id) {
+                    file.materials.push(VoxMaterial { id, properties });
+                } else {
+                    // MagicaVoxel writes a material for index 0 or 256 that no palette
+                    // entry uses: kept whole, like any chunk not read.
+                    file.extras.push(VoxChunk {
+                        id: id_text,
+                        bytes: whole.to_vec(),
+                    });
+                }
             }
             b"LAYR" => {
                 let id = c.i32("the layer id")?;
@@ -634,12 +651,15 @@ pub fn read_vox(bytes: &[u8]) -> Result<VoxFile, VoxError> {
                         VoxNode::Shape(VoxShape { attributes, models })
                     }
                 };
-                if file.nodes.contains_key(&node_id) {
-                    file.warnings.push(format!(
-                        "byte {abs}: node id {node_id} appears again ({id_text}); the first one is kept"
-                    ));
-                } else {
-                    file.nodes.insert(node_id, node);
+                match file.nodes.entry(node_id) {
+                    std::collections::btree_map::Entry::Occupied(_) => {
+                        file.warnings.push(format!(
+                            "byte {abs}: node id {node_id} appears again ({id_text}); the first one is kept"
+                        ));
+                    }
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert(node);
+                    }
                 }
             }
             _ => file.extras.push(VoxChunk {
@@ -738,7 +758,11 @@ fn parse_translation(s: &str) -> Option<[i32; 3]> {
     it.next().is_none().then_some(t)
 }
 
-fn read_xyzi(c: &mut Cursor, size: [u32; 3], warnings: &mut Vec<String>) -> Result<Vec<[u8; 4]>, VoxError> {
+fn read_xyzi(
+    c: &mut Cursor,
+    size: [u32; 3],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<[u8; 4]>, VoxError> {
     let at = c.offset();
     let n = c.count("the voxel count", 4, usize::MAX)?;
     let raw = c.take(n * 4, "the voxels")?;
@@ -747,7 +771,10 @@ fn read_xyzi(c: &mut Cursor, size: [u32; 3], warnings: &mut Vec<String>) -> Resu
     for v in raw.chunks_exact(4) {
         if v[3] == 0 {
             empty += 1;
-        } else if u32::from(v[0]) >= size[0] || u32::from(v[1]) >= size[1] || u32::from(v[2]) >= size[2] {
+        } else if u32::from(v[0]) >= size[0]
+            || u32::from(v[1]) >= size[1]
+            || u32::from(v[2]) >= size[2]
+        {
             outside += 1;
         } else {
             out.push([v[0], v[1], v[2], v[3]]);

@@ -23,6 +23,9 @@
 //! A scope costs two reads of the CPU's time-stamp counter (where the OS trusts
 //! it; `Instant` otherwise) and one store into a lock-free ring that belongs to
 //! the calling thread; everything else happens in [`FrameTimer::end_frame`].
+//! The counter is used on x86_64 when the CPU reports it invariant or Linux runs
+//! its own clock on it; setting the environment variable `DH_TIMER_NO_TSC`
+//! forces `Instant` (read once, when the first timer is made).
 
 mod clock;
 mod json;

@@ -63,16 +63,9 @@ impl fmt::Display for BodyHandle {
     }
 }
 
-/// A player pawn. Ids count up from 1 in spawn order and are never reused, so iterating in id
-/// order is spawn order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PawnId(pub u32);
-
-impl fmt::Display for PawnId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "pawn {}", self.0)
-    }
-}
+/// A player pawn: the crate's one pawn id (ids count up from 1 in spawn order and are never
+/// reused, so id order is spawn order).
+pub use crate::PawnId;
 
 /// How a body moves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -184,7 +177,8 @@ pub struct PhysicsParams {
     /// The gap the character controller keeps between a pawn and the world, in meters (0.01).
     /// A standing pawn's capsule floats this far above the floor; its feet are reported on it.
     pub skin: f32,
-    /// The fastest a pawn's shove drives a prop, in m/s (`world.prop.pushSpeed`; ours: 2.5).
+    /// The fastest a pawn's shove drives a prop, in m/s (`world.prop.pushSpeed`; ours: 5, above the walking
+    /// speed so a walking pawn never passes through a crate).
     pub prop_push_speed: f32,
     /// The share of the pawn's walking speed a shove passes on, 0 to 1
     /// (`world.prop.pushResponse`; ours: 1).
@@ -207,7 +201,7 @@ impl Default for PhysicsParams {
             jump_speed: 4.5,
             max_slope_degrees: 45.0,
             skin: 0.01,
-            prop_push_speed: 2.5,
+            prop_push_speed: 5.0,
             prop_push_response: 1.0,
             prop_push_reach: 0.05,
         }
@@ -241,12 +235,7 @@ impl PhysicsParams {
         let p = self;
         check("tick rate", p.tick_rate, p.tick_rate > 0.0, "above 0")?;
         check("gravity", p.gravity, p.gravity >= 0.0, "at least 0")?;
-        check(
-            "pawn radius",
-            p.pawn_radius,
-            p.pawn_radius > 0.0,
-            "above 0",
-        )?;
+        check("pawn radius", p.pawn_radius, p.pawn_radius > 0.0, "above 0")?;
         check(
             "pawn height",
             p.pawn_height,
@@ -265,8 +254,18 @@ impl PhysicsParams {
             p.eye_height >= 0.0 && p.eye_height <= p.pawn_height,
             "between 0 and the pawn height",
         )?;
-        check("walk speed", p.walk_speed, p.walk_speed >= 0.0, "at least 0")?;
-        check("jump speed", p.jump_speed, p.jump_speed >= 0.0, "at least 0")?;
+        check(
+            "walk speed",
+            p.walk_speed,
+            p.walk_speed >= 0.0,
+            "at least 0",
+        )?;
+        check(
+            "jump speed",
+            p.jump_speed,
+            p.jump_speed >= 0.0,
+            "at least 0",
+        )?;
         check(
             "max slope",
             p.max_slope_degrees,

@@ -5,6 +5,7 @@ use super::error::PayloadError;
 /// Reads fields from one section of one shard. Every read is checked against the bytes
 /// that remain in the section; errors name the shard file, the absolute byte offset in
 /// it, the section and (when set) the item being read.
+#[derive(Clone)]
 pub(crate) struct Cursor<'a> {
     file: &'a str,
     data: &'a [u8],
@@ -32,6 +33,11 @@ impl<'a> Cursor<'a> {
             section,
             item: None,
         }
+    }
+
+    /// The shard file's name.
+    pub(crate) fn file(&self) -> &'a str {
+        self.file
     }
 
     /// The absolute offset of the next byte.
@@ -228,7 +234,11 @@ impl Out {
     }
 
     /// A string; `place` names it when it is too long.
-    pub(crate) fn string(&mut self, s: &str, place: impl FnOnce() -> String) -> Result<(), PayloadError> {
+    pub(crate) fn string(
+        &mut self,
+        s: &str,
+        place: impl FnOnce() -> String,
+    ) -> Result<(), PayloadError> {
         let n = u16::try_from(s.len()).map_err(|_| PayloadError::Invalid {
             place: place(),
             problem: format!("is {} bytes long; a string holds at most 65535", s.len()),

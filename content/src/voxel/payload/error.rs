@@ -72,3 +72,44 @@ pub enum PayloadError {
         problem: String,
     },
 }
+
+impl PayloadError {
+    /// Marks an error found in an LZ4-decoded chunk body, whose offsets count from the
+    /// body's first byte, with the record's own offset in the shard.
+    pub(crate) fn in_body(self, record_at: usize) -> Self {
+        let mark = |file: String| {
+            format!("{file} (LZ4-decoded body of the chunk record at byte {record_at})")
+        };
+        match self {
+            PayloadError::Truncated {
+                file,
+                offset,
+                section,
+                expected,
+                need,
+                have,
+            } => PayloadError::Truncated {
+                file: mark(file),
+                offset,
+                section,
+                expected,
+                need,
+                have,
+            },
+            PayloadError::Malformed {
+                file,
+                offset,
+                what,
+                found,
+                expected,
+            } => PayloadError::Malformed {
+                file: mark(file),
+                offset,
+                what,
+                found,
+                expected,
+            },
+            other => other,
+        }
+    }
+}

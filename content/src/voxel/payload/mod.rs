@@ -126,7 +126,10 @@ mod model;
 mod read;
 mod write;
 
-pub use chunk::{chunk_body_cap, CODEC_LZ4, CODEC_STORED, MODE_PACKED, MODE_SPARSE, MODE_UNIFORM};
+pub use chunk::{
+    chunk_body_cap, decode_chunk_body, encode_chunk_body, CODEC_LZ4, CODEC_STORED, MODE_PACKED,
+    MODE_SPARSE, MODE_UNIFORM,
+};
 pub use error::PayloadError;
 pub use model::{
     Blob, ChunkKey, Extra, ExtraKind, Grid, GridInfo, Layer, PaletteEntry, PayloadAxes,
@@ -169,45 +172,84 @@ pub const MAX_BLOB_LEN: u32 = 1 << 30;
 /// The name used in messages for a payload opened without one.
 pub const UNNAMED: &str = "<payload>";
 
-/// Parses `data` as a payload and reads every chunk, ignoring every error; a payload that
-/// reads whole is written again and must read back identically. The body of the
-/// `payload` cargo-fuzz target: it must never panic, and it allocates at most in
-/// proportion to the input.
-///
-/// The first byte picks how the rest is cut into shards: `b % 4` shards (at least one),
-/// cut at evenly spaced points.
-pub(crate) fn fuzz_read(data: &[u8]) {
+/// Most cells the fuzz target decodes into a whole model (4 bytes each).
+const FUZZ_MAX_CELLS: u64 = 1 << 22;
+
+/// Cuts fuzz input into shards: the first byte b gives n = max(b % 4, 1) shards; then
+/// come n - 1 u32 lengths of shards 1 .. n, then shard 0 (whatever those leave), then
+/// shards 1 .. n in order. Lengths that do not fit give one shard of everything after
+/// the first byte.
+pub fn split_fuzz_shards(data: &[u8]) -> Vec<&[u8]> {
     let Some((&sel, rest)) = data.split_first() else {
-        return;
+        return vec![data];
     };
     let n = (sel as usize % 4).max(1);
-    let step = rest.len() / n;
-    let mut shards = Vec::with_capacity(n);
-    for i in 0..n {
-        let start = i * step;
-        let end = if i + 1 == n { rest.len() } else { start + step };
-        shards.push(rest.get(start..end).unwrap_or_default());
+    let lens: Option<Vec<usize>> = (0..n - 1)
+        .map(|i| {
+            let b = rest.get(i * 4..i * 4 + 4)?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        })
+        .collect();
+    let body = rest.get((n - 1) * 4..).unwrap_or_default();
+    let tail: Option<usize> = lens.as_ref().and_then(|l| {
+        l.iter()
+            .try_fold(0usize, |a, &x| a.checked_add(x))
+            .filter(|&t| t <= body.len())
+    });
+    let (Some(lens), Some(tail)) = (lens, tail) else {
+        return vec![rest];
+    };
+    let mut shards = vec![&body[..body.len() - tail]];
+    let mut at = body.len() - tail;
+    for l in lens {
+        shards.push(&body[at..at + l]);
+        at += l;
     }
+    shards
+}
+
+/// The inverse of [`split_fuzz_shards`]: the fuzz input that cuts into `shards`.
+pub fn join_fuzz_shards(shards: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = vec![shards.len().clamp(1, 3) as u8];
+    for s in shards.iter().skip(1) {
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+    }
+    for s in shards {
+        out.extend_from_slice(s);
+    }
+    out
+}
+
+/// Cuts `data` into shards ([`split_fuzz_shards`]), opens them and reads every chunk,
+/// ignoring every error. A payload small enough to read whole is written again (one
+/// region per shard), and what was written must read back to the same model and write
+/// to the same bytes. The body of the `payload` cargo-fuzz target: it must never panic,
+/// and it allocates at most in proportion to the input (and [`FUZZ_MAX_CELLS`]).
+pub(crate) fn fuzz_read(data: &[u8]) {
+    let shards = split_fuzz_shards(data);
     let Ok(reader) = PayloadReader::open(&shards) else {
         return;
     };
+    let mut cells = Vec::new();
     for r in 0..reader.regions().len() {
         if let Ok(table) = reader.chunk_table(r) {
             for c in 0..table.entries().len() {
-                let _ = reader.read_chunk(r, c);
+                let _ = reader.chunk_record(r, c);
+                let _ = reader.read_chunk_into(r, c, &mut cells);
             }
         }
     }
-    if let Ok(model) = reader.to_payload() {
-        let opts = EncodeOptions {
-            shard_bytes: 64,
-        };
-        if let Ok(out) = encode_with(&model, &opts) {
-            let views: Vec<&[u8]> = out.iter().map(|s| s.as_slice()).collect();
-            let again = decode_all(&views).expect("a written payload reads back");
-            assert!(again == model.canonical(), "a payload read back differs");
-            let out2 = encode_with(&again, &opts).expect("a read payload writes again");
-            assert!(out2 == out, "a payload rewritten differs");
-        }
+    if !matches!(reader.stored_cells(), Ok(n) if n <= FUZZ_MAX_CELLS) {
+        return;
     }
+    let Ok(model) = reader.to_payload() else {
+        return;
+    };
+    let opts = EncodeOptions { shard_bytes: 1 };
+    let out = encode_with(&model, &opts).expect("a payload that reads writes again");
+    let views: Vec<&[u8]> = out.iter().map(|s| s.as_slice()).collect();
+    let again = decode_all(&views).expect("a written payload reads back");
+    assert!(again == model.canonical(), "a payload read back differs");
+    let out2 = encode_with(&again, &opts).expect("a read payload writes again");
+    assert!(out2 == out, "a payload rewritten differs");
 }

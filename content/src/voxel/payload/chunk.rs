@@ -1,0 +1,479 @@
+//! Chunk records and bodies: choosing the smallest mode, packing, and reading back.
+
+use super::bytes::{Cursor, Out};
+use super::error::PayloadError;
+
+/// Codec tag: the body is stored as is.
+pub const CODEC_STORED: u8 = 0;
+/// Codec tag: the body is one LZ4 block.
+pub const CODEC_LZ4: u8 = 1;
+/// Body mode: one local entry, no cell data.
+pub const MODE_UNIFORM: u8 = 0;
+/// Body mode: one local index per cell at 1, 2, 4, 8 or 16 bits.
+pub const MODE_PACKED: u8 = 1;
+/// Body mode: (cell, local index) pairs over local entry 0.
+pub const MODE_SPARSE: u8 = 2;
+
+/// The largest raw body a chunk of `cells` cells can need (a sparse body with a local
+/// entry per cell), plus slack: the cap on a record's raw length.
+pub fn chunk_body_cap(cells: usize) -> usize {
+    16 + 8 * cells
+}
+
+/// The packed width for a local palette of `k` entries: the smallest of 1, 2, 4, 8, 16
+/// with k ≤ 2^w; `None` past 65536 entries.
+pub(crate) fn packed_bits(k: usize) -> Option<u32> {
+    [1u32, 2, 4, 8, 16].into_iter().find(|&w| k <= 1usize << w)
+}
+
+/// Words of a packed body of `cells` cells at `bits` bits.
+fn packed_words(cells: usize, bits: u32) -> usize {
+    let per = (64 / bits) as usize;
+    cells.div_ceil(per)
+}
+
+/// Most cells a chunk has: 32³.
+pub(crate) const MAX_CHUNK_CELLS: usize = 32 * 32 * 32;
+
+/// Reusable buffers for encoding chunks.
+#[derive(Default)]
+pub(crate) struct ChunkEncoder {
+    /// Open-addressing table of the chunk's distinct values: slot → index into
+    /// `distinct` + 1 (0 = free). All zero between chunks.
+    table: Vec<u32>,
+    /// Distinct values in the order first seen, with their counts.
+    distinct: Vec<(u32, u32)>,
+    /// The table slot each distinct value sits in, to clear it afterwards.
+    slots: Vec<u32>,
+    /// The local index of each distinct value.
+    local: Vec<u32>,
+    /// Distinct indices sorted by value.
+    order: Vec<u32>,
+    body: Out,
+    /// The largest global index of the last chunk encoded.
+    pub(crate) max: u32,
+}
+
+/// Finds `v` in the table, inserting it (count 0) when it is absent.
+#[inline]
+fn find(
+    table: &mut [u32],
+    distinct: &mut Vec<(u32, u32)>,
+    slots: &mut Vec<u32>,
+    v: u32,
+    shift: u32,
+) -> usize {
+    let mask = table.len() - 1;
+    let mut h = (v.wrapping_mul(0x9E37_79B1) >> shift) as usize & mask;
+    loop {
+        match table.get(h).copied().unwrap_or(0) {
+            0 => {
+                distinct.push((v, 0));
+                slots.push(h as u32);
+                if let Some(t) = table.get_mut(h) {
+                    *t = distinct.len() as u32;
+                }
+                return distinct.len() - 1;
+            }
+            i if distinct.get(i as usize - 1).is_some_and(|d| d.0 == v) => return i as usize - 1,
+            _ => h = (h + 1) & mask,
+        }
+    }
+}
+
+impl ChunkEncoder {
+    /// The raw body of `cells` in its smallest mode; `None` when every cell is 0 (or
+    /// there are no cells, or more than a 32³ chunk holds).
+    pub(crate) fn body(&mut self, cells: &[u32]) -> Option<&[u8]> {
+        let first = *cells.first()?;
+        let n = cells.len();
+        if n > MAX_CHUNK_CELLS {
+            return None;
+        }
+        self.body.buf.clear();
+        if cells.iter().all(|&c| c == first) {
+            if first == 0 {
+                return None;
+            }
+            self.max = first;
+            self.body.u8(MODE_UNIFORM);
+            self.body.u16(1);
+            self.body.u32(first);
+            return Some(&self.body.buf);
+        }
+        // Count the distinct values, a run at a time.
+        let size = (2 * n).next_power_of_two().max(16);
+        let shift = 32 - size.trailing_zeros();
+        if self.table.len() < size {
+            self.table.resize(size, 0);
+        }
+        let table = &mut self.table[..size];
+        self.distinct.clear();
+        self.slots.clear();
+        let mut last = (
+            first,
+            find(table, &mut self.distinct, &mut self.slots, first, shift),
+        );
+        let mut run = 0u32;
+        for &v in cells {
+            if v == last.0 {
+                run += 1;
+                continue;
+            }
+            if let Some(d) = self.distinct.get_mut(last.1) {
+                d.1 += run;
+            }
+            last = (
+                v,
+                find(table, &mut self.distinct, &mut self.slots, v, shift),
+            );
+            run = 1;
+        }
+        if let Some(d) = self.distinct.get_mut(last.1) {
+            d.1 += run;
+        }
+        let k = self.distinct.len();
+        // Entry 0 is the most common value, the smallest on a tie; then ascending.
+        let distinct = &self.distinct;
+        let mut j0 = 0;
+        for (j, &(v, c)) in distinct.iter().enumerate() {
+            let (bv, bc) = distinct[j0];
+            if c > bc || (c == bc && v < bv) {
+                j0 = j;
+            }
+        }
+        self.order.clear();
+        self.order.extend(0..k as u32);
+        self.order.sort_unstable_by_key(|&j| distinct[j as usize].0);
+        self.local.clear();
+        self.local.resize(k, 0);
+        let mut next = 1;
+        for &j in &self.order {
+            if j as usize != j0 {
+                self.local[j as usize] = next;
+                next += 1;
+            }
+        }
+        self.max = self.order.last().map_or(0, |&j| distinct[j as usize].0);
+        let bits = packed_bits(k).unwrap_or(16);
+        let packed_size = 3 + 4 * k + 8 * packed_words(n, bits);
+        let pairs = n - distinct[j0].1 as usize;
+        let sparse_size = 5 + 4 * k + 4 * pairs;
+        let sparse = sparse_size < packed_size;
+
+        let out = &mut self.body;
+        out.buf.reserve(packed_size.min(sparse_size));
+        out.u8(if sparse { MODE_SPARSE } else { MODE_PACKED });
+        out.u16(k as u16);
+        out.u32(distinct[j0].0);
+        for &j in &self.order {
+            if j as usize != j0 {
+                out.u32(distinct[j as usize].0);
+            }
+        }
+        // Global value → local index, remembering the last lookup (cells come in runs).
+        let (distinct, slots, local) = (&mut self.distinct, &mut self.slots, &self.local);
+        let mut last = (first, local[find(table, distinct, slots, first, shift)]);
+        let mut local_of = |v: u32| -> u32 {
+            if v != last.0 {
+                last = (v, local[find(table, distinct, slots, v, shift)]);
+            }
+            last.1
+        };
+        if sparse {
+            out.u16(pairs as u16);
+            for (i, &v) in cells.iter().enumerate() {
+                let l = local_of(v);
+                if l != 0 {
+                    out.u16(i as u16);
+                    out.u16(l as u16);
+                }
+            }
+        } else {
+            let per = (64 / bits) as usize;
+            for word_cells in cells.chunks(per) {
+                let mut w = 0u64;
+                for (s, &v) in word_cells.iter().enumerate() {
+                    w |= (local_of(v) as u64) << (s as u32 * bits);
+                }
+                out.u64(w);
+            }
+        }
+        // Leave the table all zero for the next chunk.
+        for &h in &self.slots {
+            if let Some(t) = self.table.get_mut(h as usize) {
+                *t = 0;
+            }
+        }
+        Some(&self.body.buf)
+    }
+
+    /// Appends the chunk record of `cells` to `out` (codec tag, raw length, body: LZ4
+    /// when that is strictly smaller). Returns false, writing nothing, when every cell
+    /// is 0.
+    pub(crate) fn record(&mut self, cells: &[u32], out: &mut Vec<u8>) -> bool {
+        let Some(body) = self.body(cells) else {
+            return false;
+        };
+        let raw_len = body.len() as u32;
+        let lz = lz4_flex::block::compress(body);
+        if lz.len() < body.len() {
+            out.push(CODEC_LZ4);
+            out.extend_from_slice(&raw_len.to_le_bytes());
+            out.extend_from_slice(&lz);
+        } else {
+            out.push(CODEC_STORED);
+            out.extend_from_slice(&raw_len.to_le_bytes());
+            out.extend_from_slice(body);
+        }
+        true
+    }
+}
+
+/// The raw body (before any codec) the writer picks for `cells`, or `None` when every
+/// cell is 0 and the chunk is not stored.
+pub fn encode_chunk_body(cells: &[u32]) -> Option<Vec<u8>> {
+    ChunkEncoder::default().body(cells).map(<[u8]>::to_vec)
+}
+
+/// Decodes a raw body of `cells` cells whose local palette indexes a global palette of
+/// `palette_len` entries into global palette indices, X fastest, then Y, then Z. Offsets
+/// in errors count from the body's first byte.
+pub fn decode_chunk_body(
+    body: &[u8],
+    cells: usize,
+    palette_len: u32,
+) -> Result<Vec<u32>, PayloadError> {
+    let mut out = Vec::new();
+    let mut pal = Vec::new();
+    decode_body(
+        &Cursor::new(super::UNNAMED, body, 0, body.len(), "chunk body"),
+        cells,
+        palette_len,
+        &mut out,
+        &mut pal,
+    )?;
+    Ok(out)
+}
+
+/// Decodes the body under `c` (exactly its remaining bytes) into `out` (resized to
+/// `cells`). `pal` is scratch for the local palette.
+pub(crate) fn decode_body(
+    c: &Cursor<'_>,
+    cells: usize,
+    palette_len: u32,
+    out: &mut Vec<u32>,
+    pal: &mut Vec<u32>,
+) -> Result<(), PayloadError> {
+    let mut c = c.clone();
+    let at = c.pos();
+    let mode = c.u8("mode")?;
+    if mode > MODE_SPARSE {
+        return Err(c.bad(
+            at,
+            "mode",
+            mode.to_string(),
+            "0 (uniform), 1 (packed) or 2 (sparse)",
+        ));
+    }
+    let at = c.pos();
+    let k = c.u16("local palette count")? as usize;
+    let (lo, hi) = match mode {
+        MODE_UNIFORM => (1, 1),
+        _ => (2, cells),
+    };
+    if k < lo || k > hi {
+        return Err(c.bad(
+            at,
+            "local palette count",
+            k.to_string(),
+            format!("{lo} ..= {hi} for mode {mode} with {cells} cells"),
+        ));
+    }
+    c.check_count(at, k as u64, hi as u64, 4, "local palette entry")?;
+    pal.clear();
+    for _ in 0..k {
+        let at = c.pos();
+        let g = c.u32("local palette entry")?;
+        if g >= palette_len || g == u32::MAX {
+            return Err(c.bad(
+                at,
+                "local palette entry",
+                g.to_string(),
+                format!("a global palette index below {palette_len}"),
+            ));
+        }
+        pal.push(g);
+    }
+    out.clear();
+    match mode {
+        MODE_UNIFORM => {
+            if pal[0] == 0 {
+                return Err(c.bad(
+                    at + 2,
+                    "uniform chunk's entry",
+                    "0 (dh:empty)",
+                    "a non-empty entry: an all-empty chunk is not stored",
+                ));
+            }
+            out.resize(cells, pal[0]);
+        }
+        MODE_PACKED => {
+            let bits = packed_bits(k).unwrap_or(16);
+            let per = (64 / bits) as usize;
+            let words = packed_words(cells, bits);
+            let at = c.pos();
+            let data = c.take(words * 8, "packed cell words")?;
+            let mask = (1u64 << bits) - 1;
+            // Pad the palette to every index the width can hold, with a value no global
+            // index takes (the palette cap is far below it), and look for it after.
+            const BAD: u32 = u32::MAX;
+            pal.resize(1 << bits, BAD);
+            out.resize(cells, 0);
+            for (wi, (dst, src)) in out.chunks_mut(per).zip(data.chunks_exact(8)).enumerate() {
+                let mut w = u64::from_le_bytes(src.try_into().unwrap_or_default());
+                for o in dst.iter_mut() {
+                    *o = pal.get((w & mask) as usize).copied().unwrap_or(BAD);
+                    w >>= bits;
+                }
+                if w != 0 {
+                    return Err(c.bad(
+                        at + wi * 8,
+                        "last packed word's unused bits",
+                        format!("{w:#x} (shifted)"),
+                        "zero",
+                    ));
+                }
+            }
+            if k < 1 << bits {
+                if let Some(i) = out.iter().position(|&g| g == BAD) {
+                    let word = data.get(i / per * 8..i / per * 8 + 8).unwrap_or_default();
+                    let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+                    let l = (w >> ((i % per) as u32 * bits)) & mask;
+                    return Err(c.bad(
+                        at + i / per * 8,
+                        &format!("packed cell {i}"),
+                        l.to_string(),
+                        format!("a local index below {k}"),
+                    ));
+                }
+            }
+        }
+        _ => {
+            let at = c.pos();
+            let p = c.u16("sparse pair count")? as usize;
+            if p == 0 || p >= cells {
+                return Err(c.bad(
+                    at,
+                    "sparse pair count",
+                    p.to_string(),
+                    format!("1 ..= {}", cells.saturating_sub(1)),
+                ));
+            }
+            let pairs = c.take(p * 4, "sparse pairs")?;
+            out.resize(cells, pal[0]);
+            let mut next = 0usize;
+            for (pi, pair) in pairs.chunks_exact(4).enumerate() {
+                let cell = u16::from_le_bytes([pair[0], pair[1]]) as usize;
+                let l = u16::from_le_bytes([pair[2], pair[3]]) as usize;
+                let pat = at + 2 + pi * 4;
+                if cell < next || cell >= cells {
+                    return Err(c.bad(
+                        pat,
+                        &format!("sparse pair {pi}'s cell"),
+                        cell.to_string(),
+                        format!("{next} ..= {} (ascending, unique)", cells - 1),
+                    ));
+                }
+                if l == 0 || l >= k {
+                    return Err(c.bad(
+                        pat + 2,
+                        &format!("sparse pair {pi}'s local index"),
+                        l.to_string(),
+                        format!("1 ..= {}", k - 1),
+                    ));
+                }
+                if let (Some(o), Some(&g)) = (out.get_mut(cell), pal.get(l)) {
+                    *o = g;
+                }
+                next = cell + 1;
+            }
+        }
+    }
+    if c.remaining() != 0 {
+        return Err(c.bad(
+            c.pos(),
+            "body's end",
+            format!("{} more bytes", c.remaining()),
+            "the body to end after its cells",
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes one chunk record (exactly its bytes, under `c`) of a chunk of `cells` cells.
+/// `scratch` holds an LZ4 body while it is read.
+pub(crate) fn decode_record(
+    c: &Cursor<'_>,
+    cells: usize,
+    palette_len: u32,
+    out: &mut Vec<u32>,
+    pal: &mut Vec<u32>,
+    scratch: &mut Vec<u8>,
+) -> Result<(), PayloadError> {
+    let mut c = c.clone();
+    let at = c.pos();
+    let codec = c.u8("codec tag")?;
+    let raw_at = c.pos();
+    let raw = c.u32("raw length")? as usize;
+    let cap = chunk_body_cap(cells);
+    if raw > cap {
+        return Err(c.bad(
+            raw_at,
+            "raw length",
+            raw.to_string(),
+            format!("at most {cap} for a chunk of {cells} cells"),
+        ));
+    }
+    match codec {
+        CODEC_STORED => {
+            if c.remaining() != raw {
+                return Err(c.bad(
+                    raw_at,
+                    "raw length",
+                    raw.to_string(),
+                    format!("the stored body's length, {}", c.remaining()),
+                ));
+            }
+            decode_body(&c, cells, palette_len, out, pal)
+        }
+        CODEC_LZ4 => {
+            let body_at = c.pos();
+            let lz = c.take(c.remaining(), "LZ4 body")?;
+            scratch.clear();
+            scratch.resize(raw, 0);
+            match lz4_flex::block::decompress_into(lz, scratch) {
+                Ok(n) if n == raw => {}
+                Ok(n) => {
+                    return Err(c.bad(
+                        body_at,
+                        "LZ4 body's decoded length",
+                        n.to_string(),
+                        format!("the raw length, {raw}"),
+                    ))
+                }
+                Err(e) => {
+                    return Err(c.bad(
+                        body_at,
+                        "LZ4 body",
+                        format!("undecodable ({e})"),
+                        format!("an LZ4 block of {raw} bytes"),
+                    ))
+                }
+            }
+            let body = Cursor::new(c.file(), scratch, 0, raw, "LZ4-decoded chunk body");
+            decode_body(&body, cells, palette_len, out, pal).map_err(|e| e.in_body(at))
+        }
+        t => Err(c.bad(at, "codec tag", t.to_string(), "0 (stored) or 1 (LZ4)")),
+    }
+}

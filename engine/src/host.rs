@@ -1,0 +1,799 @@
+//! The engine host, headless: mounts the pallets, installs a map into the simulation world,
+//! builds its physics world, and runs fixed ticks.
+//!
+//! One tick (ARCHITECTURE.md, "One frame": "script/console ─► fixed ticks (world.tickRate,
+//! 64 Hz)"), each phase a frame-timer scope:
+//!
+//! 1. `script`: the script's commands due this tick (pawn inputs, Use presses, `expect`s).
+//! 2. `logic`: [`SimWorld::tick_with`]: movers and the carry (spread over the job system),
+//!    then every event in the one defined order; plates and triggers measure the pawns where
+//!    the last physics step left them.
+//! 3. `physics`: kinematic bodies are sent to their carried poses, then the solver steps
+//!    (props, and pawns riding what they stand on); the logic's teleports then apply.
+//!
+//! `logic` and `physics` run as two jobs of one dh-jobs graph, `physics` after `logic`.
+//! Nothing reads a clock inside a tick, and every list is walked in author or id order, so
+//! one script gives one trace.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use dh_content::schema::surface::surface_preset;
+use dh_jobs::{FrameTimer, JobGraph, Lane, Scheduler};
+use dh_sims::physics::{
+    self, BodyHandle, BodyKind, PawnInput, PhysicsParams, PhysicsWorld, ShapeSpec, SpawnPose,
+    SpawnRng, TeleportVelocity,
+};
+use dh_sims::{
+    Body, BodyRole, Button, Collider, ColliderShape, Input, Light, MapContext, Mover, Name,
+    OverlapSource, PawnId, PhysicsProp, PressurePlate, ResolvedObject, SimWorld, SpawnPoint,
+    TraceLine, Trigger,
+};
+
+use crate::catalog::{Catalog, CatalogError};
+use crate::prefs::{PrefError, Prefs};
+use crate::script::{ScriptError, ScriptHost, ScriptRunner, Value};
+
+/// How far a pawn's Use reaches from its eye, in meters. Ours: the spec states no reach
+/// (Source's is 72 to 80 units, about 2 m).
+pub const USE_REACH: f32 = 2.0;
+
+/// The spawn-selection seed: fixed, so a run is reproducible.
+pub const SPAWN_SEED: u64 = 0x5eed_d1ce;
+
+/// Why a host could not start or a tick failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// A pallet or the map could not be found or read.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// A `--set` that was refused.
+    #[error(transparent)]
+    Pref(#[from] PrefError),
+    /// The map did not install.
+    #[error("{map}: {message}")]
+    Install {
+        /// The map's barcode.
+        map: String,
+        /// Why.
+        message: String,
+    },
+    /// The physics world refused something.
+    #[error("physics: {0}")]
+    Physics(String),
+    /// The job system failed.
+    #[error("jobs: {0}")]
+    Jobs(String),
+    /// A `world.tickRate` the logic runtime does not run at.
+    #[error("world.tickRate {asked}: the logic runtime (dh-sims) runs at {runs} Hz only")]
+    TickRate {
+        /// The preference's value.
+        asked: u32,
+        /// The rate dh-sims runs at.
+        runs: f64,
+    },
+    /// The script failed (a command, or an `expect`).
+    #[error(transparent)]
+    Script(#[from] ScriptError),
+}
+
+/// What a host is started with.
+#[derive(Debug, Clone, Default)]
+pub struct HostOptions {
+    /// The map, by any rung of the ladder (`logic-map`, `core:maps/logic-map.dh-map`).
+    pub map: String,
+    /// Pallet files to mount beside the core pallet.
+    pub pallets: Vec<PathBuf>,
+    /// `--set name=value` arguments, applied before the map installs.
+    pub sets: Vec<String>,
+}
+
+/// A pawn's held walk input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Held {
+    forward: f32,
+    right: f32,
+    /// Ticks left; `None` holds until the next `move`.
+    left: Option<u64>,
+}
+
+/// The sims world's overlap queries answered by the physics world.
+struct Overlaps<'a>(&'a PhysicsWorld);
+
+impl OverlapSource for Overlaps<'_> {
+    fn pawns_in_box(&self, pose: &dh_sims::Pose, half_extents: [f32; 3]) -> Vec<PawnId> {
+        let p = physics::Pose::new(pose.position, pose.rotation.0);
+        self.0
+            .pawns_overlapping_box(p, half_extents)
+            .unwrap_or_default()
+    }
+}
+
+/// The job system's parallel-for as the sims world's [`dh_sims::Parallel`].
+pub struct JobsParallel<'a>(pub &'a Scheduler);
+
+impl dh_sims::Parallel for JobsParallel<'_> {
+    fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut T) + Sync,
+    {
+        self.0.parallel_for_mut(items, 0, f);
+    }
+}
+
+/// A running map.
+pub struct Host {
+    /// The preferences.
+    pub prefs: Prefs,
+    catalog: Catalog,
+    map: String,
+    tick_rate: u32,
+    sim: SimWorld,
+    physics: PhysicsWorld,
+    /// Every body by its entity, and back.
+    bodies: HashMap<hecs::Entity, Vec<BodyHandle>>,
+    owners: HashMap<BodyHandle, hecs::Entity>,
+    /// Kinematic bodies, in author order.
+    kinematic: Vec<(hecs::Entity, BodyHandle)>,
+    spawns: Vec<SpawnPose>,
+    rng: SpawnRng,
+    pawns: BTreeMap<String, PawnId>,
+    names: BTreeMap<PawnId, String>,
+    inputs: BTreeMap<PawnId, PawnInput>,
+    held: BTreeMap<PawnId, Held>,
+    pending: Vec<Input>,
+    output: Vec<String>,
+    tick: u64,
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("map", &self.map)
+            .field("tick", &self.tick)
+            .field("pawns", &self.pawns)
+            .finish()
+    }
+}
+
+fn grip_of(catalog: &Catalog, sim: &SimWorld, slot: Option<dh_sims::MaterialSlot>) -> f32 {
+    // A surface's grip comes from its material's `surface` preset; stone where the material
+    // names none or cannot be read.
+    let stone = surface_preset("stone").map_or(1.0, |s| s.grip);
+    let Some(slot) = slot else { return stone };
+    let Some(reference) = sim.materials().references.get(slot.0 as usize) else {
+        return stone;
+    };
+    let Ok(json) = catalog.object_json(reference) else {
+        return stone;
+    };
+    match json.get("surface").and_then(|v| v.as_str()) {
+        Some(name) => surface_preset(name).map_or(stone, |s| s.grip),
+        None => stone,
+    }
+}
+
+fn shape_spec(shape: &ColliderShape, scale: [f32; 3], grip: f32) -> Option<ShapeSpec> {
+    let s = |v: [f32; 3]| [v[0] * scale[0], v[1] * scale[1], v[2] * scale[2]];
+    let a = |v: [f32; 3]| {
+        [
+            v[0] * scale[0].abs(),
+            v[1] * scale[1].abs(),
+            v[2] * scale[2].abs(),
+        ]
+    };
+    let max_scale = scale.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    Some(match shape {
+        ColliderShape::Box {
+            center,
+            rotation,
+            half_extents,
+            ..
+        } => ShapeSpec {
+            local: physics::Pose::new(s(*center), rotation.0),
+            shape: physics::ColliderShape::Box {
+                half_extents: a(*half_extents),
+            },
+            grip,
+        },
+        ColliderShape::Sphere { center, radius, .. } => ShapeSpec {
+            local: physics::Pose::from_position(s(*center)),
+            shape: physics::ColliderShape::Sphere {
+                radius: radius * max_scale,
+            },
+            grip,
+        },
+        ColliderShape::Capsule {
+            center,
+            rotation,
+            radius,
+            height,
+            ..
+        } => ShapeSpec {
+            local: physics::Pose::new(s(*center), rotation.0),
+            shape: physics::ColliderShape::Capsule {
+                radius: radius * max_scale,
+                height: height * max_scale,
+            },
+            grip,
+        },
+        ColliderShape::Hull { points, .. } => ShapeSpec {
+            local: physics::Pose::IDENTITY,
+            shape: physics::ColliderShape::Hull {
+                points: points.iter().map(|p| s(*p)).collect(),
+            },
+            grip,
+        },
+        // Cooked mesh collision is not read by the headless host yet (no map in the core
+        // pallet has any): such a shape makes no body.
+        ColliderShape::Mesh { .. } => return None,
+    })
+}
+
+impl Host {
+    /// Mounts the pallets, reads and installs the map, and builds its physics world.
+    pub fn start(options: &HostOptions) -> Result<Host, HostError> {
+        let mut prefs = Prefs::new();
+        for s in &options.sets {
+            prefs.apply_set_argument(s)?;
+        }
+        let mut catalog = Catalog::with_core()?;
+        for p in &options.pallets {
+            catalog.mount_file(p)?;
+        }
+        let (found, map) = catalog.load_map(&options.map)?;
+        let ctx = MapContext {
+            pallet: found.pallet.clone(),
+            path: found.path.clone(),
+            dependencies: catalog.dependencies(&found.pallet),
+        };
+        let resolver = |barcode: &str| -> Option<ResolvedObject> {
+            let json = catalog.object_json(barcode).ok()?;
+            let root = json.get("resolved").unwrap_or(&json);
+            Some(ResolvedObject::from_object_json(barcode, root))
+        };
+        let sim = SimWorld::install_in(&map, &ctx, &resolver).map_err(|e| HostError::Install {
+            map: found.barcode(),
+            message: e.to_string(),
+        })?;
+        let tick_rate = prefs.tick_rate();
+        if f64::from(tick_rate) != dh_sims::TICK_RATE {
+            // The logic runtime's tick is a constant; a physics step of another length
+            // would put the two out of step.
+            return Err(HostError::TickRate {
+                asked: tick_rate,
+                runs: dh_sims::TICK_RATE,
+            });
+        }
+        let params = PhysicsParams {
+            tick_rate: tick_rate as f32,
+            step_height: prefs.step_height(),
+            ..PhysicsParams::default()
+        };
+        let physics = PhysicsWorld::new(params).map_err(|e| HostError::Physics(e.to_string()))?;
+        let mut host = Host {
+            prefs,
+            catalog,
+            map: found.barcode(),
+            tick_rate,
+            sim,
+            physics,
+            bodies: HashMap::new(),
+            owners: HashMap::new(),
+            kinematic: Vec::new(),
+            spawns: Vec::new(),
+            rng: SpawnRng::new(SPAWN_SEED),
+            pawns: BTreeMap::new(),
+            names: BTreeMap::new(),
+            inputs: BTreeMap::new(),
+            held: BTreeMap::new(),
+            pending: Vec::new(),
+            output: Vec::new(),
+            tick: 0,
+        };
+        host.build_physics()?;
+        Ok(host)
+    }
+
+    /// One body per collider that stands as one, in author order; the spawns.
+    fn build_physics(&mut self) -> Result<(), HostError> {
+        let records: Vec<hecs::Entity> = self.sim.records().to_vec();
+        for e in records {
+            if self.sim.get::<SpawnPoint>(e).is_some() {
+                if let Some(p) = self.sim.world_pose(e) {
+                    let (yaw, _) = p.rotation.yaw_pitch_degrees();
+                    self.spawns.push(SpawnPose {
+                        feet: p.position,
+                        yaw,
+                    });
+                }
+            }
+            let (Some(body), Some(collider)) =
+                (self.sim.get::<Body>(e), self.sim.get::<Collider>(e))
+            else {
+                continue;
+            };
+            let kind = match body.role {
+                BodyRole::Static => BodyKind::Static,
+                BodyRole::Kinematic => BodyKind::Kinematic,
+                BodyRole::Dynamic => {
+                    let mass = self
+                        .sim
+                        .get::<PhysicsProp>(e)
+                        .and_then(|p| p.mass)
+                        .unwrap_or(30.0);
+                    BodyKind::Dynamic { mass }
+                }
+                BodyRole::Sensor | BodyRole::Passable | BodyRole::None => continue,
+            };
+            if self.sim.world().get::<&dh_sims::Disabled>(e).is_ok() {
+                continue;
+            }
+            let Some(pose) = self.sim.world_pose(e) else {
+                continue;
+            };
+            let shapes: Vec<ShapeSpec> = collider
+                .shapes
+                .iter()
+                .filter_map(|s| {
+                    let slot = match s {
+                        ColliderShape::Box { material, .. }
+                        | ColliderShape::Sphere { material, .. }
+                        | ColliderShape::Capsule { material, .. }
+                        | ColliderShape::Hull { material, .. }
+                        | ColliderShape::Mesh { material, .. } => material.or(collider.material),
+                    };
+                    shape_spec(s, pose.scale, grip_of(&self.catalog, &self.sim, slot))
+                })
+                .collect();
+            if shapes.is_empty() {
+                continue;
+            }
+            let ppose = physics::Pose::new(pose.position, pose.rotation.0);
+            let handle = self.physics.add_body(kind, ppose, &shapes).map_err(|err| {
+                HostError::Physics(format!(
+                    "{}: {err}",
+                    self.sim.name_of(e).unwrap_or_else(|| "a record".into())
+                ))
+            })?;
+            if matches!(kind, BodyKind::Kinematic) {
+                self.kinematic.push((e, handle));
+            }
+            self.bodies.entry(e).or_default().push(handle);
+            self.owners.insert(handle, e);
+        }
+        Ok(())
+    }
+
+    /// The map's barcode.
+    pub fn map(&self) -> &str {
+        &self.map
+    }
+
+    /// The next tick to run.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// The installed tick rate.
+    pub fn tick_rate(&self) -> u32 {
+        self.tick_rate
+    }
+
+    /// The simulation world.
+    pub fn sim(&self) -> &SimWorld {
+        &self.sim
+    }
+
+    /// The physics world.
+    pub fn physics(&self) -> &PhysicsWorld {
+        &self.physics
+    }
+
+    /// Output the script produced since the last call (`print`, `lights.list`, reports).
+    pub fn take_output(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.output)
+    }
+
+    fn pawn(&self, name: &str) -> Result<PawnId, String> {
+        self.pawns.get(name).copied().ok_or_else(|| {
+            if self.pawns.is_empty() {
+                format!("no pawn named '{name}' (no pawn is spawned)")
+            } else {
+                format!(
+                    "no pawn named '{name}'; the pawns are {}",
+                    self.pawns.keys().cloned().collect::<Vec<_>>().join(", ")
+                )
+            }
+        })
+    }
+
+    /// Runs one tick: the script's due commands, the logic tick and the physics step.
+    /// Returns the tick's trace lines.
+    pub fn step(
+        &mut self,
+        script: Option<&mut ScriptRunner>,
+        scheduler: &Scheduler,
+        timer: &FrameTimer,
+    ) -> Result<Vec<TraceLine>, HostError> {
+        let tick = self.tick;
+        if let Some(runner) = script {
+            let _s = timer.scope("script");
+            runner.run_due(self, tick)?;
+        }
+        {
+            let _s = timer.scope("input");
+            // Held walks count down; every pawn's input goes to the physics world.
+            // A walk held for n ticks moves the pawn in n ticks and stops it in the next.
+            let mut ended = Vec::new();
+            for (&id, held) in self.held.iter_mut() {
+                let input = self.inputs.entry(id).or_default();
+                match held.left {
+                    Some(0) => {
+                        input.move_local = [0.0, 0.0];
+                        ended.push(id);
+                    }
+                    Some(ref mut n) => {
+                        input.move_local = [held.right, held.forward];
+                        *n -= 1;
+                    }
+                    None => input.move_local = [held.right, held.forward],
+                }
+            }
+            for id in ended {
+                self.held.remove(&id);
+            }
+            for (&id, input) in self.inputs.iter_mut() {
+                self.physics
+                    .set_pawn_input(id, *input)
+                    .map_err(|e| HostError::Physics(e.to_string()))?;
+                input.jump = false;
+            }
+        }
+        let inputs = std::mem::take(&mut self.pending);
+        let sim = Mutex::new(&mut self.sim);
+        let phys = Mutex::new(&mut self.physics);
+        let kinematic = &self.kinematic;
+        let events = Mutex::new(None);
+        {
+            let mut graph = JobGraph::new();
+            let logic = graph.add(Lane::Critical, "logic", || {
+                let (Ok(mut sim), Ok(phys)) = (sim.lock(), phys.lock()) else {
+                    return;
+                };
+                let ev = sim.tick_with(&inputs, &Overlaps(&phys), &JobsParallel(scheduler));
+                if let Ok(mut slot) = events.lock() {
+                    *slot = Some(ev);
+                }
+            });
+            let step = graph.add(Lane::Critical, "physics", || {
+                let (Ok(sim), Ok(mut phys)) = (sim.lock(), phys.lock()) else {
+                    return;
+                };
+                let targets: HashMap<hecs::Entity, dh_sims::Pose> =
+                    sim.kinematic_targets().into_iter().collect();
+                for (e, body) in kinematic {
+                    if let Some(p) = targets.get(e) {
+                        // A body whose target is refused keeps its last pose.
+                        let _ = phys.set_kinematic_target(
+                            *body,
+                            physics::Pose::new(p.position, p.rotation.0),
+                        );
+                    }
+                }
+                phys.step();
+            });
+            graph
+                .depend(step, logic)
+                .map_err(|e| HostError::Jobs(e.to_string()))?;
+            scheduler
+                .run_graph_timed(&mut graph, timer)
+                .map_err(|e| HostError::Jobs(e.to_string()))?;
+        }
+        let events =
+            events.into_inner().ok().flatten().ok_or_else(|| {
+                HostError::Jobs(format!("tick {tick}: the logic job did not finish"))
+            })?;
+        {
+            let _s = timer.scope("teleports");
+            for t in &events.teleports {
+                let Ok(state) = self.physics.pawn_state(t.pawn) else {
+                    continue;
+                };
+                let moved = t.apply(state.feet, state.yaw, state.pitch, state.velocity);
+                use dh_content::schema::components::logic::TeleportVelocity as Authored;
+                let velocity = match t.velocity {
+                    Authored::Keep => TeleportVelocity::Keep,
+                    Authored::Zero => TeleportVelocity::Zero,
+                    Authored::Turn => TeleportVelocity::Turn(t.frame_change().0),
+                };
+                self.physics
+                    .teleport_pawn(t.pawn, moved.position, moved.yaw, moved.pitch, velocity)
+                    .map_err(|e| HostError::Physics(e.to_string()))?;
+            }
+        }
+        self.tick += 1;
+        Ok(self.sim.take_trace())
+    }
+
+    fn entity(&self, name: &str) -> Result<hecs::Entity, String> {
+        self.sim
+            .entity_named(name)
+            .ok_or_else(|| format!("no pawn or record named '{name}'"))
+    }
+}
+
+fn bool_value(b: bool) -> Value {
+    Value::Bool(b)
+}
+
+impl ScriptHost for Host {
+    fn tick_rate(&self) -> u32 {
+        self.tick_rate
+    }
+
+    fn set_pref(&mut self, name: &str, value: &str) -> Result<(), String> {
+        self.prefs.set(name, value).map_err(|e| e.to_string())?;
+        if name == crate::prefs::STEP_HEIGHT {
+            let mut params = *self.physics.params();
+            params.step_height = self.prefs.step_height();
+            self.physics.set_params(params).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    fn spawn(&mut self, pawn: &str, at: Option<[f32; 3]>, yaw: Option<f32>) -> Result<(), String> {
+        if self.pawns.contains_key(pawn) {
+            return Err(format!("a pawn named '{pawn}' is already spawned"));
+        }
+        if self.sim.entity_named(pawn).is_some() {
+            return Err(format!(
+                "the map has a record named '{pawn}'; give the pawn another name"
+            ));
+        }
+        let (feet, facing) = match at {
+            Some(p) => (p, yaw.unwrap_or(0.0)),
+            None => {
+                let s = self.physics.select_spawn(&self.spawns, &mut self.rng);
+                (s.feet, yaw.unwrap_or(s.yaw))
+            }
+        };
+        let id = self
+            .physics
+            .spawn_pawn(feet, facing)
+            .map_err(|e| e.to_string())?;
+        self.pawns.insert(pawn.to_string(), id);
+        self.names.insert(id, pawn.to_string());
+        self.inputs.insert(
+            id,
+            PawnInput {
+                yaw: facing,
+                ..PawnInput::default()
+            },
+        );
+        Ok(())
+    }
+
+    fn move_pawn(
+        &mut self,
+        pawn: &str,
+        forward: f32,
+        right: f32,
+        ticks: Option<u64>,
+    ) -> Result<(), String> {
+        let id = self.pawn(pawn)?;
+        self.held.insert(
+            id,
+            Held {
+                forward,
+                right,
+                left: ticks,
+            },
+        );
+        Ok(())
+    }
+
+    fn turn(&mut self, pawn: &str, yaw: f32, pitch: Option<f32>) -> Result<(), String> {
+        let id = self.pawn(pawn)?;
+        let input = self.inputs.entry(id).or_default();
+        input.yaw = yaw;
+        if let Some(p) = pitch {
+            input.pitch = p;
+        }
+        Ok(())
+    }
+
+    fn jump(&mut self, pawn: &str) -> Result<(), String> {
+        let id = self.pawn(pawn)?;
+        self.inputs.entry(id).or_default().jump = true;
+        Ok(())
+    }
+
+    fn use_key(&mut self, pawn: &str) -> Result<(), String> {
+        let id = self.pawn(pawn)?;
+        // The physics world answers with the pose the last step left; the script's `turn`
+        // this tick reaches it first.
+        if let Some(input) = self.inputs.get(&id) {
+            self.physics
+                .set_pawn_input(id, *input)
+                .map_err(|e| e.to_string())?;
+        }
+        let hit = self
+            .physics
+            .use_target(id, USE_REACH)
+            .map_err(|e| e.to_string())?;
+        if let Some(target_entity) = hit.and_then(|b| self.owners.get(&b).copied()) {
+            self.pending.push(Input::Use {
+                pawn: id,
+                target_entity,
+            });
+        }
+        Ok(())
+    }
+
+    fn teleport(&mut self, pawn: &str, to: [f32; 3]) -> Result<(), String> {
+        let id = self.pawn(pawn)?;
+        let state = self.physics.pawn_state(id).map_err(|e| e.to_string())?;
+        self.physics
+            .teleport_pawn(id, to, state.yaw, state.pitch, TeleportVelocity::Zero)
+            .map_err(|e| e.to_string())
+    }
+
+    fn noclip(&mut self, pawn: &str, on: Option<bool>) -> Result<String, String> {
+        self.pawn(pawn)?;
+        if !self.prefs.noclip_allowed() {
+            return Err(
+                "noclip is not allowed on this world (world.noclipAllowed is false)".into(),
+            );
+        }
+        Err(format!(
+            "noclip{}: the physics world has no noclip mode yet",
+            match on {
+                Some(true) => " on",
+                Some(false) => " off",
+                None => "",
+            }
+        ))
+    }
+
+    fn lights_list(&mut self, pattern: Option<&str>) -> Result<String, String> {
+        let lines = self.sim.lights_list();
+        let names: Vec<String> = match pattern {
+            Some(p) => self
+                .sim
+                .lights_matching(p)
+                .into_iter()
+                .map(|(_, n)| n)
+                .collect(),
+            None => Vec::new(),
+        };
+        if pattern.is_some() && names.is_empty() {
+            return Err(format!(
+                "lights.list: no light matches '{}'",
+                pattern.unwrap_or("")
+            ));
+        }
+        Ok(lines
+            .into_iter()
+            .filter(|l| pattern.is_none() || names.iter().any(|n| l.starts_with(&format!("{n}:"))))
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+
+    fn lights_set(
+        &mut self,
+        pattern: &str,
+        field: &str,
+        value: &[String],
+    ) -> Result<String, String> {
+        let args: Vec<&str> = value.iter().map(String::as_str).collect();
+        self.sim
+            .lights_set(pattern, field, &args)
+            .map_err(|e| e.to_string())
+    }
+
+    fn lights_reset(&mut self, pattern: &str) -> Result<String, String> {
+        self.sim.lights_reset(pattern).map_err(|e| e.to_string())
+    }
+
+    fn scene_enable(&mut self, name: &str, enabled: bool) -> Result<String, String> {
+        self.entity(name)?;
+        Err(format!(
+            "scene.{}: switching a record live needs the simulation world's switch (dh-sims has none yet)",
+            if enabled { "enable" } else { "disable" }
+        ))
+    }
+
+    fn query(&self, entity: &str, property: &str) -> Result<Value, String> {
+        if let Some(&id) = self.pawns.get(entity) {
+            let s = self.physics.pawn_state(id).map_err(|e| e.to_string())?;
+            let n = |v: f32| Ok(Value::Number(f64::from(v)));
+            return match property {
+                "x" => n(s.feet[0]),
+                "y" => n(s.feet[1]),
+                "z" => n(s.feet[2]),
+                "yaw" => n(s.yaw),
+                "pitch" => n(s.pitch),
+                "vx" => n(s.velocity[0]),
+                "vy" => n(s.velocity[1]),
+                "vz" => n(s.velocity[2]),
+                "grounded" => Ok(bool_value(s.grounded)),
+                _ => Err(format!(
+                    "a pawn has no property '{property}'; it has x, y, z, yaw, pitch, vx, vy, vz, grounded"
+                )),
+            };
+        }
+        let e = self.entity(entity)?;
+        let sim = &self.sim;
+        // A prop's pose is the solver's; everything else stands where the sims world put it.
+        let pose = || -> Option<[f32; 3]> {
+            if let Some(h) = self.bodies.get(&e).and_then(|b| b.first()) {
+                if sim.get::<PhysicsProp>(e).is_some() {
+                    return self.physics.body_pose(*h).ok().map(|p| p.position);
+                }
+            }
+            sim.world_pose(e).map(|p| p.position)
+        };
+        let num = |v: f64| Ok(Value::Number(v));
+        let missing = |what: &str| Err(format!("{entity} has no {what}, so no '{property}'"));
+        match property {
+            "x" | "y" | "z" => {
+                let p = pose().ok_or_else(|| format!("{entity} has no position"))?;
+                let i = match property {
+                    "x" => 0,
+                    "y" => 1,
+                    _ => 2,
+                };
+                num(f64::from(p[i]))
+            }
+            "open" | "moving" | "opening" => match sim.get::<Mover>(e) {
+                Some(m) => match property {
+                    "open" => num(m.open_fraction()),
+                    "moving" => Ok(bool_value(m.state.moving)),
+                    _ => Ok(bool_value(m.state.heading == dh_sims::Heading::Open)),
+                },
+                None => missing("dh.mover"),
+            },
+            "on" => match sim.get::<Light>(e) {
+                Some(l) => Ok(bool_value(l.on)),
+                None => missing("dh.light"),
+            },
+            "pressed" => match sim.get::<Button>(e) {
+                Some(b) => Ok(bool_value(b.latch)),
+                None => missing("dh.button"),
+            },
+            "occupancy" => match (sim.get::<PressurePlate>(e), sim.get::<Trigger>(e)) {
+                (Some(p), _) => num(p.occupants.len() as f64),
+                _ => missing("dh.pressurePlate"),
+            },
+            "enabled" => match sim.get::<Trigger>(e) {
+                Some(t) => Ok(bool_value(t.enabled)),
+                None => Ok(bool_value(sim.world().get::<&dh_sims::Disabled>(e).is_err())),
+            },
+            "a" | "b" => {
+                let a = property == "a";
+                if let Some(g) = sim.get::<dh_sims::AndGate>(e) {
+                    Ok(bool_value(if a { g.a } else { g.b }))
+                } else if let Some(g) = sim.get::<dh_sims::OrGate>(e) {
+                    Ok(bool_value(if a { g.a } else { g.b }))
+                } else if let (true, Some(g)) = (a, sim.get::<dh_sims::NotGate>(e)) {
+                    Ok(bool_value(g.a))
+                } else {
+                    missing("gate")
+                }
+            }
+            "name" => Ok(Value::Text(
+                sim.get::<Name>(e).map(|n| n.0).unwrap_or_default(),
+            )),
+            _ => Err(format!(
+                "unknown property '{property}'; a record has x, y, z, open, moving, opening, on, pressed, occupancy, enabled, a, b"
+            )),
+        }
+    }
+
+    fn print(&mut self, text: &str) {
+        self.output.push(text.to_string());
+    }
+}

@@ -1,0 +1,258 @@
+//! `dh-engine run` and `dh-engine bench`: the fixed-tick loop around a [`Host`], its output,
+//! and the frame timer at the end.
+
+use std::io::Write;
+
+use dh_jobs::{FrameTimer, Scheduler};
+
+use crate::cli::{RunOptions, UsageError};
+use crate::host::{Host, HostError, HostOptions};
+use crate::script::{self, ScriptRunner};
+
+/// Ticks `run` takes with neither `--ticks` nor a script: one second.
+pub const DEFAULT_RUN_TICKS: u64 = 64;
+/// Ticks `bench` takes without `--ticks`: 100 seconds at 64 Hz.
+pub const DEFAULT_BENCH_TICKS: u64 = 6400;
+/// The scene `bench` runs without one.
+pub const DEFAULT_BENCH_SCENE: &str = "core:maps/logic-map.dh-map";
+
+/// How a run ended.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+pub enum Outcome {
+    /// Every tick ran and every `expect` held.
+    Done,
+    /// An `expect` failed or the run failed (exit status 1).
+    Failed,
+    /// The command line, the map or the script was refused (exit status 2).
+    Usage,
+}
+
+impl Outcome {
+    /// The process exit status.
+    pub fn code(self) -> i32 {
+        match self {
+            Outcome::Done => 0,
+            Outcome::Failed => 1,
+            Outcome::Usage => 2,
+        }
+    }
+}
+
+/// The bench scene's script for the core logic-map, for `ticks` ticks: `doorPawn` stands at
+/// doorButton and presses it every 160 ticks (the door opens over 80 and closes over 80);
+/// `lampPawn` presses lampButton every 160 ticks; `rider` stands on the lift's plate, rides
+/// it up, walks backward off it once it is up (dropping to the floor, so the lift goes
+/// home), and forward onto the plate again once it is home.
+pub fn logic_map_bench_script(ticks: u64) -> String {
+    let mut s = String::from(
+        "# dh-engine bench: the core logic-map with scripted pawns\n\
+         spawn doorPawn -3 0 1.9 180\n\
+         turn doorPawn 180 -30\n\
+         spawn lampPawn 3 0 1.9 180\n\
+         turn lampPawn 180 -30\n\
+         spawn rider 4 0.2 -9 0\n",
+    );
+    let mut t = 0u64;
+    while t + 160 <= ticks {
+        s.push_str("use doorPawn\n");
+        s.push_str("use lampPawn\n");
+        // The rider rides for 160 ticks, then steps off (back toward the room) and on again.
+        if (t / 160) % 2 == 1 {
+            s.push_str("move rider -1 0 24\n");
+        } else if t > 0 {
+            s.push_str("move rider 1 0 24\n");
+        }
+        s.push_str("wait 160 ticks\n");
+        t += 160;
+    }
+    s
+}
+
+/// Where the logic trace goes.
+fn trace_sink<'a>(json: bool, out: &'a mut dyn Write, err: &'a mut dyn Write) -> &'a mut dyn Write {
+    if json {
+        err
+    } else {
+        out
+    }
+}
+
+/// Runs `run` (`bench` false) or `bench` (`bench` true), writing to `out` and `err`.
+pub fn run(options: &RunOptions, bench: bool, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    match run_inner(options, bench, out, err) {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = writeln!(err, "dh-engine: {e}");
+            match e {
+                RunError::Usage(_) => Outcome::Usage,
+                RunError::Host(
+                    HostError::Catalog(_) | HostError::Pref(_) | HostError::TickRate { .. },
+                ) => Outcome::Usage,
+                RunError::Host(HostError::Script(ref s))
+                    if !s.is_expectation() && matches!(s, script::ScriptError::Parse(_)) =>
+                {
+                    Outcome::Usage
+                }
+                RunError::Host(_) | RunError::Io(_) => Outcome::Failed,
+            }
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    #[error(transparent)]
+    Host(#[from] HostError),
+    #[error("{0}")]
+    Io(String),
+}
+
+fn run_inner(
+    options: &RunOptions,
+    bench: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, RunError> {
+    let map = match (&options.map, bench) {
+        (Some(m), _) => m.clone(),
+        (None, true) => DEFAULT_BENCH_SCENE.to_string(),
+        (None, false) => return Err(UsageError("run needs --map M".into()).into()),
+    };
+    let mut host = Host::start(&HostOptions {
+        map,
+        pallets: options.pallets.clone(),
+        sets: options.sets.clone(),
+    })?;
+    let default_ticks = if bench {
+        DEFAULT_BENCH_TICKS
+    } else {
+        DEFAULT_RUN_TICKS
+    };
+    let mut runner = match (&options.script, bench) {
+        (Some(path), _) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| UsageError(format!("cannot read script {}: {e}", path.display())))?;
+            Some(ScriptRunner::new(
+                script::parse(&path.display().to_string(), &text).map_err(HostError::from)?,
+            ))
+        }
+        (None, true) if host.map() == DEFAULT_BENCH_SCENE => {
+            let ticks = options.ticks.unwrap_or(default_ticks);
+            Some(ScriptRunner::new(
+                script::parse("bench:logic-map", &logic_map_bench_script(ticks))
+                    .map_err(HostError::from)?,
+            ))
+        }
+        (None, _) => None,
+    };
+    let threads = options.workers.unwrap_or_else(Scheduler::default_threads);
+    let scheduler = Scheduler::new(threads).map_err(|e| HostError::Jobs(e.to_string()))?;
+    let timer = FrameTimer::new();
+    let _ = scheduler.take_stats();
+
+    let limit = options.ticks;
+    let mut failure = None;
+    loop {
+        let done = match (limit, &runner) {
+            (Some(n), _) => host.tick() >= n,
+            (None, Some(r)) => r.finished(),
+            (None, None) => host.tick() >= default_ticks,
+        };
+        if done {
+            break;
+        }
+        let result = host.step(runner.as_mut(), &scheduler, &timer);
+        timer.record_job_stats(&scheduler.take_stats());
+        timer.end_frame();
+        let output = host.take_output();
+        let sink = trace_sink(options.json, out, err);
+        match result {
+            Ok(lines) => {
+                if !options.quiet {
+                    for l in lines {
+                        let _ = writeln!(sink, "{l}");
+                    }
+                }
+                for l in output {
+                    let _ = writeln!(sink, "{l}");
+                }
+            }
+            Err(e) => {
+                for l in output {
+                    let _ = writeln!(sink, "{l}");
+                }
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    // Commands due after the last tick (a closing `expect`) still run, against the end state.
+    if failure.is_none() {
+        if let Some(r) = runner.as_mut() {
+            let tick = host.tick();
+            if let Err(e) = r.run_due(&mut host, tick) {
+                failure = Some(e.into());
+            }
+            for l in host.take_output() {
+                let _ = writeln!(trace_sink(options.json, out, err), "{l}");
+            }
+            if failure.is_none() && !r.finished() {
+                if let Some(at) = r.position() {
+                    let _ = writeln!(
+                        err,
+                        "dh-engine: the script stopped after {tick} ticks at {at}"
+                    );
+                }
+            }
+        }
+    }
+
+    let report = timer.report();
+    if options.json {
+        let _ = writeln!(out, "{}", report.to_json());
+    } else {
+        let _ = writeln!(
+            out,
+            "{} ticks of {} at {} Hz on {} thread(s)",
+            host.tick(),
+            host.map(),
+            host.tick_rate(),
+            threads
+        );
+        let _ = write!(out, "{}", report.to_table());
+    }
+    if let Some(path) = &options.trace {
+        report
+            .write_chrome_trace(path)
+            .map_err(|e| RunError::Io(format!("cannot write {}: {e}", path.display())))?;
+    }
+    match failure {
+        None => Ok(Outcome::Done),
+        Some(e) => {
+            let _ = writeln!(err, "dh-engine: {e}");
+            Ok(Outcome::Failed)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bench_script_parses_and_spans_the_ticks() {
+        let text = logic_map_bench_script(640);
+        let s = script::parse("bench", &text).unwrap_or_else(|e| panic!("{e}"));
+        let waits: u64 = s
+            .lines
+            .iter()
+            .filter_map(|l| match l.command {
+                script::Command::Wait(script::Wait::Ticks(n)) => Some(n),
+                _ => None,
+            })
+            .sum();
+        assert_eq!(waits, 640);
+    }
+}

@@ -1,0 +1,223 @@
+//! The core logic-map demo run headless through a script, tick by tick
+//! (`tests/scripts/logic-demo.dhs`), and the determinism of a scripted run.
+
+use std::path::PathBuf;
+
+use dh_engine::cli::RunOptions;
+use dh_engine::run::{run, Outcome};
+
+fn script(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/scripts")
+        .join(name)
+}
+
+/// Runs `options` as `dh-engine run`, returning (outcome, stdout, stderr).
+fn run_capture(options: &RunOptions) -> (Outcome, String, String) {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let outcome = run(options, false, &mut out, &mut err);
+    (
+        outcome,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+fn demo_options() -> RunOptions {
+    RunOptions {
+        map: Some("logic-map".into()),
+        script: Some(script("logic-demo.dhs")),
+        workers: Some(2),
+        json: true,
+        ..RunOptions::default()
+    }
+}
+
+#[test]
+fn the_logic_map_demo_holds_tick_by_tick() {
+    let (outcome, out, err) = run_capture(&demo_options());
+    assert_eq!(outcome, Outcome::Done, "stderr:\n{err}");
+    // The trace, written by hand from content/core/README.md's timings: the door pressed in
+    // tick 2 arrives 80 ticks later; the lamp's timer fires 64 ticks after its press; the
+    // platform turns at 128 and 256; the rider stands on the plate in tick 261, the lift
+    // arrives 160 ticks later, and he steps off the plate in tick 438 (the lift home 160
+    // ticks after).
+    let trace: Vec<&str> = err.lines().filter(|l| l.starts_with('[')).collect();
+    let want = [
+        "[0] platformStart fired onMapStart -> platform.open",
+        "[2] doorButton fired onPressed -> slidingDoor.toggle",
+        "[2] lampButton fired onPressed -> lampTimer.fire",
+        "[66] lampTimer fired onTimer -> lampOr.setA(true)",
+        "[66] lampOr fired onTrue -> lamp.turnOn",
+        "[82] slidingDoor fired onOpened",
+        "[83] doorButton fired onPressed -> slidingDoor.toggle",
+        "[128] platform fired onOpened -> platform.close",
+        "[163] slidingDoor fired onClosed",
+        "[164] lampButton fired onPressed -> lampTimer.fire",
+        "[228] lampTimer fired onTimer -> lampOr.setA(true)",
+        "[256] platform fired onClosed -> platform.open",
+        "[261] liftPlate fired onStartTouch -> liftPlatform.open",
+    ];
+    assert_eq!(
+        &trace[..want.len()],
+        &want[..],
+        "trace:\n{}",
+        trace.join("\n")
+    );
+    let rest = &trace[want.len()..];
+    assert!(
+        rest.contains(&"[421] liftPlatform fired onOpened"),
+        "{rest:?}"
+    );
+    let end_touch = rest
+        .iter()
+        .find(|l| l.ends_with("liftPlate fired onEndTouch -> liftPlatform.close"))
+        .unwrap_or_else(|| panic!("no onEndTouch in {rest:?}"));
+    let end_tick: u64 = end_touch[1..end_touch.find(']').unwrap_or(1)]
+        .parse()
+        .unwrap_or_else(|e| panic!("{end_touch}: {e}"));
+    assert!((422..470).contains(&end_tick), "{end_touch}");
+    let closed = format!("[{}] liftPlatform fired onClosed", end_tick + 160);
+    assert!(rest.contains(&closed.as_str()), "{closed} not in {rest:?}");
+    // The lamp's second press re-fired the timer but never the gate: one onTrue.
+    assert_eq!(trace.iter().filter(|l| l.contains("onTrue")).count(), 1);
+    // --json: the frame timer is JSON on stdout.
+    assert!(out.trim_start().starts_with('{'), "{out}");
+}
+
+#[test]
+fn two_runs_of_one_script_print_identical_traces() {
+    let (a, _, trace_a) = run_capture(&demo_options());
+    let mut two_workers = demo_options();
+    two_workers.workers = Some(1);
+    let (b, _, trace_b) = run_capture(&two_workers);
+    let (c, _, trace_c) = run_capture(&demo_options());
+    assert_eq!((a, b, c), (Outcome::Done, Outcome::Done, Outcome::Done));
+    assert!(trace_a.lines().count() > 15);
+    assert_eq!(trace_a, trace_c);
+    assert_eq!(trace_a, trace_b, "one worker and two give one trace");
+}
+
+#[test]
+fn a_failed_expect_fails_the_run_naming_the_line() {
+    let dir = std::env::temp_dir().join(format!("dh-engine-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join("fails.dhs");
+    std::fs::write(
+        &path,
+        "# the door is shut until pressed\nwait 10 ticks\nexpect slidingDoor.open == 1\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (outcome, out, err) = run_capture(&RunOptions {
+        map: Some("core:maps/logic-map.dh-map".into()),
+        script: Some(path.clone()),
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome, Outcome::Failed);
+    assert_eq!(outcome.code(), 1);
+    let want = format!(
+        "dh-engine: {}:3: expectation failed at tick 10: expect slidingDoor.open == 1 (actual slidingDoor.open = 0)",
+        path.display()
+    );
+    assert!(err.lines().any(|l| l == want), "stderr:\n{err}");
+    // The frame timer still prints.
+    assert!(
+        out.contains("10 ticks of core:maps/logic-map.dh-map at 64 Hz"),
+        "{out}"
+    );
+
+    std::fs::write(&path, "wait 10 tick\nspawn\n").unwrap_or_else(|e| panic!("{e}"));
+    let (outcome, _, err) = run_capture(&RunOptions {
+        map: Some("logic-map".into()),
+        script: Some(path.clone()),
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome.code(), 2);
+    assert!(
+        err.contains(&format!(
+            "{}:2: usage: spawn <pawn> [x y z [yaw]]",
+            path.display()
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let (outcome, _, err) = run_capture(&RunOptions {
+        map: Some("no-such-map".into()),
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome.code(), 2);
+    assert!(
+        err.starts_with("dh-engine: no map named 'no-such-map'"),
+        "{err}"
+    );
+    let (outcome, _, err) = run_capture(&RunOptions {
+        map: Some("logic-map".into()),
+        sets: vec!["world.tickRate=0".into()],
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome.code(), 2);
+    assert_eq!(
+        err.trim(),
+        "dh-engine: world.tickRate: 0 is out of range: it takes a whole number from 1 to 1024"
+    );
+    let (outcome, _, err) = run_capture(&RunOptions {
+        map: Some("logic-map".into()),
+        sets: vec!["world.tickRate=32".into()],
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome.code(), 2);
+    assert_eq!(
+        err.trim(),
+        "dh-engine: world.tickRate 32: the logic runtime (dh-sims) runs at 64 Hz only"
+    );
+}
+
+#[test]
+fn bench_runs_the_logic_map_by_default() {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let outcome = run(
+        &RunOptions {
+            ticks: Some(200),
+            workers: Some(2),
+            quiet: true,
+            ..RunOptions::default()
+        },
+        true,
+        &mut out,
+        &mut err,
+    );
+    let out = String::from_utf8_lossy(&out);
+    assert_eq!(outcome, Outcome::Done, "{}", String::from_utf8_lossy(&err));
+    assert!(
+        out.starts_with("200 ticks of core:maps/logic-map.dh-map at 64 Hz on 2 thread(s)"),
+        "{out}"
+    );
+    assert!(out.contains("logic"), "{out}");
+    assert!(out.contains("physics"), "{out}");
+}
+
+#[test]
+fn walkers_print_identical_positions_on_every_run() {
+    let options = |workers| RunOptions {
+        map: Some("logic-map".into()),
+        script: Some(script("walkers.dhs")),
+        workers: Some(workers),
+        json: true,
+        ..RunOptions::default()
+    };
+    let (a, _, first) = run_capture(&options(2));
+    let (b, _, second) = run_capture(&options(1));
+    assert_eq!((a, b), (Outcome::Done, Outcome::Done), "{first}");
+    assert_eq!(
+        first.lines().filter(|l| l.starts_with("tick ")).count(),
+        18,
+        "{first}"
+    );
+    assert_eq!(first, second);
+}

@@ -1,0 +1,344 @@
+//! [`RenderFrame`]: everything one frame draws, as plain data. The engine extracts it from
+//! its simulation world and resolved settings; the renderer never reads the ECS.
+
+use super::math::Vec3;
+use super::tonemap::{Hable, Tonemap};
+
+/// How a material shades.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shading {
+    /// Sun, lights and ambient.
+    #[default]
+    Lit,
+    /// Its color as is.
+    Unlit,
+    /// The engine's missingMaterial: a glowing red checkerboard, never an authored look.
+    Missing,
+}
+
+/// An RGBA8 texture in sRGB, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Texture {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width × height × 4` bytes, rows top to bottom.
+    pub rgba: Vec<u8>,
+}
+
+/// A material, resolved: colors linear, emission premultiplied by its intensity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    /// Lit, unlit or missing.
+    pub shading: Shading,
+    /// The tint, linear.
+    pub base_color: Vec3,
+    /// UV0 multiplier.
+    pub uv_scale: [f32; 2],
+    /// Emissive color × intensity, linear.
+    pub emissive: Vec3,
+    /// The base color texture, when it has one.
+    pub base_color_texture: Option<std::sync::Arc<Texture>>,
+}
+
+impl Material {
+    /// The missingMaterial.
+    pub fn missing() -> Material {
+        Material {
+            shading: Shading::Missing,
+            base_color: [1.0, 0.0, 0.0],
+            uv_scale: [1.0, 1.0],
+            emissive: [0.0; 3],
+            base_color_texture: None,
+        }
+    }
+}
+
+/// One box to draw: its owner's pose and its own full extents.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoxInstance {
+    /// Center, meters.
+    pub position: Vec3,
+    /// Orientation, unit quaternion `[x, y, z, w]`.
+    pub rotation: [f32; 4],
+    /// Full extents, meters (the box's size times its owner's scale).
+    pub size: Vec3,
+    /// Index into [`RenderFrame::materials`].
+    pub material: u32,
+}
+
+/// A light's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LightKind {
+    /// Radiates from a point.
+    Point,
+    /// A cone down its rotated -Y.
+    Spot,
+    /// Parallel rays, no distance term.
+    Directional,
+}
+
+/// A light's distance curve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Falloff {
+    /// `(1 − (d/r)⁴)² / d²`.
+    #[default]
+    Physical,
+    /// `(1/(1 + 25(d/r)²) − 1/26) · 26/25`.
+    Unity,
+}
+
+/// A realtime light that is on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Light {
+    /// Kind.
+    pub kind: LightKind,
+    /// Emission point (position plus offset), meters.
+    pub position: Vec3,
+    /// Unit direction the light travels (spot and directional).
+    pub direction: Vec3,
+    /// Linear color × intensity.
+    pub radiance: Vec3,
+    /// Range, meters (point and spot).
+    pub range: f32,
+    /// Distance curve (resolved against the world default).
+    pub falloff: Falloff,
+    /// Spot inner half-angle, radians.
+    pub inner_cone: f32,
+    /// Spot outer half-angle, radians.
+    pub outer_cone: f32,
+}
+
+/// Where the ambient fill comes from, resolved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ambient {
+    /// The two-color hemisphere: sky and ground, linear, already × intensity.
+    Hemisphere {
+        /// From above.
+        sky: Vec3,
+        /// From below.
+        ground: Vec3,
+    },
+    /// The sky's order-2 harmonics (projected by the renderer) × this intensity.
+    Sky {
+        /// `world.ambient.intensity`.
+        intensity: f32,
+    },
+}
+
+/// The procedural sky's parameters (`world.sky.*`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sky {
+    /// Molecular scattering density.
+    pub rayleigh: f32,
+    /// Aerosol density.
+    pub mie: f32,
+    /// The haze lobe's forward bias, [0, 1).
+    pub mie_anisotropy: f32,
+    /// How fast the air mass grows toward the horizon.
+    pub horizon_softness: f32,
+    /// Overall multiplier.
+    pub intensity: f32,
+    /// The disc's brightness on top of the sun's.
+    pub sun_disc: f32,
+    /// Linear ground albedo.
+    pub ground: Vec3,
+    /// The horizon's blend band.
+    pub ground_blend: f32,
+}
+
+impl Default for Sky {
+    fn default() -> Self {
+        Sky {
+            rayleigh: 1.0,
+            mie: 1.0,
+            mie_anisotropy: 0.76,
+            horizon_softness: 0.15,
+            intensity: 1.0,
+            sun_disc: 30.0,
+            ground: [0.22, 0.20, 0.18],
+            ground_blend: 0.01,
+        }
+    }
+}
+
+/// The world's lighting, resolved (`world.sun.*`, `world.ambient.*`, `world.lighting.*`,
+/// `world.sky.*`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lighting {
+    /// The direction sunlight travels, unit.
+    pub sun_direction: Vec3,
+    /// The sun's linear color × intensity.
+    pub sun_radiance: Vec3,
+    /// The sun disc's angular diameter, degrees.
+    pub sun_angular_diameter: f32,
+    /// The ambient fill.
+    pub ambient: Ambient,
+    /// The diffuse wrap, 0–1.
+    pub half_lambert: f32,
+    /// The procedural sky, when it is drawn.
+    pub sky: Option<Sky>,
+}
+
+impl Default for Lighting {
+    fn default() -> Self {
+        Lighting {
+            sun_direction: super::math::normalize_or([-0.35, -0.85, -0.4], [0.0, -1.0, 0.0]),
+            sun_radiance: [1.0; 3],
+            sun_angular_diameter: 0.53,
+            ambient: Ambient::Hemisphere {
+                sky: [0.68, 0.715, 0.786].map(|c| super::math::srgb_to_linear(c) * 0.35),
+                ground: [0.618, 0.601, 0.584].map(|c| super::math::srgb_to_linear(c) * 0.35),
+            },
+            half_lambert: 1.0,
+            sky: None,
+        }
+    }
+}
+
+/// Bloom, when on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bloom {
+    /// Added back with this multiplier.
+    pub intensity: f32,
+    /// Linear threshold on the brightest channel.
+    pub threshold: f32,
+    /// Knee as a fraction of the threshold.
+    pub soft_knee: f32,
+    /// Spread in pyramid levels, 1–10.
+    pub diffusion: f32,
+    /// Aspect distortion, -1–1.
+    pub anamorphic: f32,
+}
+
+impl Default for Bloom {
+    fn default() -> Self {
+        Bloom {
+            intensity: 0.30,
+            threshold: 1.721,
+            soft_knee: 0.5,
+            diffusion: 10.0,
+            anamorphic: -0.24,
+        }
+    }
+}
+
+/// How light resolves to the screen (`world.render.*` under `client.render.*`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Post {
+    /// Linear multiplier before the curve.
+    pub exposure: f32,
+    /// The curve.
+    pub tonemap: Tonemap,
+    /// The hable curve's numbers.
+    pub hable: Hable,
+    /// Bloom; `None` is exactly the pre-bloom image.
+    pub bloom: Option<Bloom>,
+}
+
+/// The light clusters' shape (`client.render.lightCluster*`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClusterConfig {
+    /// Screen tiles across.
+    pub columns: u32,
+    /// Screen tiles down.
+    pub rows: u32,
+    /// Depth slices.
+    pub slices: u32,
+    /// Where the last slice begins, meters.
+    pub far: f32,
+    /// Whether lights are binned at all (off: every pixel loops every light).
+    pub enabled: bool,
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        ClusterConfig {
+            columns: 16,
+            rows: 8,
+            slices: 8,
+            far: 120.0,
+            enabled: true,
+        }
+    }
+}
+
+/// How a view projects.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Projection {
+    /// A pinhole: vertical field of view, degrees.
+    Perspective {
+        /// Degrees.
+        fov_y: f32,
+    },
+    /// Parallel: the view box's half height, meters.
+    Orthographic {
+        /// Meters.
+        half_height: f32,
+    },
+}
+
+/// A viewpoint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View {
+    /// The eye, meters.
+    pub position: Vec3,
+    /// Orientation: it looks down its rotated -Z.
+    pub rotation: [f32; 4],
+    /// How it projects.
+    pub projection: Projection,
+    /// Near plane, meters.
+    pub near: f32,
+    /// Far plane, meters (`None`: infinite for a perspective view; an orthographic view
+    /// always has one).
+    pub far: Option<f32>,
+}
+
+/// Everything one frame draws.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RenderFrame {
+    /// Materials, indexed by the boxes.
+    pub materials: Vec<Material>,
+    /// Boxes that never move: drawn from one batch built once.
+    pub static_boxes: Vec<BoxInstance>,
+    /// Boxes something carries (movers, fixtures, props): drawn at this frame's pose.
+    pub live_boxes: Vec<BoxInstance>,
+    /// Realtime lights that are on, in author order.
+    pub lights: Vec<Light>,
+    /// The sun, ambient and sky.
+    pub lighting: Lighting,
+    /// Exposure, curve and bloom.
+    pub post: Post,
+    /// The clusters' shape.
+    pub clusters: ClusterConfig,
+    /// Increments whenever `static_boxes` or `materials` change, so the renderer rebuilds
+    /// its static batch only then.
+    pub static_generation: u64,
+}
+
+impl RenderFrame {
+    /// The axis-aligned bounds of every box, `None` when there is none.
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        let mut any = false;
+        for b in self.static_boxes.iter().chain(&self.live_boxes) {
+            let h = b.size.map(|s| s.abs() * 0.5);
+            for corner in 0..8 {
+                let local = [
+                    if corner & 1 == 0 { -h[0] } else { h[0] },
+                    if corner & 2 == 0 { -h[1] } else { h[1] },
+                    if corner & 4 == 0 { -h[2] } else { h[2] },
+                ];
+                let p = super::math::add(b.position, super::math::rotate(b.rotation, local));
+                for k in 0..3 {
+                    lo[k] = lo[k].min(p[k]);
+                    hi[k] = hi[k].max(p[k]);
+                }
+                any = true;
+            }
+        }
+        any.then_some((lo, hi))
+    }
+}

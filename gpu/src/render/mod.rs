@@ -1,0 +1,13 @@
+//! The renderer: CPU references first (tonemaps, light falloff, ranking and clusters, the
+//! procedural sky and its harmonics, cascaded shadow splits), then the passes that draw a
+//! [`RenderFrame`].
+
+pub mod camera;
+pub mod frame;
+pub mod lights;
+pub mod math;
+pub mod shadow;
+pub mod sky;
+pub mod tonemap;
+
+pub use frame::RenderFrame;

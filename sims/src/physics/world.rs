@@ -1,0 +1,869 @@
+//! [`PhysicsWorld`]: the rapier world, its bodies, its pawns and its queries.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rapier3d::control::{CharacterLength, KinematicCharacterController};
+use rapier3d::glamx::Quat;
+use rapier3d::math::{Pose as RPose, Vector};
+use rapier3d::parry::shape::Cuboid;
+use rapier3d::prelude::{
+    ColliderBuilder, ColliderHandle, Group, InteractionGroups, InteractionTestMode, QueryFilter,
+    Ray, RigidBodyBuilder, RigidBodyHandle, RigidBodySet, SharedShape,
+};
+
+use super::pawn::{self, Pawn};
+use super::spawn::{self, SpawnCandidate, SpawnPose, SpawnRng};
+use super::types::{
+    normalize_degrees, BodyHandle, BodyKind, ColliderShape, EyeRay, PawnId, PawnInput, PawnState,
+    PhysicsError, PhysicsParams, Pose, RayHit, ShapeSpec, TeleportVelocity,
+};
+
+/// The collision group of everything a pawn collides with: static and kinematic bodies.
+const GROUP_WORLD: Group = Group::GROUP_1;
+/// The collision group of physics props.
+const GROUP_PROP: Group = Group::GROUP_2;
+/// The group pawn queries are made as (pawns have no collider of their own).
+const GROUP_PAWN: Group = Group::GROUP_3;
+
+/// The extra distance below a pawn within which the ground under it is still its support.
+pub(crate) const GROUND_PROBE: f32 = 0.05;
+
+/// The physics world: static colliders, kinematic movers, physics props and player pawns,
+/// stepped one fixed tick at a time. See the module documentation for the API as a whole.
+pub struct PhysicsWorld {
+    pub(crate) params: PhysicsParams,
+    pub(crate) rapier: rapier3d::prelude::PhysicsWorld,
+    /// An empty body set: pawn moves query the colliders through it, so the character
+    /// controller sees no kinematic parent and adds no platform motion of its own (the carry
+    /// does that, exactly once).
+    pub(crate) no_bodies: RigidBodySet,
+    pub(crate) controller: KinematicCharacterController,
+    /// Kinematic and dynamic bodies, whose broad-phase bounds are refreshed after each step.
+    moving: BTreeSet<BodyHandle>,
+    pub(crate) pawns: BTreeMap<PawnId, Pawn>,
+    next_pawn: u32,
+    tick: u64,
+}
+
+impl std::fmt::Debug for PhysicsWorld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PhysicsWorld")
+            .field("params", &self.params)
+            .field("bodies", &self.rapier.bodies.len())
+            .field("pawns", &self.pawns.len())
+            .field("tick", &self.tick)
+            .finish()
+    }
+}
+
+pub(crate) fn world_groups() -> InteractionGroups {
+    InteractionGroups::new(GROUP_WORLD, Group::ALL, InteractionTestMode::And)
+}
+
+fn prop_groups() -> InteractionGroups {
+    InteractionGroups::new(GROUP_PROP, Group::ALL, InteractionTestMode::And)
+}
+
+/// The groups a pawn's movement queries test against: the world, never props.
+pub(crate) fn pawn_world_filter() -> InteractionGroups {
+    InteractionGroups::new(GROUP_PAWN, GROUP_WORLD, InteractionTestMode::And)
+}
+
+/// The groups a pawn's push queries test against: props alone.
+pub(crate) fn pawn_prop_filter() -> InteractionGroups {
+    InteractionGroups::new(GROUP_PAWN, GROUP_PROP, InteractionTestMode::And)
+}
+
+pub(crate) fn vec3(v: [f32; 3]) -> Vector {
+    Vector::new(v[0], v[1], v[2])
+}
+
+pub(crate) fn arr3(v: Vector) -> [f32; 3] {
+    [v.x, v.y, v.z]
+}
+
+fn finite3(v: [f32; 3], what: &'static str) -> Result<Vector, PhysicsError> {
+    if v.iter().all(|c| c.is_finite()) {
+        Ok(vec3(v))
+    } else {
+        Err(PhysicsError::NonFinite {
+            what,
+            kind: "vector",
+        })
+    }
+}
+
+pub(crate) fn quat(q: [f32; 4], what: &'static str) -> Result<Quat, PhysicsError> {
+    let raw = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
+    let len = raw.length();
+    if q.iter().all(|c| c.is_finite()) && len.is_finite() && len > 1.0e-6 {
+        Ok(raw / len)
+    } else {
+        Err(PhysicsError::NonFinite {
+            what,
+            kind: "quaternion",
+        })
+    }
+}
+
+pub(crate) fn to_rapier(pose: &Pose, what: &'static str) -> Result<RPose, PhysicsError> {
+    let t = finite3(pose.position, what)?;
+    let r = quat(pose.rotation, what)?;
+    Ok(RPose::from_parts(t, r))
+}
+
+pub(crate) fn from_rapier(pose: &RPose) -> Pose {
+    let q = pose.rotation;
+    Pose {
+        position: arr3(pose.translation),
+        rotation: [q.x, q.y, q.z, q.w],
+    }
+}
+
+fn to_rb(handle: BodyHandle) -> RigidBodyHandle {
+    RigidBodyHandle::from_raw_parts(handle.index, handle.generation)
+}
+
+pub(crate) fn from_rb(handle: RigidBodyHandle) -> BodyHandle {
+    let (index, generation) = handle.into_raw_parts();
+    BodyHandle { index, generation }
+}
+
+fn shape_error(shape: &'static str, reason: String) -> PhysicsError {
+    PhysicsError::InvalidShape { shape, reason }
+}
+
+fn positive(v: f32) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+/// Builds the solver's shape from a spec, refusing what is out of range.
+fn shared_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
+    let name = shape.type_name();
+    match shape {
+        ColliderShape::Box { half_extents: h } => {
+            if h.iter().all(|&c| positive(c)) {
+                Ok(SharedShape::cuboid(h[0], h[1], h[2]))
+            } else {
+                Err(shape_error(
+                    name,
+                    format!(
+                        "needs half extents above zero on every axis, got [{}, {}, {}]",
+                        h[0], h[1], h[2]
+                    ),
+                ))
+            }
+        }
+        ColliderShape::Sphere { radius } => {
+            if positive(*radius) {
+                Ok(SharedShape::ball(*radius))
+            } else {
+                Err(shape_error(
+                    name,
+                    format!("needs a radius above zero, got {radius}"),
+                ))
+            }
+        }
+        ColliderShape::Capsule { radius, height } => {
+            if !positive(*radius) {
+                return Err(shape_error(
+                    name,
+                    format!("needs a radius above zero, got {radius}"),
+                ));
+            }
+            if !(height.is_finite() && *height >= 2.0 * radius) {
+                return Err(shape_error(
+                    name,
+                    format!("needs a height of at least twice its radius {radius}, got {height}"),
+                ));
+            }
+            let half_segment = height * 0.5 - radius;
+            if half_segment > 0.0 {
+                Ok(SharedShape::capsule_y(half_segment, *radius))
+            } else {
+                Ok(SharedShape::ball(*radius))
+            }
+        }
+        ColliderShape::Hull { points } => {
+            if points.iter().any(|p| p.iter().any(|c| !c.is_finite())) {
+                return Err(PhysicsError::NonFinite {
+                    what: "a hull point",
+                    kind: "vector",
+                });
+            }
+            let degenerate = PhysicsError::DegenerateHull {
+                count: points.len(),
+            };
+            if points.len() < 4 {
+                return Err(degenerate);
+            }
+            let pts: Vec<Vector> = points.iter().map(|&p| vec3(p)).collect();
+            let hull = SharedShape::convex_hull(&pts).ok_or(degenerate.clone())?;
+            let volume = hull.mass_properties(1.0).mass();
+            if volume.is_finite() && volume > 1.0e-9 {
+                Ok(hull)
+            } else {
+                Err(degenerate)
+            }
+        }
+        ColliderShape::Mesh { vertices, indices } => {
+            if vertices.iter().any(|p| p.iter().any(|c| !c.is_finite())) {
+                return Err(PhysicsError::NonFinite {
+                    what: "a mesh vertex",
+                    kind: "vector",
+                });
+            }
+            if indices.is_empty() {
+                return Err(PhysicsError::InvalidMesh("it has no triangles".into()));
+            }
+            let count = vertices.len();
+            if let Some(bad) = indices
+                .iter()
+                .flatten()
+                .find(|&&i| usize::try_from(i).map_or(true, |i| i >= count))
+            {
+                return Err(PhysicsError::InvalidMesh(format!(
+                    "index {bad} is past its {count} vertices"
+                )));
+            }
+            let verts: Vec<Vector> = vertices.iter().map(|&p| vec3(p)).collect();
+            SharedShape::trimesh(verts, indices.clone())
+                .map_err(|e| PhysicsError::InvalidMesh(e.to_string()))
+        }
+    }
+}
+
+/// The character controller pawns move through: slides along walls and climbs slopes up to
+/// `max_slope_degrees`. Steps and the ground are the pawn's own (see `pawn::move_pawn`):
+/// rapier's autostep and snap cast from the controller's contact gap, where this version's
+/// shape casts are unreliable, so they are left off.
+fn make_controller(p: &PhysicsParams) -> KinematicCharacterController {
+    KinematicCharacterController {
+        up: Vector::Y,
+        // Half the skin: a resting pawn floats a whole skin above its ground, clear of the
+        // gap the controller's casts keep.
+        offset: CharacterLength::Absolute(p.skin * 0.5),
+        slide: true,
+        autostep: None,
+        max_slope_climb_angle: p.max_slope_degrees.to_radians(),
+        min_slope_slide_angle: p.max_slope_degrees.to_radians(),
+        snap_to_ground: None,
+        ..KinematicCharacterController::default()
+    }
+}
+
+impl PhysicsWorld {
+    /// An empty world with these parameters, refused when one is out of range.
+    pub fn new(params: PhysicsParams) -> Result<PhysicsWorld, PhysicsError> {
+        params.validate()?;
+        let mut rapier = rapier3d::prelude::PhysicsWorld::new();
+        rapier.gravity = Vector::new(0.0, -params.gravity, 0.0);
+        rapier.integration_parameters.dt = params.dt();
+        let controller = make_controller(&params);
+        Ok(PhysicsWorld {
+            params,
+            rapier,
+            no_bodies: RigidBodySet::new(),
+            controller,
+            moving: BTreeSet::new(),
+            pawns: BTreeMap::new(),
+            next_pawn: 1,
+            tick: 0,
+        })
+    }
+
+    /// The parameters in force.
+    pub fn params(&self) -> &PhysicsParams {
+        &self.params
+    }
+
+    /// Replaces the parameters live (a console `set world.stepHeight 0.3`); refused, and
+    /// nothing changed, when one is out of range. Pawns keep their feet where they stand.
+    pub fn set_params(&mut self, params: PhysicsParams) -> Result<(), PhysicsError> {
+        params.validate()?;
+        self.rapier.gravity = Vector::new(0.0, -params.gravity, 0.0);
+        self.rapier.integration_parameters.dt = params.dt();
+        self.controller = make_controller(&params);
+        self.params = params;
+        Ok(())
+    }
+
+    /// How many ticks [`PhysicsWorld::step`] has run.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    // ── Bodies ──────────────────────────────────────────────────────────
+
+    /// Adds a body of `kind` at `pose` made of `shapes` (one `dh.collider`'s shapes, each in
+    /// the owner's frame). A dynamic body's mass is spread over its shapes by volume.
+    pub fn add_body(
+        &mut self,
+        kind: BodyKind,
+        pose: Pose,
+        shapes: &[ShapeSpec],
+    ) -> Result<BodyHandle, PhysicsError> {
+        let pose = to_rapier(&pose, "a body's pose")?;
+        if shapes.is_empty() {
+            return Err(PhysicsError::NoShapes);
+        }
+        let mut built = Vec::with_capacity(shapes.len());
+        for spec in shapes {
+            let local = to_rapier(&spec.local, "a shape's pose")?;
+            if !(spec.grip.is_finite() && spec.grip >= 0.0) {
+                return Err(PhysicsError::InvalidParam {
+                    name: "grip",
+                    value: spec.grip,
+                    expected: "at least 0",
+                });
+            }
+            if matches!(kind, BodyKind::Dynamic { .. })
+                && matches!(spec.shape, ColliderShape::Mesh { .. })
+            {
+                return Err(PhysicsError::DynamicMesh);
+            }
+            built.push((local, shared_shape(&spec.shape)?, spec.grip));
+        }
+        let (body, groups, density) = match kind {
+            BodyKind::Static => (RigidBodyBuilder::fixed(), world_groups(), None),
+            BodyKind::Kinematic => (
+                RigidBodyBuilder::kinematic_position_based(),
+                world_groups(),
+                None,
+            ),
+            BodyKind::Dynamic { mass } => {
+                if !(mass.is_finite() && mass >= 0.001) {
+                    return Err(PhysicsError::InvalidMass(mass));
+                }
+                let volume: f32 = built
+                    .iter()
+                    .map(|(_, s, _)| s.mass_properties(1.0).mass())
+                    .sum();
+                if !(volume.is_finite() && volume > 0.0) {
+                    return Err(PhysicsError::DynamicMesh);
+                }
+                (
+                    RigidBodyBuilder::dynamic(),
+                    prop_groups(),
+                    Some(mass / volume),
+                )
+            }
+        };
+        let rb = self.rapier.insert_body(body.pose(pose));
+        let mut colliders = Vec::with_capacity(built.len());
+        for (local, shape, grip) in built {
+            let mut co = ColliderBuilder::new(shape)
+                .position(local)
+                .friction(grip)
+                .collision_groups(groups);
+            if let Some(d) = density {
+                co = co.density(d);
+            }
+            colliders.push(self.rapier.insert_collider(co, Some(rb)));
+        }
+        let handle = from_rb(rb);
+        if !matches!(kind, BodyKind::Static) {
+            self.moving.insert(handle);
+        }
+        // Queries between now and the next step see the new body at once.
+        self.refresh_bounds(&colliders);
+        Ok(handle)
+    }
+
+    /// A static box (a brush, a `dh.collider` box, a button's body).
+    pub fn add_static_box(
+        &mut self,
+        pose: Pose,
+        half_extents: [f32; 3],
+        grip: f32,
+    ) -> Result<BodyHandle, PhysicsError> {
+        self.add_body(
+            BodyKind::Static,
+            pose,
+            &[ShapeSpec::centered(
+                ColliderShape::Box { half_extents },
+                grip,
+            )],
+        )
+    }
+
+    /// A static sphere.
+    pub fn add_static_sphere(
+        &mut self,
+        pose: Pose,
+        radius: f32,
+        grip: f32,
+    ) -> Result<BodyHandle, PhysicsError> {
+        self.add_body(
+            BodyKind::Static,
+            pose,
+            &[ShapeSpec::centered(ColliderShape::Sphere { radius }, grip)],
+        )
+    }
+
+    /// A static capsule along the pose's Y, `height` tip to tip.
+    pub fn add_static_capsule(
+        &mut self,
+        pose: Pose,
+        radius: f32,
+        height: f32,
+        grip: f32,
+    ) -> Result<BodyHandle, PhysicsError> {
+        self.add_body(
+            BodyKind::Static,
+            pose,
+            &[ShapeSpec::centered(
+                ColliderShape::Capsule { radius, height },
+                grip,
+            )],
+        )
+    }
+
+    /// A static convex hull of `points` (in the pose's frame).
+    pub fn add_static_hull(
+        &mut self,
+        pose: Pose,
+        points: &[[f32; 3]],
+        grip: f32,
+    ) -> Result<BodyHandle, PhysicsError> {
+        self.add_body(
+            BodyKind::Static,
+            pose,
+            &[ShapeSpec::centered(
+                ColliderShape::Hull {
+                    points: points.to_vec(),
+                },
+                grip,
+            )],
+        )
+    }
+
+    /// A static triangle mesh (a `mesh` shape's cooked triangles, in the pose's frame).
+    pub fn add_static_mesh(
+        &mut self,
+        pose: Pose,
+        vertices: &[[f32; 3]],
+        indices: &[[u32; 3]],
+        grip: f32,
+    ) -> Result<BodyHandle, PhysicsError> {
+        self.add_body(
+            BodyKind::Static,
+            pose,
+            &[ShapeSpec::centered(
+                ColliderShape::Mesh {
+                    vertices: vertices.to_vec(),
+                    indices: indices.to_vec(),
+                },
+                grip,
+            )],
+        )
+    }
+
+    /// A kinematic box: a mover's body or a box it carries.
+    pub fn add_kinematic_box(
+        &mut self,
+        pose: Pose,
+        half_extents: [f32; 3],
+        grip: f32,
+    ) -> Result<BodyHandle, PhysicsError> {
+        self.add_body(
+            BodyKind::Kinematic,
+            pose,
+            &[ShapeSpec::centered(
+                ColliderShape::Box { half_extents },
+                grip,
+            )],
+        )
+    }
+
+    /// A dynamic box: a `dh.physicsProp`, `mass` kilograms.
+    pub fn add_dynamic_box(
+        &mut self,
+        pose: Pose,
+        half_extents: [f32; 3],
+        mass: f32,
+        grip: f32,
+    ) -> Result<BodyHandle, PhysicsError> {
+        self.add_body(
+            BodyKind::Dynamic { mass },
+            pose,
+            &[ShapeSpec::centered(
+                ColliderShape::Box { half_extents },
+                grip,
+            )],
+        )
+    }
+
+    /// Takes a body and its shapes out of the world (an owner switched off, its collider set
+    /// off or to a trigger). A pawn standing on it falls.
+    pub fn remove_body(&mut self, handle: BodyHandle) -> Result<(), PhysicsError> {
+        match self.rapier.remove_body(to_rb(handle)) {
+            Some(_) => {
+                self.moving.remove(&handle);
+                Ok(())
+            }
+            None => Err(PhysicsError::UnknownBody(handle)),
+        }
+    }
+
+    /// Where a kinematic body goes on the next [`PhysicsWorld::step`]. The step moves it there
+    /// with the velocity that takes it there in one tick, so a prop on it rides by friction
+    /// and a pawn standing on it is carried.
+    pub fn set_kinematic_target(
+        &mut self,
+        handle: BodyHandle,
+        pose: Pose,
+    ) -> Result<(), PhysicsError> {
+        let target = to_rapier(&pose, "a kinematic target")?;
+        let rb = self
+            .rapier
+            .bodies
+            .get_mut(to_rb(handle))
+            .ok_or(PhysicsError::UnknownBody(handle))?;
+        if !rb.is_kinematic() {
+            return Err(PhysicsError::NotKinematic(handle));
+        }
+        rb.set_next_kinematic_position(target);
+        Ok(())
+    }
+
+    /// A body's pose now (a prop's, for the snapshot and the carry's readers).
+    pub fn body_pose(&self, handle: BodyHandle) -> Result<Pose, PhysicsError> {
+        self.rapier
+            .bodies
+            .get(to_rb(handle))
+            .map(|rb| from_rapier(rb.position()))
+            .ok_or(PhysicsError::UnknownBody(handle))
+    }
+
+    /// A body's linear velocity in m/s.
+    pub fn body_velocity(&self, handle: BodyHandle) -> Result<[f32; 3], PhysicsError> {
+        self.rapier
+            .bodies
+            .get(to_rb(handle))
+            .map(|rb| arr3(rb.linvel()))
+            .ok_or(PhysicsError::UnknownBody(handle))
+    }
+
+    /// Whether a body is asleep (a prop's moving/resting readout).
+    pub fn body_sleeping(&self, handle: BodyHandle) -> Result<bool, PhysicsError> {
+        self.rapier
+            .bodies
+            .get(to_rb(handle))
+            .map(|rb| rb.is_sleeping())
+            .ok_or(PhysicsError::UnknownBody(handle))
+    }
+
+    /// How many bodies the world holds.
+    pub fn body_count(&self) -> usize {
+        self.rapier.bodies.len()
+    }
+
+    fn refresh_bounds(&mut self, colliders: &[ColliderHandle]) {
+        let params = &self.rapier.integration_parameters;
+        for &ch in colliders {
+            if let Some(co) = self.rapier.colliders.get(ch) {
+                let aabb = co.compute_broad_phase_aabb(params, &self.rapier.bodies);
+                self.rapier.broad_phase.set_aabb(params, ch, aabb);
+            }
+        }
+    }
+
+    // ── Pawns ───────────────────────────────────────────────────────────
+
+    /// Spawns a pawn standing at `feet`, facing `yaw` degrees, level, at rest.
+    pub fn spawn_pawn(&mut self, feet: [f32; 3], yaw: f32) -> Result<PawnId, PhysicsError> {
+        let feet = finite3(feet, "a pawn's feet")?;
+        if !yaw.is_finite() {
+            return Err(PhysicsError::NonFinite {
+                what: "a pawn's yaw",
+                kind: "angle",
+            });
+        }
+        let id = PawnId(self.next_pawn);
+        self.next_pawn += 1;
+        let yaw = normalize_degrees(yaw);
+        self.pawns.insert(
+            id,
+            Pawn {
+                feet,
+                velocity: Vector::ZERO,
+                yaw,
+                pitch: 0.0,
+                grounded: false,
+                input: PawnInput {
+                    yaw,
+                    ..PawnInput::default()
+                },
+                support: None,
+            },
+        );
+        Ok(id)
+    }
+
+    /// Takes a pawn out of the world.
+    pub fn remove_pawn(&mut self, id: PawnId) -> Result<(), PhysicsError> {
+        self.pawns
+            .remove(&id)
+            .map(|_| ())
+            .ok_or(PhysicsError::UnknownPawn(id))
+    }
+
+    /// The live pawns, in id order.
+    pub fn pawn_ids(&self) -> Vec<PawnId> {
+        self.pawns.keys().copied().collect()
+    }
+
+    /// Sets what a pawn does from the next tick on: its walk, facing and pitch now, and a jump
+    /// press the next tick takes.
+    pub fn set_pawn_input(&mut self, id: PawnId, input: PawnInput) -> Result<(), PhysicsError> {
+        let values = [
+            input.move_local[0],
+            input.move_local[1],
+            input.yaw,
+            input.pitch,
+        ];
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(PhysicsError::NonFinite {
+                what: "a pawn's input",
+                kind: "value",
+            });
+        }
+        let pawn = self
+            .pawns
+            .get_mut(&id)
+            .ok_or(PhysicsError::UnknownPawn(id))?;
+        pawn.yaw = normalize_degrees(input.yaw);
+        pawn.pitch = input.pitch.clamp(-90.0, 90.0);
+        pawn.input = PawnInput {
+            yaw: pawn.yaw,
+            pitch: pawn.pitch,
+            ..input
+        };
+        Ok(())
+    }
+
+    /// Moves a pawn to `feet` facing `yaw` and `pitch` (degrees), applying the velocity rule.
+    /// Arriving clears the ground: the pawn stands on nothing until the next tick finds it.
+    pub fn teleport_pawn(
+        &mut self,
+        id: PawnId,
+        feet: [f32; 3],
+        yaw: f32,
+        pitch: f32,
+        velocity: TeleportVelocity,
+    ) -> Result<(), PhysicsError> {
+        let feet = finite3(feet, "a teleport destination")?;
+        if !(yaw.is_finite() && pitch.is_finite()) {
+            return Err(PhysicsError::NonFinite {
+                what: "a teleport facing",
+                kind: "angle",
+            });
+        }
+        let turn = match velocity {
+            TeleportVelocity::Turn(q) => Some(quat(q, "a teleport's frame change")?),
+            _ => None,
+        };
+        let pawn = self
+            .pawns
+            .get_mut(&id)
+            .ok_or(PhysicsError::UnknownPawn(id))?;
+        pawn.feet = feet;
+        pawn.yaw = normalize_degrees(yaw);
+        pawn.pitch = pitch.clamp(-90.0, 90.0);
+        pawn.input.yaw = pawn.yaw;
+        pawn.input.pitch = pawn.pitch;
+        pawn.velocity = match (velocity, turn) {
+            (TeleportVelocity::Zero, _) => Vector::ZERO,
+            (TeleportVelocity::Turn(_), Some(q)) => q * pawn.velocity,
+            _ => pawn.velocity,
+        };
+        pawn.grounded = false;
+        pawn.support = None;
+        Ok(())
+    }
+
+    /// A pawn's state after the last tick.
+    pub fn pawn_state(&self, id: PawnId) -> Result<PawnState, PhysicsError> {
+        let pawn = self.pawns.get(&id).ok_or(PhysicsError::UnknownPawn(id))?;
+        Ok(PawnState {
+            feet: arr3(pawn.feet),
+            velocity: arr3(pawn.velocity),
+            yaw: pawn.yaw,
+            pitch: pawn.pitch,
+            grounded: pawn.grounded,
+            ground: pawn.support.as_ref().map(|s| from_rb(s.body)),
+        })
+    }
+
+    // ── The tick ────────────────────────────────────────────────────────
+
+    /// One fixed tick: kinematic bodies move to their targets with real velocities, props are
+    /// simulated, then every pawn in id order is carried by what it stands on, moved by its
+    /// input and gravity through the character controller (walls, slopes, steps up to
+    /// `world.stepHeight`, snapping down as far), and shoves the props it walks into.
+    pub fn step(&mut self) {
+        self.rapier.step();
+        // The broad phase was updated at the start of the step; bring the bodies that moved
+        // in it up to date so the pawns' queries see where they stand now.
+        let moving: Vec<ColliderHandle> = self
+            .moving
+            .iter()
+            .filter_map(|&h| self.rapier.bodies.get(to_rb(h)))
+            .flat_map(|rb| rb.colliders().iter().copied())
+            .collect();
+        self.refresh_bounds(&moving);
+
+        let ids: Vec<PawnId> = self.pawns.keys().copied().collect();
+        for id in ids {
+            let pushes = match self.pawns.get_mut(&id) {
+                Some(pawn) => pawn::move_pawn(
+                    &self.params,
+                    &self.rapier,
+                    &self.no_bodies,
+                    &self.controller,
+                    pawn,
+                ),
+                None => continue,
+            };
+            for (body, impulse_velocity) in pushes {
+                if let Some(rb) = self.rapier.bodies.get_mut(body) {
+                    let v = rb.linvel() + impulse_velocity;
+                    rb.set_linvel(v, true);
+                }
+            }
+        }
+        self.tick += 1;
+    }
+
+    // ── Queries ─────────────────────────────────────────────────────────
+
+    /// The pawns whose capsule overlaps a box (a plate's or a trigger's volume, at its pose
+    /// now), in id order. The capsule measured is the pawn's, grown by the controller's skin so
+    /// a pawn standing on a volume's top face touches it.
+    pub fn pawns_overlapping_box(
+        &self,
+        pose: Pose,
+        half_extents: [f32; 3],
+    ) -> Result<Vec<PawnId>, PhysicsError> {
+        let box_pose = to_rapier(&pose, "an overlap box's pose")?;
+        if !half_extents.iter().all(|&c| c.is_finite() && c >= 0.0) {
+            return Err(shape_error(
+                "box",
+                format!(
+                    "needs half extents of at least zero, got [{}, {}, {}]",
+                    half_extents[0], half_extents[1], half_extents[2]
+                ),
+            ));
+        }
+        let cuboid = Cuboid::new(vec3(half_extents));
+        let capsule = pawn::measured_capsule(&self.params);
+        let mut found = Vec::new();
+        for (&id, p) in &self.pawns {
+            let center = pawn::capsule_pose(&self.params, p.feet);
+            let hit =
+                rapier3d::parry::query::intersection_test(&center, &capsule, &box_pose, &cuboid)
+                    .is_ok_and(|r| r.intersecting);
+            if hit {
+                found.push(id);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The ray from a pawn's eye (its feet plus the eye height) along its view (yaw and pitch).
+    pub fn eye_ray(&self, id: PawnId) -> Result<EyeRay, PhysicsError> {
+        let p = self.pawns.get(&id).ok_or(PhysicsError::UnknownPawn(id))?;
+        let origin = p.feet + Vector::Y * self.params.eye_height;
+        Ok(EyeRay {
+            origin: arr3(origin),
+            direction: arr3(pawn::view_direction(p.yaw, p.pitch)),
+        })
+    }
+
+    /// The first solid body along a pawn's eye ray within `max_distance` meters: static,
+    /// kinematic or prop. Pawns never block it.
+    pub fn cast_eye_ray(
+        &self,
+        id: PawnId,
+        max_distance: f32,
+    ) -> Result<Option<RayHit>, PhysicsError> {
+        let ray = self.eye_ray(id)?;
+        if !(max_distance.is_finite() && max_distance >= 0.0) {
+            return Err(PhysicsError::InvalidParam {
+                name: "ray distance",
+                value: max_distance,
+                expected: "at least 0",
+            });
+        }
+        let origin = vec3(ray.origin);
+        let dir = vec3(ray.direction);
+        let qp = self
+            .rapier
+            .query_pipeline_with_filter(QueryFilter::default());
+        let hit = qp.cast_ray(&Ray::new(origin, dir), max_distance, true);
+        Ok(hit.and_then(|(ch, toi)| {
+            let co = self.rapier.colliders.get(ch)?;
+            let parent = co.parent()?;
+            Some(RayHit {
+                body: from_rb(parent),
+                distance: toi,
+                point: arr3(origin + dir * toi),
+            })
+        }))
+    }
+
+    /// What a Use press hits: the body in front of the pawn's eye within `max_distance`.
+    pub fn use_target(
+        &self,
+        id: PawnId,
+        max_distance: f32,
+    ) -> Result<Option<BodyHandle>, PhysicsError> {
+        Ok(self.cast_eye_ray(id, max_distance)?.map(|h| h.body))
+    }
+
+    /// Whether a standing pawn's capsule at `feet` would overlap any pawn's.
+    pub fn pawn_at(&self, feet: [f32; 3]) -> bool {
+        let p = &self.params;
+        self.pawns
+            .values()
+            .any(|other| pawn::capsules_overlap(p, vec3(feet), other.feet))
+    }
+
+    /// Whether a standing pawn's capsule at `feet` would overlap solid world geometry.
+    pub fn blocked_at(&self, feet: [f32; 3]) -> bool {
+        let Ok(feet) = finite3(feet, "feet") else {
+            return true;
+        };
+        let capsule = pawn::collision_capsule(&self.params);
+        let pose = pawn::capsule_pose(&self.params, feet);
+        let filter = QueryFilter::default().groups(pawn_world_filter());
+        let mut hits = self.rapier.intersect_shape(pose, &capsule, filter);
+        hits.next().is_some()
+    }
+
+    /// Picks where the next player spawns among the map's spawns (see
+    /// [`spawn::select_spawn`]): a spawn is taken when a pawn stands on it; a single spawn's
+    /// spread slots are spaced a pawn's diameter plus 0.1 m apart and skip slots that are
+    /// taken or inside solid geometry.
+    pub fn select_spawn(&self, spawns: &[SpawnPose], rng: &mut SpawnRng) -> SpawnPose {
+        let spacing = 2.0 * self.params.pawn_radius + 0.1;
+        spawn::select_spawn(
+            spawns,
+            spacing,
+            |c: SpawnCandidate| self.pawn_at(c.feet) || (!c.authored && self.blocked_at(c.feet)),
+            rng,
+        )
+    }
+
+    /// The pawn capsule a standing pawn at `feet` occupies, for callers drawing or measuring
+    /// it: its center, radius and full height.
+    pub fn pawn_capsule(&self, feet: [f32; 3]) -> ([f32; 3], f32, f32) {
+        let c = pawn::capsule_pose(&self.params, vec3(feet));
+        (
+            arr3(c.translation),
+            self.params.pawn_radius,
+            self.params.pawn_height,
+        )
+    }
+}

@@ -1,0 +1,234 @@
+//! The simulation world: the hecs world the map was installed into, with the flat arrays the
+//! per-tick passes run over and the logic runtime's own state.
+
+use std::collections::{BTreeMap, HashMap};
+
+use hecs::{Entity, World};
+
+use crate::carry::{HierSlot, Hierarchy};
+use crate::components::*;
+use crate::install::MaterialTable;
+use crate::logic::{Scheduled, TraceLine};
+use crate::math::Pose;
+use crate::parallel::Parallel;
+
+/// The simulation's fixed tick rate (`world.tickRate`), ticks a second.
+pub const TICK_RATE: f64 = 64.0;
+
+/// The logic entities the per-tick passes visit, each list in author order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Lists {
+    pub map_starts: Vec<Entity>,
+    pub plates: Vec<Entity>,
+    pub triggers: Vec<Entity>,
+    pub buttons: Vec<Entity>,
+    pub carried_bodies: Vec<Entity>,
+    /// Plates and triggers together, each once, in author order.
+    pub sensors: Vec<Entity>,
+}
+
+impl Lists {
+    pub fn note(&mut self, e: Entity, types: &[&'static str]) {
+        for t in types {
+            match *t {
+                "dh.mapStart" => self.map_starts.push(e),
+                "dh.pressurePlate" => self.plates.push(e),
+                "dh.trigger" => self.triggers.push(e),
+                "dh.button" => self.buttons.push(e),
+                _ => {}
+            }
+        }
+        if types
+            .iter()
+            .any(|t| matches!(*t, "dh.pressurePlate" | "dh.trigger"))
+        {
+            self.sensors.push(e);
+        }
+    }
+}
+
+/// A bake zone's shown set, held by the server and followed by every client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BakeSetState {
+    /// The set shown (or being faded to).
+    pub set: String,
+    /// The crossfade, seconds.
+    pub fade: f64,
+    /// The tick the switch happened.
+    pub since_tick: u64,
+}
+
+/// A map installed for simulation: the hecs world of flat runtime components, the
+/// hierarchy and its carries, and the logic runtime.
+pub struct SimWorld {
+    pub(crate) world: World,
+    pub(crate) records: Vec<Entity>,
+    pub(crate) names: HashMap<String, Entity>,
+    pub(crate) nodes: HashMap<String, Entity>,
+    pub(crate) materials: MaterialTable,
+    pub(crate) hierarchy: Hierarchy,
+    pub(crate) lists: Lists,
+    pub(crate) tick: u64,
+    pub(crate) schedule: BTreeMap<(u64, u64), Scheduled>,
+    pub(crate) next_seq: u64,
+    pub(crate) trace: Vec<TraceLine>,
+    pub(crate) bake_sets: BTreeMap<String, BakeSetState>,
+}
+
+impl std::fmt::Debug for SimWorld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimWorld")
+            .field("records", &self.records.len())
+            .field("tick", &self.tick)
+            .field("scheduled", &self.schedule.len())
+            .finish()
+    }
+}
+
+impl SimWorld {
+    pub(crate) fn from_parts(
+        mut world: World,
+        records: Vec<Entity>,
+        names: HashMap<String, Entity>,
+        nodes: HashMap<String, Entity>,
+        materials: MaterialTable,
+        hierarchy: Hierarchy,
+        lists: Lists,
+    ) -> SimWorld {
+        for (slot, &e) in hierarchy.entity.iter().enumerate() {
+            let _ = world.insert_one(e, HierSlot(slot as u32));
+        }
+        SimWorld {
+            world,
+            records,
+            names,
+            nodes,
+            materials,
+            hierarchy,
+            lists,
+            tick: 0,
+            schedule: BTreeMap::new(),
+            next_seq: 0,
+            trace: Vec::new(),
+            bake_sets: BTreeMap::new(),
+        }
+    }
+
+    /// The hecs world holding every record's flat components.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Every record's entity, in author order (index = [`RecordIndex`]).
+    pub fn records(&self) -> &[Entity] {
+        &self.records
+    }
+
+    /// The first record (in author order) named `name`.
+    pub fn entity_named(&self, name: &str) -> Option<Entity> {
+        self.names.get(name).copied()
+    }
+
+    /// The logic node named `name`: what a call's target reaches.
+    pub fn node_named(&self, name: &str) -> Option<Entity> {
+        self.nodes.get(name).copied()
+    }
+
+    /// The entity's name, if it has one.
+    pub fn name_of(&self, e: Entity) -> Option<String> {
+        self.world.get::<&Name>(e).ok().map(|n| n.0.clone())
+    }
+
+    /// The installed material table.
+    pub fn materials(&self) -> &MaterialTable {
+        &self.materials
+    }
+
+    /// How many logic ticks have run; the next [`tick`](SimWorld::tick) is this number.
+    pub fn tick_count(&self) -> u64 {
+        self.tick
+    }
+
+    /// Where the entity stands now.
+    pub fn world_pose(&self, e: Entity) -> Option<Pose> {
+        self.world.get::<&WorldTransform>(e).ok().map(|t| t.0)
+    }
+
+    /// Where the record named `name` stands now.
+    pub fn pose_of(&self, name: &str) -> Option<Pose> {
+        self.entity_named(name).and_then(|e| self.world_pose(e))
+    }
+
+    /// A copy of one component of `e`.
+    pub fn get<T: hecs::Component + Clone>(&self, e: Entity) -> Option<T> {
+        self.world.get::<&T>(e).ok().map(|c| (*c).clone())
+    }
+
+    /// A copy of one component of the record named `name`.
+    pub fn get_named<T: hecs::Component + Clone>(&self, name: &str) -> Option<T> {
+        self.entity_named(name).and_then(|e| self.get::<T>(e))
+    }
+
+    /// Whether the light named `name` is lit.
+    pub fn light_on(&self, name: &str) -> Option<bool> {
+        self.get_named::<Light>(name).map(|l| l.on)
+    }
+
+    /// The set bake zone `zone` shows.
+    pub fn bake_set(&self, zone: &str) -> Option<&BakeSetState> {
+        self.bake_sets.get(zone)
+    }
+
+    /// Every bake zone's shown set, by zone id.
+    pub fn bake_sets(&self) -> &BTreeMap<String, BakeSetState> {
+        &self.bake_sets
+    }
+
+    /// How many delayed runs and timer fires are waiting.
+    pub fn scheduled_count(&self) -> usize {
+        self.schedule.len()
+    }
+
+    /// Every collider body on or under a mover, with its carried pose this tick: what the
+    /// physics world moves its kinematic bodies to (a logic body under a mover included), in
+    /// author order.
+    pub fn kinematic_targets(&self) -> Vec<(Entity, Pose)> {
+        self.lists
+            .carried_bodies
+            .iter()
+            .filter(|&&e| self.world.get::<&Disabled>(e).is_err())
+            .filter_map(|&e| self.world_pose(e).map(|p| (e, p)))
+            .collect()
+    }
+
+    /// Recomputes every mover's motion at the current tick (without advancing it), the
+    /// carries and every world transform.
+    pub(crate) fn resolve_poses<P: Parallel + ?Sized>(&mut self, par: &P) {
+        let tick = self.tick;
+        for (slot, m) in self.world.query_mut::<(&HierSlot, &Mover)>() {
+            if let Some(d) = self.hierarchy.delta.get_mut(slot.0 as usize) {
+                *d = crate::carry::motion_delta(m, tick, TICK_RATE);
+            }
+        }
+        self.carry_and_place(par);
+    }
+
+    /// The carry pass and the world-transform pass.
+    pub(crate) fn carry_and_place<P: Parallel + ?Sized>(&mut self, par: &P) {
+        self.hierarchy.resolve(par);
+        let carry = &self.hierarchy.carry[..];
+        let follows = &self.hierarchy.follows[..];
+        let mut items: Vec<(&HierSlot, &LocalTransform, &mut WorldTransform)> = self
+            .world
+            .query_mut::<(&HierSlot, &LocalTransform, &mut WorldTransform)>()
+            .into_iter()
+            .collect();
+        par.for_each_mut(&mut items, |_, (slot, local, world)| {
+            let s = slot.0 as usize;
+            world.0 = match (follows.get(s), carry.get(s)) {
+                (Some(true), Some(c)) => c.apply_pose(&local.0),
+                _ => local.0,
+            };
+        });
+    }
+}

@@ -1,0 +1,779 @@
+//! Physics: pawns against static and kinematic bodies, plates' overlap, the Use ray, props,
+//! spawn selection and determinism. Expected values are worked out by hand from the geometry
+//! (default parameters: capsule radius 0.3 m, height 1.8 m, eye 1.6 m, skin 0.01 m, walk
+//! 4 m/s, world.stepHeight 0.5 m, world.tickRate 64).
+
+use dh_sims::physics::{
+    select_spawn, BodyHandle, PawnId, PawnInput, PhysicsError, PhysicsParams, PhysicsWorld, Pose,
+    SpawnPose, SpawnRng, TeleportVelocity,
+};
+
+const TICK: f32 = 1.0 / 64.0;
+
+/// A world whose floor's top is at y = 0, 40 m across.
+fn world_with_floor() -> (PhysicsWorld, BodyHandle) {
+    let mut w = PhysicsWorld::new(PhysicsParams::default()).expect("default params are valid");
+    let floor = w
+        .add_static_box(
+            Pose::from_position([0.0, -0.5, 0.0]),
+            [20.0, 0.5, 20.0],
+            0.8,
+        )
+        .expect("floor");
+    (w, floor)
+}
+
+fn run(w: &mut PhysicsWorld, ticks: u32) {
+    for _ in 0..ticks {
+        w.step();
+    }
+}
+
+fn feet(w: &PhysicsWorld, id: PawnId) -> [f32; 3] {
+    w.pawn_state(id).expect("pawn").feet
+}
+
+fn walk(w: &mut PhysicsWorld, id: PawnId, yaw: f32, forward: f32) {
+    w.set_pawn_input(
+        id,
+        PawnInput {
+            move_local: [0.0, forward],
+            yaw,
+            pitch: 0.0,
+            jump: false,
+        },
+    )
+    .expect("input");
+}
+
+fn near(actual: f32, expected: f32, tolerance: f32, what: &str) {
+    assert!(
+        (actual - expected).abs() <= tolerance,
+        "{what}: expected {expected} ± {tolerance}, got {actual}"
+    );
+}
+
+fn yaw_quat(degrees: f32) -> [f32; 4] {
+    let half = degrees.to_radians() * 0.5;
+    [0.0, half.sin(), 0.0, half.cos()]
+}
+
+#[test]
+fn a_pawn_falls_and_lands_on_the_floor() {
+    let (mut w, floor) = world_with_floor();
+    let p = w.spawn_pawn([0.0, 2.0, 0.0], 0.0).unwrap();
+    // Ten ticks of free fall from rest: v_n = -g·n·dt, so the drop is g·dt²·(1+…+10)
+    // = 9.81 / 4096 × 55 = 0.1317 m.
+    run(&mut w, 10);
+    let s = w.pawn_state(p).unwrap();
+    near(s.feet[1], 2.0 - 0.1317, 0.002, "feet after 10 ticks");
+    near(
+        s.velocity[1],
+        -9.81 * 10.0 * TICK,
+        1.0e-4,
+        "fall speed after 10 ticks",
+    );
+    assert!(!s.grounded);
+    // 2 m takes about 0.64 s (41 ticks); two seconds is plenty.
+    run(&mut w, 118);
+    let s = w.pawn_state(p).unwrap();
+    assert!(s.grounded, "landed");
+    near(s.feet[1], 0.0, 0.05, "feet on the floor's top");
+    near(s.feet[0], 0.0, 1.0e-4, "no drift in x");
+    near(s.feet[2], 0.0, 1.0e-4, "no drift in z");
+    assert_eq!(s.velocity[1], 0.0, "a standing pawn does not keep falling");
+    assert_eq!(s.ground, Some(floor));
+}
+
+#[test]
+fn a_pawn_walks_into_a_wall_and_stops() {
+    let (mut w, _) = world_with_floor();
+    // A wall whose face is at x = 2.
+    w.add_static_box(Pose::from_position([2.5, 1.5, 0.0]), [0.5, 1.5, 5.0], 0.8)
+        .unwrap();
+    // Yaw -90 faces +X.
+    let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+    walk(&mut w, p, -90.0, 1.0);
+    run(&mut w, 16);
+    // After the first (landing) tick it walks at 4 m/s: 15 ticks × 4/64 = 0.9375 m.
+    near(feet(&w, p)[0], 0.9375, 0.01, "walking at 4 m/s");
+    run(&mut w, 112);
+    let s = w.pawn_state(p).unwrap();
+    // The capsule (radius 0.3) stops the controller's gap (half the 0.01 skin) short of the
+    // face: 2 - 0.305 = 1.695.
+    near(s.feet[0], 1.695, 0.005, "stopped at the wall");
+    near(s.feet[2], 0.0, 0.01, "no sideways slide on a square hit");
+    near(s.feet[1], 0.0, 0.05, "still on the floor");
+    assert!(s.grounded);
+}
+
+#[test]
+fn a_pawn_climbs_a_04_m_step_but_not_a_06_m_one() {
+    for (height, climbs) in [(0.4f32, true), (0.6f32, false)] {
+        let (mut w, _) = world_with_floor();
+        // The step's near face is at x = 1.5, its top at `height`.
+        let step = w
+            .add_static_box(
+                Pose::from_position([3.0, height / 2.0, 0.0]),
+                [1.5, height / 2.0, 5.0],
+                0.8,
+            )
+            .unwrap();
+        let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+        walk(&mut w, p, -90.0, 1.0);
+        // 48 ticks at 4 m/s is 3 m of walking: past the face if it climbs.
+        run(&mut w, 48);
+        let s = w.pawn_state(p).unwrap();
+        if climbs {
+            near(s.feet[1], height, 0.05, "standing on the 0.4 m step");
+            assert!(s.feet[0] > 2.0, "walked onto the step, x = {}", s.feet[0]);
+            assert_eq!(s.ground, Some(step));
+        } else {
+            near(
+                s.feet[1],
+                0.0,
+                0.05,
+                "still on the floor below the 0.6 m step",
+            );
+            near(
+                s.feet[0],
+                1.5 - 0.305,
+                0.005,
+                "stopped at the 0.6 m step's face",
+            );
+        }
+        assert!(s.grounded);
+    }
+}
+
+#[test]
+fn a_pawn_walks_down_a_04_m_ledge_without_leaving_the_ground() {
+    let (mut w, _) = world_with_floor();
+    // A 0.4 m high platform ending at x = 1.5.
+    w.add_static_box(Pose::from_position([-3.0, 0.2, 0.0]), [4.5, 0.2, 5.0], 0.8)
+        .unwrap();
+    let p = w.spawn_pawn([0.0, 0.4, 0.0], -90.0).unwrap();
+    run(&mut w, 2);
+    walk(&mut w, p, -90.0, 1.0);
+    let mut airborne = 0;
+    for _ in 0..48 {
+        w.step();
+        if !w.pawn_state(p).unwrap().grounded {
+            airborne += 1;
+        }
+    }
+    let s = w.pawn_state(p).unwrap();
+    near(s.feet[1], 0.0, 0.05, "down on the floor");
+    assert!(
+        s.feet[0] > 2.5,
+        "walked on past the ledge, x = {}",
+        s.feet[0]
+    );
+    assert_eq!(airborne, 0, "world.stepHeight snaps it down a 0.4 m ledge");
+}
+
+#[test]
+fn a_pawn_jumps_about_a_meter_and_lands() {
+    let (mut w, _) = world_with_floor();
+    let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    run(&mut w, 1);
+    w.set_pawn_input(
+        p,
+        PawnInput {
+            jump: true,
+            ..PawnInput::default()
+        },
+    )
+    .unwrap();
+    // Each tick takes g·dt = 9.81/64 = 0.15328 m/s off the 4.5 m/s start before moving, so it
+    // rises for 29 ticks: (29 × 4.5 - 0.15328 × (1 + … + 29)) / 64 = (130.5 - 66.68) / 64
+    // = 0.9972 m.
+    let mut apex = 0.0f32;
+    for _ in 0..40 {
+        w.step();
+        apex = apex.max(feet(&w, p)[1]);
+    }
+    near(apex, 0.9972, 0.002, "jump apex");
+    // The press was taken once: it comes down and stays down.
+    run(&mut w, 60);
+    let s = w.pawn_state(p).unwrap();
+    assert!(s.grounded);
+    near(s.feet[1], 0.0, 0.001, "landed");
+}
+
+#[test]
+fn walking_on_the_specs_500_m_ground_box_stays_level() {
+    // The spec's ground collider: a box 1000 m across whose top is y = 0.
+    let mut w = PhysicsWorld::new(PhysicsParams::default()).unwrap();
+    w.add_static_box(
+        Pose::from_position([0.0, -0.5, 0.0]),
+        [500.0, 0.5, 500.0],
+        0.8,
+    )
+    .unwrap();
+    let p = w.spawn_pawn([3.3, 0.0, -7.1], 0.0).unwrap();
+    w.set_pawn_input(
+        p,
+        PawnInput {
+            move_local: [0.6, 0.8],
+            yaw: 33.0,
+            pitch: 0.0,
+            jump: false,
+        },
+    )
+    .unwrap();
+    for _ in 0..640 {
+        w.step();
+        let s = w.pawn_state(p).unwrap();
+        assert!(s.grounded, "never leaves the ground");
+        near(s.feet[1], 0.0, 0.001, "level");
+    }
+    // It walks from the second tick on: 639 ticks × 4/64 m = 39.9375 m.
+    let f = feet(&w, p);
+    let d = ((f[0] - 3.3).powi(2) + (f[2] + 7.1).powi(2)).sqrt();
+    near(d, 39.9375, 0.01, "distance walked");
+}
+
+#[test]
+fn a_pawn_walks_up_and_down_a_stair_without_leaving_it() {
+    let (mut w, _) = world_with_floor();
+    // Ten 0.25 m risers on 0.3 m treads from x = 1, the top at 2.5 m.
+    for k in 0..10 {
+        let h = 0.25 * (k + 1) as f32;
+        let front = 1.0 + 0.3 * k as f32;
+        w.add_static_box(
+            Pose::from_position([front + 5.0, h / 2.0, 0.0]),
+            [5.0, h / 2.0, 2.0],
+            0.8,
+        )
+        .unwrap();
+    }
+    let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+    walk(&mut w, p, -90.0, 1.0);
+    for _ in 0..128 {
+        w.step();
+        assert!(w.pawn_state(p).unwrap().grounded, "airborne on the way up");
+    }
+    let top = feet(&w, p);
+    near(top[1], 2.5, 0.01, "at the top");
+    // 127 ticks of walking is 7.9375 m: the stair does not slow it.
+    near(top[0], 7.9375, 0.01, "full speed up");
+    walk(&mut w, p, 90.0, 1.0);
+    for _ in 0..128 {
+        w.step();
+        assert!(
+            w.pawn_state(p).unwrap().grounded,
+            "airborne on the way down"
+        );
+    }
+    near(feet(&w, p)[1], 0.0, 0.01, "back down");
+}
+
+#[test]
+fn a_pawn_rides_a_kinematic_platform_up_and_down() {
+    let (mut w, _) = world_with_floor();
+    // The lift: 3 × 0.2 × 3 at y 0.1 (top 0.2), rising 2 m at 1/64 m a tick.
+    let lift = w
+        .add_kinematic_box(Pose::from_position([0.0, 0.1, 0.0]), [1.5, 0.1, 1.5], 0.8)
+        .unwrap();
+    let p = w.spawn_pawn([0.0, 0.2, 0.0], 0.0).unwrap();
+    run(&mut w, 8);
+    let s = w.pawn_state(p).unwrap();
+    near(s.feet[1], 0.2, 0.02, "standing on the lift");
+    assert_eq!(s.ground, Some(lift));
+    for i in 1..=128 {
+        let center = 0.1 + i as f32 / 64.0;
+        w.set_kinematic_target(lift, Pose::from_position([0.0, center, 0.0]))
+            .unwrap();
+        w.step();
+        let s = w.pawn_state(p).unwrap();
+        near(
+            s.feet[1],
+            center + 0.1,
+            0.05,
+            "riding up with the lift's top",
+        );
+        assert!(s.grounded, "grounded on the way up, tick {i}");
+    }
+    near(
+        w.body_pose(lift).unwrap().position[1],
+        2.1,
+        1.0e-4,
+        "lift at the top",
+    );
+    run(&mut w, 8);
+    let s = w.pawn_state(p).unwrap();
+    near(s.feet[1], 2.2, 0.05, "feet on the lift's top at 2.2");
+    near(s.feet[0], 0.0, 0.01, "no drift riding up");
+    assert_eq!(
+        s.velocity,
+        [0.0, 0.0, 0.0],
+        "the lift's speed is not the pawn's"
+    );
+    for i in (0..128).rev() {
+        let center = 0.1 + i as f32 / 64.0;
+        w.set_kinematic_target(lift, Pose::from_position([0.0, center, 0.0]))
+            .unwrap();
+        w.step();
+        let s = w.pawn_state(p).unwrap();
+        near(
+            s.feet[1],
+            center + 0.1,
+            0.05,
+            "riding down with the lift's top",
+        );
+    }
+    near(feet(&w, p)[1], 0.2, 0.05, "home again");
+}
+
+#[test]
+fn a_pawn_rides_a_sliding_platform_and_turns_with_a_spinning_one() {
+    // Sliding 2 m along +X over 128 ticks.
+    let (mut w, _) = world_with_floor();
+    let slider = w
+        .add_kinematic_box(Pose::from_position([0.0, 0.1, 0.0]), [1.5, 0.1, 1.5], 0.8)
+        .unwrap();
+    let p = w.spawn_pawn([0.0, 0.2, 0.0], 0.0).unwrap();
+    run(&mut w, 8);
+    for i in 1..=128 {
+        let x = 2.0 * i as f32 / 128.0;
+        w.set_kinematic_target(slider, Pose::from_position([x, 0.1, 0.0]))
+            .unwrap();
+        w.step();
+    }
+    run(&mut w, 4);
+    let s = w.pawn_state(p).unwrap();
+    near(s.feet[0], 2.0, 0.05, "carried 2 m along +X");
+    near(s.feet[2], 0.0, 0.02, "not carried along z");
+    near(s.feet[1], 0.2, 0.05, "still on top");
+
+    // Turning 90° about +Y over 64 ticks carries a rider at (1, 0.2, 0) to (0, 0.2, -1)
+    // (R_y(90°) takes +X to -Z) and turns its yaw from 0 to 90.
+    let (mut w, _) = world_with_floor();
+    let turntable = w
+        .add_kinematic_box(Pose::from_position([0.0, 0.1, 0.0]), [2.0, 0.1, 2.0], 0.8)
+        .unwrap();
+    let p = w.spawn_pawn([1.0, 0.2, 0.0], 0.0).unwrap();
+    run(&mut w, 8);
+    for i in 1..=64 {
+        let pose = Pose::new([0.0, 0.1, 0.0], yaw_quat(90.0 * i as f32 / 64.0));
+        w.set_kinematic_target(turntable, pose).unwrap();
+        w.step();
+    }
+    run(&mut w, 4);
+    let s = w.pawn_state(p).unwrap();
+    near(s.feet[0], 0.0, 0.05, "turned to x 0");
+    near(s.feet[2], -1.0, 0.05, "turned to z -1");
+    near(s.yaw, 90.0, 0.5, "the pawn turned with it");
+}
+
+#[test]
+fn plates_find_the_pawns_standing_on_them_in_id_order() {
+    let (mut w, _) = world_with_floor();
+    let on = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    let beside = w.spawn_pawn([3.0, 0.0, 0.0], 0.0).unwrap();
+    let corner = w.spawn_pawn([0.5, 0.0, 0.5], 0.0).unwrap();
+    // The capsule plates measure is the pawn's grown by the 0.01 skin: radius 0.31, its
+    // bottom sphere centered 0.31 above the feet. At the plate's top (0.1 above the feet) that
+    // sphere is sqrt(0.31² - 0.21²) = 0.228 wide, so a pawn touches the 1.4 m plate while its
+    // axis is within 0.7 + 0.228 = 0.928 of the center line.
+    let edge_in = w.spawn_pawn([-0.9, 0.0, 0.0], 0.0).unwrap();
+    let edge_out = w.spawn_pawn([0.0, 0.0, 0.95], 0.0).unwrap();
+    run(&mut w, 4);
+    // A plate's volume: 1.4 × 0.1 × 1.4 on the floor (not a body: it blocks nothing).
+    let plate = Pose::from_position([0.0, 0.05, 0.0]);
+    let half = [0.7, 0.05, 0.7];
+    assert_eq!(
+        w.pawns_overlapping_box(plate, half).unwrap(),
+        vec![on, corner, edge_in]
+    );
+    let moved = Pose::from_position([3.0, 0.05, 0.0]);
+    assert_eq!(w.pawns_overlapping_box(moved, half).unwrap(), vec![beside]);
+    // A volume high overhead touches no one.
+    let high = Pose::from_position([0.0, 3.0, 0.0]);
+    assert!(w.pawns_overlapping_box(high, half).unwrap().is_empty());
+    assert!(!w
+        .pawns_overlapping_box(plate, half)
+        .unwrap()
+        .contains(&edge_out));
+}
+
+#[test]
+fn the_use_ray_hits_the_button_in_front() {
+    let (mut w, _) = world_with_floor();
+    // A button at eye height 1.5 m ahead (-Z): its front face is at z -1.35.
+    let high = w
+        .add_static_box(
+            Pose::from_position([0.0, 1.6, -1.5]),
+            [0.25, 0.25, 0.15],
+            0.8,
+        )
+        .unwrap();
+    // A lower one, 1 m ahead at y 1 (0.75..1.25): its front face is at z -0.75.
+    let low = w
+        .add_static_box(
+            Pose::from_position([0.0, 1.0, -1.0]),
+            [0.25, 0.25, 0.25],
+            0.8,
+        )
+        .unwrap();
+    let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    run(&mut w, 2);
+    let ray = w.eye_ray(p).unwrap();
+    near(ray.origin[1], 1.6, 0.02, "the eye is 1.6 m above the feet");
+    near(ray.direction[2], -1.0, 1.0e-6, "yaw 0 looks along -Z");
+    let hit = w.cast_eye_ray(p, 2.0).unwrap().expect("a hit");
+    assert_eq!(hit.body, high);
+    near(hit.distance, 1.35, 0.02, "distance to the front face");
+    assert_eq!(w.use_target(p, 2.0).unwrap(), Some(high));
+    assert_eq!(w.use_target(p, 1.0).unwrap(), None, "out of reach");
+    // Looking down 31°: the ray reaches z -0.75 at y 1.6 - 0.75 × tan 31° = 1.15.
+    w.set_pawn_input(
+        p,
+        PawnInput {
+            move_local: [0.0, 0.0],
+            yaw: 0.0,
+            pitch: -31.0,
+            jump: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(w.use_target(p, 2.0).unwrap(), Some(low));
+    // Turned around, nothing is there.
+    w.set_pawn_input(
+        p,
+        PawnInput {
+            yaw: 180.0,
+            ..PawnInput::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(w.use_target(p, 2.0).unwrap(), None);
+}
+
+#[test]
+fn props_fall_settle_and_are_shoved() {
+    let (mut w, _) = world_with_floor();
+    // A 0.5 m crate dropped tilted from 2 m lands on a face: center 0.25 above the floor.
+    let dropped = w
+        .add_dynamic_box(
+            Pose::new([0.0, 2.0, 4.0], [0.2, 0.3, 0.1, 0.927]),
+            [0.25, 0.25, 0.25],
+            30.0,
+            0.6,
+        )
+        .unwrap();
+    // A crate resting 2 m ahead of a pawn facing +X.
+    let crate_ = w
+        .add_dynamic_box(
+            Pose::from_position([2.0, 0.25, 0.0]),
+            [0.25, 0.25, 0.25],
+            30.0,
+            0.6,
+        )
+        .unwrap();
+    let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+    run(&mut w, 256);
+    near(
+        w.body_pose(dropped).unwrap().position[1],
+        0.25,
+        0.02,
+        "dropped crate at rest",
+    );
+    near(
+        w.body_pose(crate_).unwrap().position[0],
+        2.0,
+        0.01,
+        "untouched crate stays",
+    );
+    walk(&mut w, p, -90.0, 1.0);
+    run(&mut w, 64);
+    let pos = w.body_pose(crate_).unwrap().position;
+    assert!(
+        pos[0] > 2.5,
+        "walked into, the crate moved along +X: {pos:?}"
+    );
+    near(pos[2], 0.0, 0.3, "shoved along the walk");
+}
+
+#[test]
+fn spawn_selection_follows_the_spec() {
+    // No spawn authored: the origin.
+    let mut rng = SpawnRng::new(7);
+    assert_eq!(
+        select_spawn(&[], 0.7, |_| false, &mut rng),
+        SpawnPose::ORIGIN
+    );
+
+    // SplitMix64's reference: seed 0 gives 0xE220A8397B1DCDAF first.
+    assert_eq!(SpawnRng::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
+
+    // A single spawn spreads players: the spawn itself, then 0.7 m to its right (+X at yaw 0),
+    // then 60° on toward its back: (0.7 cos 60°, 0, 0.7 sin 60°) = (0.35, 0, 0.606).
+    let (mut w, _) = world_with_floor();
+    let only = [SpawnPose {
+        feet: [0.0, 0.0, 0.0],
+        yaw: 0.0,
+    }];
+    let expected = [[0.0, 0.0, 0.0], [0.7, 0.0, 0.0], [0.35, 0.0, 0.606]];
+    let mut placed = Vec::new();
+    for (i, e) in expected.iter().enumerate() {
+        let s = w.select_spawn(&only, &mut rng);
+        near(s.feet[0], e[0], 0.001, &format!("spread {i} x"));
+        near(s.feet[2], e[2], 0.001, &format!("spread {i} z"));
+        assert_eq!(s.yaw, 0.0);
+        placed.push(w.spawn_pawn(s.feet, s.yaw).unwrap());
+    }
+    for _ in 0..12 {
+        let s = w.select_spawn(&only, &mut rng);
+        placed.push(w.spawn_pawn(s.feet, s.yaw).unwrap());
+    }
+    let feet: Vec<[f32; 3]> = placed.iter().map(|&p| feet(&w, p)).collect();
+    for (i, a) in feet.iter().enumerate() {
+        for b in &feet[i + 1..] {
+            let d = ((a[0] - b[0]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+            assert!(d >= 0.6, "spread pawns overlap: {a:?} and {b:?}");
+        }
+    }
+
+    // The spread turns with the spawn: at yaw 90 its right is -Z.
+    let (mut w2, _) = world_with_floor();
+    let turned = [SpawnPose {
+        feet: [5.0, 0.0, 5.0],
+        yaw: 90.0,
+    }];
+    let first = w2.select_spawn(&turned, &mut rng);
+    w2.spawn_pawn(first.feet, first.yaw).unwrap();
+    let second = w2.select_spawn(&turned, &mut rng);
+    near(second.feet[0], 5.0, 0.001, "yaw 90 spread x");
+    near(second.feet[2], 4.3, 0.001, "yaw 90 spread z");
+
+    // A spread slot inside a wall is skipped: a post over slot 1 (x 0.7..1.1) sends the second
+    // player to slot 2.
+    let (mut w, _) = world_with_floor();
+    w.add_static_box(Pose::from_position([0.9, 1.0, 0.0]), [0.2, 1.0, 0.2], 0.8)
+        .unwrap();
+    let s0 = w.select_spawn(&only, &mut rng);
+    w.spawn_pawn(s0.feet, s0.yaw).unwrap();
+    let s1 = w.select_spawn(&only, &mut rng);
+    near(s1.feet[0], 0.35, 0.001, "slot 2 x");
+    near(s1.feet[2], 0.606, 0.001, "slot 2 z");
+
+    // Several spawns: a random free one; one with a pawn on it is never picked.
+    let a = SpawnPose {
+        feet: [0.0, 0.0, 0.0],
+        yaw: 0.0,
+    };
+    let b = SpawnPose {
+        feet: [10.0, 0.0, 10.0],
+        yaw: 45.0,
+    };
+    let (mut w, _) = world_with_floor();
+    let mut seen = [false, false];
+    for seed in 0..64 {
+        let s = w.select_spawn(&[a, b], &mut SpawnRng::new(seed));
+        let again = w.select_spawn(&[a, b], &mut SpawnRng::new(seed));
+        assert_eq!(s, again, "one seed, one choice");
+        seen[usize::from(s == b)] = true;
+    }
+    assert_eq!(seen, [true, true], "both free spawns get chosen");
+    w.spawn_pawn(a.feet, a.yaw).unwrap();
+    for seed in 0..64 {
+        assert_eq!(w.select_spawn(&[a, b], &mut SpawnRng::new(seed)), b);
+    }
+    // Every spawn taken: stacking on one of them.
+    w.spawn_pawn(b.feet, b.yaw).unwrap();
+    for seed in 0..16 {
+        let s = w.select_spawn(&[a, b], &mut SpawnRng::new(seed));
+        assert!(s == a || s == b);
+    }
+}
+
+#[test]
+fn teleport_applies_the_velocity_rule_and_clears_the_ground() {
+    for (rule, expected) in [
+        (TeleportVelocity::Keep, [4.0, 0.0, 0.0]),
+        (TeleportVelocity::Zero, [0.0, 0.0, 0.0]),
+        // R_y(90°) takes +X to -Z.
+        (TeleportVelocity::Turn(yaw_quat(90.0)), [0.0, 0.0, -4.0]),
+    ] {
+        let (mut w, _) = world_with_floor();
+        let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+        walk(&mut w, p, -90.0, 1.0);
+        run(&mut w, 4);
+        near(w.pawn_state(p).unwrap().velocity[0], 4.0, 1.0e-4, "walking");
+        w.teleport_pawn(p, [0.0, 5.0, 0.0], 30.0, 10.0, rule)
+            .unwrap();
+        let s = w.pawn_state(p).unwrap();
+        for (axis, (&v, &e)) in s.velocity.iter().zip(expected.iter()).enumerate() {
+            near(v, e, 1.0e-4, &format!("velocity {rule:?} axis {axis}"));
+        }
+        assert_eq!(s.feet, [0.0, 5.0, 0.0]);
+        assert_eq!((s.yaw, s.pitch), (30.0, 10.0));
+        assert!(!s.grounded);
+        assert_eq!(s.ground, None);
+    }
+}
+
+#[test]
+fn hulls_and_meshes_collide_and_bad_input_is_refused() {
+    // A hull whose top face is at y 0 and a mesh floor at y 0: a pawn lands on each.
+    let mut w = PhysicsWorld::new(PhysicsParams::default()).unwrap();
+    let corners: Vec<[f32; 3]> = (0..8)
+        .map(|i| {
+            [
+                if i & 1 == 0 { -3.0 } else { 3.0 },
+                if i & 2 == 0 { -1.0 } else { 0.0 },
+                if i & 4 == 0 { -3.0 } else { 3.0 },
+            ]
+        })
+        .collect();
+    w.add_static_hull(Pose::IDENTITY, &corners, 0.8).unwrap();
+    let verts = [
+        [10.0, 0.0, -3.0],
+        [16.0, 0.0, -3.0],
+        [16.0, 0.0, 3.0],
+        [10.0, 0.0, 3.0],
+    ];
+    w.add_static_mesh(Pose::IDENTITY, &verts, &[[0, 2, 1], [0, 3, 2]], 0.8)
+        .unwrap();
+    let on_hull = w.spawn_pawn([0.0, 1.0, 0.0], 0.0).unwrap();
+    let on_mesh = w.spawn_pawn([13.0, 1.0, 0.0], 0.0).unwrap();
+    run(&mut w, 64);
+    near(feet(&w, on_hull)[1], 0.0, 0.05, "landed on the hull");
+    near(feet(&w, on_mesh)[1], 0.0, 0.05, "landed on the mesh");
+
+    assert!(matches!(
+        w.add_static_box(Pose::IDENTITY, [1.0, 0.0, 1.0], 0.8),
+        Err(PhysicsError::InvalidShape { shape: "box", .. })
+    ));
+    assert_eq!(
+        w.add_static_hull(
+            Pose::IDENTITY,
+            &[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            0.8
+        ),
+        Err(PhysicsError::DegenerateHull { count: 3 })
+    );
+    assert!(matches!(
+        w.add_static_mesh(Pose::IDENTITY, &verts, &[[0, 1, 9]], 0.8),
+        Err(PhysicsError::InvalidMesh(_))
+    ));
+    assert!(matches!(
+        w.add_static_capsule(Pose::IDENTITY, 0.5, 0.8, 0.8),
+        Err(PhysicsError::InvalidShape {
+            shape: "capsule",
+            ..
+        })
+    ));
+    assert_eq!(
+        w.add_dynamic_box(Pose::IDENTITY, [0.25; 3], 0.0, 0.6),
+        Err(PhysicsError::InvalidMass(0.0))
+    );
+    let wall = w.add_static_sphere(Pose::IDENTITY, 1.0, 0.8).unwrap();
+    assert_eq!(
+        w.set_kinematic_target(wall, Pose::IDENTITY),
+        Err(PhysicsError::NotKinematic(wall))
+    );
+    assert!(matches!(
+        w.add_static_box(Pose::new([0.0; 3], [0.0; 4]), [1.0; 3], 0.8),
+        Err(PhysicsError::NonFinite { .. })
+    ));
+    w.remove_pawn(on_mesh).unwrap();
+    assert_eq!(
+        w.pawn_state(on_mesh),
+        Err(PhysicsError::UnknownPawn(on_mesh))
+    );
+    w.remove_body(wall).unwrap();
+    assert_eq!(w.remove_body(wall), Err(PhysicsError::UnknownBody(wall)));
+    let bad = PhysicsParams {
+        step_height: -1.0,
+        ..PhysicsParams::default()
+    };
+    assert!(matches!(
+        PhysicsWorld::new(bad),
+        Err(PhysicsError::InvalidParam {
+            name: "step height",
+            ..
+        })
+    ));
+}
+
+/// One busy scene: steps, a bouncing platform, falling crates, three pawns walking, turning
+/// and jumping. Returns every pawn's and prop's state each tick, as bits.
+fn busy_run() -> Vec<u32> {
+    let (mut w, _) = world_with_floor();
+    w.add_static_box(Pose::from_position([4.0, 0.2, 0.0]), [1.0, 0.2, 3.0], 0.8)
+        .unwrap();
+    let platform = w
+        .add_kinematic_box(Pose::from_position([-4.0, 0.1, 0.0]), [1.5, 0.1, 1.5], 0.8)
+        .unwrap();
+    let mut props = Vec::new();
+    for i in 0..4 {
+        let x = -1.0 + i as f32 * 0.6;
+        props.push(
+            w.add_dynamic_box(
+                Pose::new([x, 1.0 + i as f32 * 0.7, 2.0], [0.1, 0.2, 0.0, 0.975]),
+                [0.25; 3],
+                30.0,
+                0.6,
+            )
+            .unwrap(),
+        );
+    }
+    let walker = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+    let rider = w.spawn_pawn([-4.0, 0.2, 0.0], 0.0).unwrap();
+    let jumper = w.spawn_pawn([0.0, 0.0, 2.0], -90.0).unwrap();
+    let mut out = Vec::new();
+    for tick in 0u32..320 {
+        let phase = (tick % 256) as f32;
+        let y = 0.1 + if phase < 128.0 { phase } else { 256.0 - phase } / 64.0;
+        w.set_kinematic_target(platform, Pose::from_position([-4.0, y, 0.0]))
+            .unwrap();
+        w.set_pawn_input(
+            walker,
+            PawnInput {
+                move_local: [0.3, 1.0],
+                yaw: -90.0 + tick as f32 * 0.5,
+                pitch: 0.0,
+                jump: false,
+            },
+        )
+        .unwrap();
+        w.set_pawn_input(
+            jumper,
+            PawnInput {
+                move_local: [0.0, 0.7],
+                yaw: -90.0,
+                pitch: 0.0,
+                jump: tick % 40 == 0,
+            },
+        )
+        .unwrap();
+        w.step();
+        for id in [walker, rider, jumper] {
+            let s = w.pawn_state(id).unwrap();
+            out.extend(s.feet.iter().chain(s.velocity.iter()).map(|v| v.to_bits()));
+            out.push(s.yaw.to_bits());
+            out.push(u32::from(s.grounded));
+        }
+        for &b in &props {
+            let pose = w.body_pose(b).unwrap();
+            out.extend(
+                pose.position
+                    .iter()
+                    .chain(pose.rotation.iter())
+                    .map(|v| v.to_bits()),
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn two_identical_runs_agree_bit_for_bit() {
+    let first = busy_run();
+    let second = busy_run();
+    assert_eq!(first.len(), 320 * (3 * 8 + 4 * 7));
+    assert!(first == second, "two runs of one script diverged");
+}
