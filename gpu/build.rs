@@ -7,8 +7,9 @@
 //! Options are explicit so a naga upgrade cannot change the output silently:
 //! SPIR-V 1.3 (lavapipe and every Vulkan 1.1+ device take it), no Y flip (the
 //! renderer's projections already target Vulkan's clip space), no debug info, no
-//! varying labels, index bounds checks left to the device's robustness (Unchecked) —
-//! shaders index only what they own.
+//! varying labels, no invented bindings, no bounds-check or loop-bound polyfills
+//! (shaders are ours and index only what they own). Push constants are spelled
+//! `var<immediate>` in naga 28's WGSL.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -88,10 +89,7 @@ fn run() -> Result<(), String> {
 
 /// The constant's name for a file stem: `fullscreen_test` -> `FULLSCREEN_TEST`.
 fn const_name(stem: &str) -> Result<String, String> {
-    let ok = stem
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic())
+    let ok = stem.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if ok {
         Ok(stem.to_ascii_uppercase())
@@ -107,26 +105,38 @@ type Compiled = (Vec<u32>, Vec<(String, &'static str)>);
 fn compile(path: &Path, source: &str) -> Result<Compiled, String> {
     let module = naga::front::wgsl::parse_str(source)
         .map_err(|e| e.emit_to_string_with_path(source, path))?;
-    let capabilities = naga::valid::Capabilities::PUSH_CONSTANT
+    // `var<immediate>` is naga 28's spelling of a push-constant block.
+    let capabilities = naga::valid::Capabilities::IMMEDIATES
         | naga::valid::Capabilities::CLIP_DISTANCE
-        | naga::valid::Capabilities::SAMPLER_NON_UNIFORM_INDEXING
         | naga::valid::Capabilities::MULTIVIEW
-        | naga::valid::Capabilities::STORAGE_TEXTURE_16BIT_NORM_FORMATS;
+        | naga::valid::Capabilities::CUBE_ARRAY_TEXTURES
+        | naga::valid::Capabilities::DUAL_SOURCE_BLENDING;
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .validate(&module)
         .map_err(|e| e.emit_to_string_with_path(source, &path.display().to_string()))?;
 
-    let mut options = naga::back::spv::Options {
+    let unchecked = naga::proc::BoundsCheckPolicy::Unchecked;
+    let options = naga::back::spv::Options {
         lang_version: (1, 3),
+        // No ADJUST_COORDINATE_SPACE (Y flip), no DEBUG, no LABEL_VARYINGS.
         flags: naga::back::spv::WriterFlags::empty(),
+        // No binding map: @group(g) @binding(b) become descriptor set g, binding b.
+        fake_missing_bindings: true,
+        binding_map: Default::default(),
+        // Any capability the module needs; spirv-val checks against Vulkan 1.3.
+        capabilities: None,
+        bounds_check_policies: naga::proc::BoundsCheckPolicies {
+            index: unchecked,
+            buffer: unchecked,
+            image_load: unchecked,
+            binding_array: unchecked,
+        },
+        // Shaders initialise the workgroup memory they read.
+        zero_initialize_workgroup_memory: naga::back::spv::ZeroInitializeWorkgroupMemoryMode::None,
+        force_loop_bounding: false,
+        ray_query_initialization_tracking: false,
+        use_storage_input_output_16: false,
         debug_info: None,
-        ..Default::default()
-    };
-    options.bounds_check_policies = naga::proc::BoundsCheckPolicies {
-        index: naga::proc::BoundsCheckPolicy::Unchecked,
-        buffer: naga::proc::BoundsCheckPolicy::Unchecked,
-        image_load: naga::proc::BoundsCheckPolicy::Unchecked,
-        binding_array: naga::proc::BoundsCheckPolicy::Unchecked,
     };
     let words = naga::back::spv::write_vec(&module, &info, &options, None)
         .map_err(|e| format!("{}: SPIR-V output failed: {e}", path.display()))?;

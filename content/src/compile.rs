@@ -87,6 +87,9 @@ impl AssetKind {
 
 /// The MIME type a packed file's entry records, by extension.
 pub fn mime_of(path: &str) -> &'static str {
+    if crate::pallet::is_voxel_payload(path) {
+        return "application/vnd.dh.voxel-payload";
+    }
     let ext = path.rsplit('.').next().unwrap_or("");
     match ext {
         "dh-map" => "application/vnd.dh.map+json",
@@ -323,7 +326,9 @@ pub fn compile_sources(
         .collect();
     read.sort_by(|a, b| a.path.cmp(&b.path));
 
+    let mut generated = Vec::new();
     if let Some(manifest) = &manifest {
+        generated = convert_voxel_sources(manifest, &mut read);
         let roots = resolve_objects(manifest, &mut read);
         check_maps(manifest, &mut read, &roots);
         check_references(manifest, &mut read);
@@ -357,6 +362,8 @@ pub fn compile_sources(
             bytes,
         });
     }
+    out.assets.extend(generated);
+    out.assets.sort_by(|a, b| a.path.cmp(&b.path));
     out.diagnostics.sort();
     out.manifest = manifest;
     if opts.write && !out.diagnostics.has_errors() {
@@ -530,6 +537,114 @@ fn read_typed(
         }
         AssetKind::Raw => (None, Vec::new()),
     }
+}
+
+/// Converts every dh.voxel definition whose `data` names a `.vox` in this pallet: the
+/// source is imported into a `.dh-vox.bin` payload (with its shards) that ships in its
+/// place, and the compiled definition's `data` points at the payload. The source itself
+/// never ships.
+fn convert_voxel_sources(
+    manifest: &PalletManifestSource,
+    read: &mut [ReadAsset],
+) -> Vec<CompiledAsset> {
+    use crate::schema::voxel::{payload_path, DataKind};
+    let mut out = Vec::new();
+    let mut consumed = Vec::new();
+    for i in 0..read.len() {
+        if read[i].kind != AssetKind::Voxel || read[i].diags.has_errors() {
+            continue;
+        }
+        let Some(json) = &read[i].json else { continue };
+        let Some(data) = json
+            .get("data")
+            .and_then(|d| d.as_str())
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        if DataKind::of(&data) != DataKind::Vox {
+            continue;
+        }
+        let platform = json
+            .get("platform")
+            .and_then(|p| p.as_str())
+            .map(str::to_string);
+        let def_path = read[i].path.clone();
+        let span = read[i]
+            .source
+            .as_ref()
+            .and_then(|v| v.get("data"))
+            .map(|v| v.span)
+            .unwrap_or_default();
+        let Ok(b) = refs::resolve(&data, &manifest.id, &def_path, &manifest.dependencies) else {
+            continue; // reported by the reference check
+        };
+        let Some(src) = read
+            .iter()
+            .position(|r| r.path == b.path && b.pallet == manifest.id)
+        else {
+            continue; // reported by the reference check
+        };
+        let Some(bytes) = read[src].raw.clone() else {
+            continue;
+        };
+        let r = &mut read[i];
+        let result = crate::voxel::import::import_vox_bytes(&b.path, &bytes, platform.as_deref())
+            .map_err(|e| e.to_string())
+            .and_then(|imp| {
+                crate::voxel::payload::encode(&imp.payload)
+                    .map(|shards| (imp.warnings, shards))
+                    .map_err(|e| e.to_string())
+            });
+        match result {
+            Ok((warnings, shards)) => {
+                let payload = payload_path(&def_path);
+                for w in warnings {
+                    if let Some(file) = &r.file {
+                        r.diags
+                            .warning(file, span, "data", format!("{}: {w}", b.path));
+                    }
+                }
+                for (n, shard) in shards.into_iter().enumerate() {
+                    let path = crate::pallet::voxel_shard_name(&payload, n as u16);
+                    out.push(CompiledAsset {
+                        path,
+                        kind: AssetKind::Raw,
+                        bytes: shard,
+                    });
+                }
+                if let Some(Value {
+                    kind: Kind::Object(members),
+                    ..
+                }) = &mut r.json
+                {
+                    for m in members.iter_mut() {
+                        if m.key == "data" {
+                            let leaf = payload.rsplit('/').next().unwrap_or(&payload);
+                            m.value = Value::synthetic(Kind::String(leaf.to_string()));
+                        }
+                    }
+                    if !members.iter().any(|m| m.key == "format") {
+                        members.push(member(
+                            "format",
+                            Value::synthetic(Kind::String("vox".into())),
+                        ));
+                    }
+                }
+                consumed.push(src);
+            }
+            Err(e) => {
+                if let Some(file) = &r.file {
+                    r.diags
+                        .error(file, span, "data", format!("'{data}' does not import: {e}"));
+                }
+            }
+        }
+    }
+    for src in consumed {
+        read[src].ship = false;
+    }
+    out
 }
 
 /// Resolves every object of the pallet whose variant chain stays inside it: adds the

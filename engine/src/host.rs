@@ -65,14 +65,10 @@ pub enum HostError {
     /// The job system failed.
     #[error("jobs: {0}")]
     Jobs(String),
-    /// A `world.tickRate` the logic runtime does not run at.
-    #[error("world.tickRate {asked}: the logic runtime (dh-sims) runs at {runs} Hz only")]
-    TickRate {
-        /// The preference's value.
-        asked: u32,
-        /// The rate dh-sims runs at.
-        runs: f64,
-    },
+    /// Physics preferences that are each in range but do not fit together (a pawn
+    /// narrower than its skin, say).
+    #[error("the physics preferences do not fit together: {0}")]
+    Params(String),
     /// The script failed (a command, or an `expect`).
     #[error(transparent)]
     Script(#[from] ScriptError),
@@ -123,6 +119,42 @@ impl dh_sims::Parallel for JobsParallel<'_> {
     }
 }
 
+/// Every physics body the host built, by the record that owns it, and back.
+#[derive(Debug, Default)]
+struct Bodies {
+    /// Each record's bodies.
+    of: HashMap<hecs::Entity, Vec<BodyHandle>>,
+    /// Each body's record: what a Use ray's hit maps back to.
+    owners: HashMap<BodyHandle, hecs::Entity>,
+    /// Kinematic bodies, in author order: moved to their records' carried poses each tick.
+    kinematic: Vec<(hecs::Entity, BodyHandle)>,
+}
+
+/// The physics world's parameters as the preferences set them: `world.tickRate`,
+/// `world.stepHeight`, and ours, `world.gravity` and `world.pawn.*`. Refused, as
+/// [`HostError::Params`], when they do not fit together.
+pub fn physics_params(prefs: &Prefs, tick_rate: u32) -> Result<PhysicsParams, HostError> {
+    use crate::prefs::*;
+    let d = PhysicsParams::default();
+    let params = PhysicsParams {
+        tick_rate: tick_rate as f32,
+        step_height: prefs.step_height(),
+        gravity: prefs.float32(GRAVITY, d.gravity),
+        pawn_radius: prefs.float32(PAWN_RADIUS, d.pawn_radius),
+        pawn_height: prefs.float32(PAWN_HEIGHT, d.pawn_height),
+        eye_height: prefs.float32(PAWN_EYE_HEIGHT, d.eye_height),
+        walk_speed: prefs.float32(PAWN_WALK_SPEED, d.walk_speed),
+        jump_speed: prefs.float32(PAWN_JUMP_SPEED, d.jump_speed),
+        max_slope_degrees: prefs.float32(PAWN_MAX_SLOPE, d.max_slope_degrees),
+        skin: prefs.float32(PAWN_SKIN, d.skin),
+        ..d
+    };
+    params
+        .validate()
+        .map_err(|e| HostError::Params(e.to_string()))?;
+    Ok(params)
+}
+
 /// A running map.
 pub struct Host {
     /// The preferences.
@@ -132,11 +164,7 @@ pub struct Host {
     tick_rate: u32,
     sim: SimWorld,
     physics: PhysicsWorld,
-    /// Every body by its entity, and back.
-    bodies: HashMap<hecs::Entity, Vec<BodyHandle>>,
-    owners: HashMap<BodyHandle, hecs::Entity>,
-    /// Kinematic bodies, in author order.
-    kinematic: Vec<(hecs::Entity, BodyHandle)>,
+    bodies: Bodies,
     spawns: Vec<SpawnPose>,
     rng: SpawnRng,
     pawns: BTreeMap<String, PawnId>,
@@ -232,6 +260,101 @@ fn shape_spec(shape: &ColliderShape, scale: [f32; 3], grip: f32) -> Option<Shape
     })
 }
 
+/// Builds the bodies of record `e`, if it stands as any and is in the world: one body of
+/// its collider's shapes, static, kinematic (on or under a mover) or a prop.
+fn add_bodies(
+    catalog: &Catalog,
+    sim: &SimWorld,
+    physics: &mut PhysicsWorld,
+    bodies: &mut Bodies,
+    e: hecs::Entity,
+) -> Result<(), HostError> {
+    let (Some(body), Some(collider)) = (sim.get::<Body>(e), sim.get::<Collider>(e)) else {
+        return Ok(());
+    };
+    let kind = match body.role {
+        BodyRole::Static => BodyKind::Static,
+        BodyRole::Kinematic => BodyKind::Kinematic,
+        BodyRole::Dynamic => {
+            let mass = sim.get::<PhysicsProp>(e).and_then(|p| p.mass).unwrap_or(30.0);
+            BodyKind::Dynamic { mass }
+        }
+        BodyRole::Sensor | BodyRole::Passable | BodyRole::None => return Ok(()),
+    };
+    if !sim.in_world(e) || bodies.of.contains_key(&e) {
+        return Ok(());
+    }
+    let Some(pose) = sim.world_pose(e) else {
+        return Ok(());
+    };
+    let shapes: Vec<ShapeSpec> = collider
+        .shapes
+        .iter()
+        .filter_map(|s| {
+            let slot = match s {
+                ColliderShape::Box { material, .. }
+                | ColliderShape::Sphere { material, .. }
+                | ColliderShape::Capsule { material, .. }
+                | ColliderShape::Hull { material, .. }
+                | ColliderShape::Mesh { material, .. } => material.or(collider.material),
+            };
+            shape_spec(s, pose.scale, grip_of(catalog, sim, slot))
+        })
+        .collect();
+    if shapes.is_empty() {
+        return Ok(());
+    }
+    let ppose = physics::Pose::new(pose.position, pose.rotation.0);
+    let handle = physics.add_body(kind, ppose, &shapes).map_err(|err| {
+        HostError::Physics(format!(
+            "{}: {err}",
+            sim.name_of(e).unwrap_or_else(|| "a record".into())
+        ))
+    })?;
+    if matches!(kind, BodyKind::Kinematic) {
+        bodies.kinematic.push((e, handle));
+        bodies
+            .kinematic
+            .sort_by_key(|(e, _)| sim.get::<RecordIndex>(*e).map(|r| r.0));
+    }
+    bodies.of.entry(e).or_default().push(handle);
+    bodies.owners.insert(handle, e);
+    Ok(())
+}
+
+/// Takes record `e`'s bodies out of the physics world (a pawn standing on one falls).
+fn remove_bodies(physics: &mut PhysicsWorld, bodies: &mut Bodies, e: hecs::Entity) {
+    let Some(handles) = bodies.of.remove(&e) else {
+        return;
+    };
+    for h in handles {
+        // Every handle here was added and never removed, so this cannot refuse.
+        let _ = physics.remove_body(h);
+        bodies.owners.remove(&h);
+    }
+    bodies.kinematic.retain(|(k, _)| *k != e);
+}
+
+/// Brings the bodies of `root` and everything under it in line with the sims world after a
+/// switch: what left the world loses its bodies, what came back gets them, built where it
+/// stands now.
+fn sync_bodies(
+    catalog: &Catalog,
+    sim: &SimWorld,
+    physics: &mut PhysicsWorld,
+    bodies: &mut Bodies,
+    root: hecs::Entity,
+) -> Result<(), HostError> {
+    for e in sim.subtree(root) {
+        if sim.in_world(e) {
+            add_bodies(catalog, sim, physics, bodies, e)?;
+        } else {
+            remove_bodies(physics, bodies, e);
+        }
+    }
+    Ok(())
+}
+
 impl Host {
     /// Mounts the pallets, reads and installs the map, and builds its physics world.
     pub fn start(options: &HostOptions) -> Result<Host, HostError> {
@@ -254,25 +377,18 @@ impl Host {
             let root = json.get("resolved").unwrap_or(&json);
             Some(ResolvedObject::from_object_json(barcode, root))
         };
-        let sim = SimWorld::install_in(&map, &ctx, &resolver).map_err(|e| HostError::Install {
-            map: found.barcode(),
-            message: e.to_string(),
-        })?;
+        // The logic ticks and the physics steps at one rate: delays, timers and mover
+        // durations are quantized at it, and one physics step is 1 / rate seconds.
         let tick_rate = prefs.tick_rate();
-        if f64::from(tick_rate) != dh_sims::TICK_RATE {
-            // The logic runtime's tick is a constant; a physics step of another length
-            // would put the two out of step.
-            return Err(HostError::TickRate {
-                asked: tick_rate,
-                runs: dh_sims::TICK_RATE,
-            });
-        }
-        let params = PhysicsParams {
-            tick_rate: tick_rate as f32,
-            step_height: prefs.step_height(),
-            ..PhysicsParams::default()
-        };
-        let physics = PhysicsWorld::new(params).map_err(|e| HostError::Physics(e.to_string()))?;
+        let params = physics_params(&prefs, tick_rate)?;
+        let sim = SimWorld::install_at(&map, &ctx, &resolver, f64::from(tick_rate)).map_err(
+            |e| HostError::Install {
+                map: found.barcode(),
+                message: e.to_string(),
+            },
+        )?;
+        let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
+        let warnings = sim.install_warnings().to_vec();
         let mut host = Host {
             prefs,
             catalog,
@@ -280,9 +396,7 @@ impl Host {
             tick_rate,
             sim,
             physics,
-            bodies: HashMap::new(),
-            owners: HashMap::new(),
-            kinematic: Vec::new(),
+            bodies: Bodies::default(),
             spawns: Vec::new(),
             rng: SpawnRng::new(SPAWN_SEED),
             pawns: BTreeMap::new(),
@@ -290,7 +404,8 @@ impl Host {
             inputs: BTreeMap::new(),
             held: BTreeMap::new(),
             pending: Vec::new(),
-            output: Vec::new(),
+            // What the map asks for that this run does not model prints before tick 0.
+            output: warnings,
             tick: 0,
         };
         host.build_physics()?;
@@ -310,59 +425,13 @@ impl Host {
                     });
                 }
             }
-            let (Some(body), Some(collider)) =
-                (self.sim.get::<Body>(e), self.sim.get::<Collider>(e))
-            else {
-                continue;
-            };
-            let kind = match body.role {
-                BodyRole::Static => BodyKind::Static,
-                BodyRole::Kinematic => BodyKind::Kinematic,
-                BodyRole::Dynamic => {
-                    let mass = self
-                        .sim
-                        .get::<PhysicsProp>(e)
-                        .and_then(|p| p.mass)
-                        .unwrap_or(30.0);
-                    BodyKind::Dynamic { mass }
-                }
-                BodyRole::Sensor | BodyRole::Passable | BodyRole::None => continue,
-            };
-            if self.sim.world().get::<&dh_sims::Disabled>(e).is_ok() {
-                continue;
-            }
-            let Some(pose) = self.sim.world_pose(e) else {
-                continue;
-            };
-            let shapes: Vec<ShapeSpec> = collider
-                .shapes
-                .iter()
-                .filter_map(|s| {
-                    let slot = match s {
-                        ColliderShape::Box { material, .. }
-                        | ColliderShape::Sphere { material, .. }
-                        | ColliderShape::Capsule { material, .. }
-                        | ColliderShape::Hull { material, .. }
-                        | ColliderShape::Mesh { material, .. } => material.or(collider.material),
-                    };
-                    shape_spec(s, pose.scale, grip_of(&self.catalog, &self.sim, slot))
-                })
-                .collect();
-            if shapes.is_empty() {
-                continue;
-            }
-            let ppose = physics::Pose::new(pose.position, pose.rotation.0);
-            let handle = self.physics.add_body(kind, ppose, &shapes).map_err(|err| {
-                HostError::Physics(format!(
-                    "{}: {err}",
-                    self.sim.name_of(e).unwrap_or_else(|| "a record".into())
-                ))
-            })?;
-            if matches!(kind, BodyKind::Kinematic) {
-                self.kinematic.push((e, handle));
-            }
-            self.bodies.entry(e).or_default().push(handle);
-            self.owners.insert(handle, e);
+            add_bodies(
+                &self.catalog,
+                &self.sim,
+                &mut self.physics,
+                &mut self.bodies,
+                e,
+            )?;
         }
         Ok(())
     }

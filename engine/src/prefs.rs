@@ -7,6 +7,9 @@
 //! of the spec file's name: 000 dh.map, 001 dh.object, 003 runtime assets, 004 dh.voxel).
 //! Where the spec names a preference but states no default or no range, the entry says
 //! `ours:` and what we chose; those choices are ours to revise, never the spec's word.
+//! Where the spec names no preference at all (the physics world's gravity and pawn size,
+//! `world.gravity` and `world.pawn.*`), the entry cites `ours` and its default is dh-sims'
+//! `PhysicsParams` default.
 //!
 //! `world.*` values are the world's (server-authoritative, seeded by a map where the spec
 //! says so); `client.*` values are this machine's. Both live in one [`Prefs`] here because a
@@ -102,7 +105,8 @@ pub struct PrefDef {
     pub ty: PrefType,
     /// The default, written as a console value (parsed by the same rules as `set`).
     pub default: &'static str,
-    /// Where the spec states it (`FFF:LINE`), or the design document.
+    /// Where the spec states it (`FFF:LINE`), the design document, or `ours` where the spec
+    /// names no such preference.
     pub spec: &'static str,
     /// What it means, in a few words (the spec's own where it has a table row).
     pub doc: &'static str,
@@ -232,6 +236,36 @@ pub const SPAWN_DISTANCE: &str = "world.spawn.distance";
 pub const SPAWN_HEIGHT: &str = "world.spawn.height";
 /// `world.noclipAllowed`: whether `noclip` is allowed.
 pub const NOCLIP_ALLOWED: &str = "world.noclipAllowed";
+/// `world.gravity` (ours): downward acceleration, m/s².
+pub const GRAVITY: &str = "world.gravity";
+/// `world.pawn.radius` (ours): the pawn capsule's radius, meters.
+pub const PAWN_RADIUS: &str = "world.pawn.radius";
+/// `world.pawn.height` (ours): the pawn capsule's full height, meters.
+pub const PAWN_HEIGHT: &str = "world.pawn.height";
+/// `world.pawn.eyeHeight` (ours): the eye's height above the feet, meters.
+pub const PAWN_EYE_HEIGHT: &str = "world.pawn.eyeHeight";
+/// `world.pawn.walkSpeed` (ours): walking speed, m/s.
+pub const PAWN_WALK_SPEED: &str = "world.pawn.walkSpeed";
+/// `world.pawn.jumpSpeed` (ours): a jump's starting upward speed, m/s.
+pub const PAWN_JUMP_SPEED: &str = "world.pawn.jumpSpeed";
+/// `world.pawn.maxSlope` (ours): the steepest walkable slope, degrees.
+pub const PAWN_MAX_SLOPE: &str = "world.pawn.maxSlope";
+/// `world.pawn.skin` (ours): the gap a pawn keeps from the world, meters.
+pub const PAWN_SKIN: &str = "world.pawn.skin";
+
+/// The preferences the physics world is built from (besides `world.tickRate`): a `set` of
+/// any of them reaches the running physics world.
+pub const PHYSICS_PREFS: &[&str] = &[
+    STEP_HEIGHT,
+    GRAVITY,
+    PAWN_RADIUS,
+    PAWN_HEIGHT,
+    PAWN_EYE_HEIGHT,
+    PAWN_WALK_SPEED,
+    PAWN_JUMP_SPEED,
+    PAWN_MAX_SLOPE,
+    PAWN_SKIN,
+];
 
 /// The names the engine reads today; a test checks each is in [`TABLE`] with the type its
 /// reader expects.
@@ -239,6 +273,14 @@ pub const READ_BY_ENGINE: &[(&str, &str)] = &[
     (TICK_RATE, "int"),
     (STEP_HEIGHT, "float"),
     (NOCLIP_ALLOWED, "bool"),
+    (GRAVITY, "float"),
+    (PAWN_RADIUS, "float"),
+    (PAWN_HEIGHT, "float"),
+    (PAWN_EYE_HEIGHT, "float"),
+    (PAWN_WALK_SPEED, "float"),
+    (PAWN_JUMP_SPEED, "float"),
+    (PAWN_MAX_SLOPE, "float"),
+    (PAWN_SKIN, "float"),
 ];
 
 const FALLOFFS: &[&str] = &["physical", "unity"];
@@ -443,12 +485,34 @@ pub static TABLE: &[PrefDef] = &[
     t("world.ambient.mode", "auto", AMBIENT_MODES, "000:1415", "Where the ambient fill comes from"),
     // spec 000:1179 seeded from lighting.ambientSky (sRGB, [0, 1]); default: the spec's lighting block (000:1164).
     v("world.ambient.sky", "0.68 0.715 0.786", 3, 0.0, 1.0, "000:1179", "Hemisphere fill from above, sRGB"),
+    // ours: the spec names no preference for gravity; default 9.81 m/s² (dh-sims' PhysicsParams), at least 0; read when a map installs and live.
+    f("world.gravity", "9.81", 0.0, INF, "ours", "Downward acceleration of pawns and props, m/s²"),
     // spec 000:1179 seeded from lighting.falloff: physical or unity (000:1089); physical is the engine default.
     t("world.lighting.falloff", "physical", FALLOFFS, "000:1179", "The distance curve point and spot lights take by default"),
     // spec 000:1179 seeded from lighting.halfLambert: "0 is a hard Lambert terminator, 1 the full Source wrap" (000:1171); default 1.0 (000:1168).
     f("world.lighting.halfLambert", "1", 0.0, 1.0, "000:1179", "The diffuse wrap"),
     // spec 003:149 "noclip ... answers to world.noclipAllowed"; ours: default false (a world opts in).
     b("world.noclipAllowed", "false", "003:149", "Whether noclip is allowed"),
+    // ours: the spec names no preference for the pawn's eye; default 1.6 m (dh-sims' PhysicsParams), 0–10, at most world.pawn.height.
+    f("world.pawn.eyeHeight", "1.6", 0.0, 10.0, "ours", "Eye height above the feet, where the view and the Use ray start, meters"),
+    // ours: the spec names no preference for the pawn's size; default 1.8 m (dh-sims' PhysicsParams), above 0, at most 10, above twice world.pawn.radius.
+    fpos("world.pawn.height", "1.8", 0.0, 10.0, "ours", "The pawn capsule's full height, feet to crown, meters"),
+    // ours: the spec names no preference for it; default 4.5 m/s (dh-sims' PhysicsParams: a jump about 1 m high), at least 0.
+    f("world.pawn.jumpSpeed", "4.5", 0.0, INF, "ours", "The upward speed a jump starts with, m/s"),
+    // ours: the spec names no preference for it; default 45 degrees (dh-sims' PhysicsParams), above 0, below 90.
+    PrefDef {
+        name: "world.pawn.maxSlope",
+        ty: PrefType::Float { min: 0.0, max: 90.0, min_open: true, max_open: true },
+        default: "45",
+        spec: "ours",
+        doc: "The steepest slope a pawn walks up, degrees",
+    },
+    // ours: the spec names no preference for the pawn's size; default 0.3 m (dh-sims' PhysicsParams), above 0, at most 5.
+    fpos("world.pawn.radius", "0.3", 0.0, 5.0, "ours", "The pawn capsule's radius, meters"),
+    // ours: the spec names no preference for it; default 0.01 m (dh-sims' PhysicsParams), above 0, at most 0.1, below world.pawn.radius.
+    fpos("world.pawn.skin", "0.01", 0.0, 0.1, "ours", "The gap a pawn keeps from the world; a standing pawn floats this far above the floor, meters"),
+    // ours: the spec names no preference for it; default 4 m/s (dh-sims' PhysicsParams; noclip flies as fast), at least 0.
+    f("world.pawn.walkSpeed", "4", 0.0, INF, "ours", "Walking speed, m/s"),
     // spec 000:1048 names it; ours: default 1 (a multiplier on the surface's grip), at least 0.
     f("world.prop.friction", "1", 0.0, INF, "000:1048", "Multiplier on the grip a prop takes from the surface under it"),
     // spec 000:1048 names it; ours: default 0.1 m, 0–2.
@@ -967,6 +1031,12 @@ impl Prefs {
     pub fn noclip_allowed(&self) -> bool {
         self.bool(NOCLIP_ALLOWED).unwrap_or(false)
     }
+
+    /// A number preference the table holds as a float, as `f32`; `fallback` only if the
+    /// name were missing from the table (a test rules that out for every name read).
+    pub fn float32(&self, name: &str, fallback: f32) -> f32 {
+        self.float(name).map_or(fallback, |v| v as f32)
+    }
 }
 
 /// The table as `help prefs` prints it: name, type and range, default, spec line.
@@ -1041,6 +1111,38 @@ mod tests {
         assert_eq!(p.float("client.render.giGroupSoftness"), Ok(0.0254));
         assert_eq!(p.int("client.editor.lightmapBakeMemoryMb"), Ok(6144));
         assert_eq!(p.float("client.fov"), Ok(90.0));
+    }
+
+    #[test]
+    fn physics_defaults_are_dh_sims_defaults() {
+        // Ours, not the spec's: the values dh-sims' PhysicsParams documents (9.81 m/s²,
+        // a 0.3 m × 1.8 m capsule, eyes at 1.6 m, 4 m/s, 4.5 m/s, 45°, 0.01 m).
+        let p = Prefs::new();
+        assert_eq!(p.float(GRAVITY), Ok(9.81));
+        assert_eq!(p.float(PAWN_RADIUS), Ok(0.3));
+        assert_eq!(p.float(PAWN_HEIGHT), Ok(1.8));
+        assert_eq!(p.float(PAWN_EYE_HEIGHT), Ok(1.6));
+        assert_eq!(p.float(PAWN_WALK_SPEED), Ok(4.0));
+        assert_eq!(p.float(PAWN_JUMP_SPEED), Ok(4.5));
+        assert_eq!(p.float(PAWN_MAX_SLOPE), Ok(45.0));
+        assert_eq!(p.float(PAWN_SKIN), Ok(0.01));
+        let d = dh_sims::physics::PhysicsParams::default();
+        assert_eq!(
+            [d.gravity, d.pawn_radius, d.pawn_height, d.eye_height],
+            [9.81, 0.3, 1.8, 1.6]
+        );
+        assert_eq!(
+            [d.walk_speed, d.jump_speed, d.max_slope_degrees, d.skin],
+            [4.0, 4.5, 45.0, 0.01]
+        );
+        for name in PHYSICS_PREFS {
+            assert!(definition(name).is_some(), "{name}");
+        }
+        let mut p = Prefs::new();
+        assert_eq!(
+            p.set(PAWN_MAX_SLOPE, "90").unwrap_err().to_string(),
+            "world.pawn.maxSlope: 90 is out of range: it takes a number from above 0 to below 90"
+        );
     }
 
     #[test]

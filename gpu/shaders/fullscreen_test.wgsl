@@ -7,7 +7,7 @@ struct Params {
     alpha: f32,
 }
 
-var<push_constant> params: Params;
+var<immediate> params: Params;
 
 struct VertexOut {
     @builtin(position) position: vec4<f32>,

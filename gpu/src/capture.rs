@@ -61,7 +61,10 @@ pub fn encode_png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>> {
     if width == 0 || height == 0 || rgba.len() != expected {
         return Err(invalid(
             "png",
-            format!("{width}x{height} needs {expected} bytes, got {}", rgba.len()),
+            format!(
+                "{width}x{height} needs {expected} bytes, got {}",
+                rgba.len()
+            ),
         ));
     }
     let mut out = Vec::new();

@@ -297,7 +297,11 @@ impl Frame<'_> {
 
     /// Submits command buffers recorded from this frame's pools, in order; returns the
     /// timeline value. May be called more than once; the slot waits for the last.
-    pub fn submit(&mut self, command_buffers: &[vk::CommandBuffer], waits: &[SemaphoreWait]) -> Result<u64> {
+    pub fn submit(
+        &mut self,
+        command_buffers: &[vk::CommandBuffer],
+        waits: &[SemaphoreWait],
+    ) -> Result<u64> {
         let value = self.gpu.submit(command_buffers, waits)?;
         self.slot.value = value;
         Ok(value)

@@ -288,7 +288,12 @@ impl fmt::Display for DeviceReport {
                 if h.device_local { " device-local" } else { "" }
             )?;
             if let (Some(budget), Some(usage)) = (h.budget, h.usage) {
-                write!(f, ", budget {:.0} MiB, used {:.1} MiB", mib(budget), mib(usage))?;
+                write!(
+                    f,
+                    ", budget {:.0} MiB, used {:.1} MiB",
+                    mib(budget),
+                    mib(usage)
+                )?;
             }
             writeln!(f)?;
         }
@@ -471,13 +476,8 @@ impl Gpu {
             .queue_family
             .ok_or_else(|| invalid("device", "no graphics+compute queue"))?;
 
-        let (device, features) = create_device(
-            &instance,
-            candidate,
-            queue_family,
-            debug_utils,
-            validation,
-        )?;
+        let (device, features) =
+            create_device(&instance, candidate, queue_family, debug_utils, validation)?;
         let mut device_guard = DeviceGuard {
             device: Some(device),
         };
@@ -518,7 +518,8 @@ impl Gpu {
             }
         };
 
-        let debug_device = debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance, &device));
+        let debug_device =
+            debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance, &device));
         let push_descriptor = features
             .push_descriptor
             .then(|| ash::khr::push_descriptor::Device::new(&instance, &device));
@@ -930,7 +931,11 @@ fn probe_all(instance: &ash::Instance) -> Result<Vec<Candidate>> {
         .collect()
 }
 
-fn probe(instance: &ash::Instance, index: usize, physical: vk::PhysicalDevice) -> Result<Candidate> {
+fn probe(
+    instance: &ash::Instance,
+    index: usize,
+    physical: vk::PhysicalDevice,
+) -> Result<Candidate> {
     let mut v12_props = vk::PhysicalDeviceVulkan12Properties::default();
     let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut v12_props);
     // SAFETY: a physical device of this instance; the chained struct outlives the call.
@@ -984,8 +989,7 @@ fn probe(instance: &ash::Instance, index: usize, physical: vk::PhysicalDevice) -
         buffer_device_address: v12.buffer_device_address == vk::TRUE,
         descriptor_indexing: v12.descriptor_indexing == vk::TRUE,
         runtime_descriptor_array: v12.runtime_descriptor_array == vk::TRUE,
-        sampled_image_non_uniform: v12.shader_sampled_image_array_non_uniform_indexing
-            == vk::TRUE,
+        sampled_image_non_uniform: v12.shader_sampled_image_array_non_uniform_indexing == vk::TRUE,
         partially_bound: v12.descriptor_binding_partially_bound == vk::TRUE,
         variable_count: v12.descriptor_binding_variable_descriptor_count == vk::TRUE,
         memory_budget: has_ext(ash::ext::memory_budget::NAME),
@@ -1065,7 +1069,9 @@ pub(crate) fn select_adapter(adapters: &[AdapterInfo], selector: &DeviceSelector
                 .iter()
                 .map(|a| match &a.rejected {
                     None => format!("[{}] {} ({:?})", a.index, a.name, a.kind),
-                    Some(why) => format!("[{}] {} ({:?}, unusable: {why})", a.index, a.name, a.kind),
+                    Some(why) => {
+                        format!("[{}] {} ({:?}, unusable: {why})", a.index, a.name, a.kind)
+                    }
                 })
                 .collect::<Vec<_>>()
                 .join("; ")
@@ -1074,7 +1080,10 @@ pub(crate) fn select_adapter(adapters: &[AdapterInfo], selector: &DeviceSelector
     let usable = |a: &&AdapterInfo| a.rejected.is_none();
     let found = match selector {
         DeviceSelector::Auto => {
-            let best = adapters.iter().filter(usable).min_by_key(|a| (a.kind, a.index));
+            let best = adapters
+                .iter()
+                .filter(usable)
+                .min_by_key(|a| (a.kind, a.index));
             return best.map(|a| a.index).ok_or_else(|| GpuError::NoDevice {
                 detail: format!("devices: {}", list()),
             });
@@ -1088,10 +1097,12 @@ pub(crate) fn select_adapter(adapters: &[AdapterInfo], selector: &DeviceSelector
                 .find(|a| a.name.to_lowercase().contains(&needle))
         }
     };
-    found.map(|a| a.index).ok_or_else(|| GpuError::DeviceNotFound {
-        selector: selector.to_string(),
-        available: list(),
-    })
+    found
+        .map(|a| a.index)
+        .ok_or_else(|| GpuError::DeviceNotFound {
+            selector: selector.to_string(),
+            available: list(),
+        })
 }
 
 fn create_device(
@@ -1109,7 +1120,9 @@ fn create_device(
         .depth_bias_clamp(on(s.core.depth_bias_clamp))
         .fill_mode_non_solid(on(s.core.fill_mode_non_solid))
         .independent_blend(on(s.core.independent_blend))
-        .multi_draw_indirect(on(s.core.multi_draw_indirect) && on(s.core.draw_indirect_first_instance))
+        .multi_draw_indirect(
+            on(s.core.multi_draw_indirect) && on(s.core.draw_indirect_first_instance),
+        )
         .draw_indirect_first_instance(
             on(s.core.multi_draw_indirect) && on(s.core.draw_indirect_first_instance),
         )
@@ -1154,8 +1167,8 @@ fn create_device(
         .push_next(&mut features2);
     // SAFETY: every enabled feature and extension was reported supported by this
     // physical device; all pointers outlive the call.
-    let device = unsafe { instance.create_device(candidate.physical, &info, None) }
-        .vk("vkCreateDevice")?;
+    let device =
+        unsafe { instance.create_device(candidate.physical, &info, None) }.vk("vkCreateDevice")?;
 
     let properties =
         // SAFETY: a valid physical device.
@@ -1217,8 +1230,14 @@ mod tests {
             adapter(3, "GeForce", DeviceKind::Discrete, true),
         ];
         assert_eq!(select_adapter(&all, &DeviceSelector::Auto).ok(), Some(3));
-        assert_eq!(select_adapter(&all[..3], &DeviceSelector::Auto).ok(), Some(1));
-        assert_eq!(select_adapter(&all[..1], &DeviceSelector::Auto).ok(), Some(0));
+        assert_eq!(
+            select_adapter(&all[..3], &DeviceSelector::Auto).ok(),
+            Some(1)
+        );
+        assert_eq!(
+            select_adapter(&all[..1], &DeviceSelector::Auto).ok(),
+            Some(0)
+        );
         assert!(matches!(
             select_adapter(&all[2..3], &DeviceSelector::Auto),
             Err(GpuError::NoDevice { .. })
@@ -1232,7 +1251,10 @@ mod tests {
             adapter(1, "GeForce RTX", DeviceKind::Discrete, true),
             adapter(2, "Broken", DeviceKind::Discrete, false),
         ];
-        assert_eq!(select_adapter(&all, &DeviceSelector::Index(0)).ok(), Some(0));
+        assert_eq!(
+            select_adapter(&all, &DeviceSelector::Index(0)).ok(),
+            Some(0)
+        );
         assert_eq!(
             select_adapter(&all, &DeviceSelector::Name("LLVMPIPE".into())).ok(),
             Some(0)
@@ -1253,7 +1275,10 @@ mod tests {
             detail: "devices: none".into(),
         };
         for e in [loader, device] {
-            assert!(e.to_string().contains("libvulkan1 mesa-vulkan-drivers"), "{e}");
+            assert!(
+                e.to_string().contains("libvulkan1 mesa-vulkan-drivers"),
+                "{e}"
+            );
         }
     }
 }

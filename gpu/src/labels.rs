@@ -28,7 +28,12 @@ impl Gpu {
     }
 
     /// Opens a labelled region in `cmd` (close it with [`Gpu::cmd_end_label`]).
-    pub fn cmd_begin_label(&self, cmd: vk::CommandBuffer, name: &str, color: [f32; 4]) {
+    pub fn cmd_begin_label(&self, cmd: vk::CommandBuffer, name: &str) {
+        self.cmd_begin_label_color(cmd, name, [0.0; 4]);
+    }
+
+    /// [`Gpu::cmd_begin_label`] with a colour for the tool's timeline (all zero: none).
+    pub fn cmd_begin_label_color(&self, cmd: vk::CommandBuffer, name: &str, color: [f32; 4]) {
         let Some(debug) = self.debug_utils() else {
             return;
         };

@@ -45,7 +45,7 @@
 //!   ([`PassQueries`], `Copy + Send`, record from any thread); results come back frames
 //!   later from [`GpuTimer::begin_frame`] as [`PassTiming`]s (lavapipe: CPU time).
 //! * **Debug labels** — [`Gpu::cmd_begin_label`], [`Gpu::cmd_end_label`],
-//!   [`Gpu::cmd_insert_label`], [`Gpu::set_object_name`]: VK_EXT_debug_utils when
+//!   [`Gpu::cmd_begin_label_color`], [`Gpu::cmd_insert_label`], [`Gpu::set_object_name`]: VK_EXT_debug_utils when
 //!   present (RenderDoc shows them), no-ops otherwise.
 //! * **Pipelines** — [`shaders`] is the build.rs table of WGSL compiled to SPIR-V
 //!   (`shaders::FULLSCREEN_TEST`, `shaders::ALL`); [`PipelineLayout`] (set layouts +
@@ -91,10 +91,12 @@ pub use device::{
 pub use error::{GpuError, Result};
 pub use memory::{format_aspect, Buffer, BufferDesc, Image, ImageDesc};
 pub use pipeline::{
-    ColorTarget, ComputePipelineDesc, DepthState, GraphicsPipelineDesc, Pipeline,
-    PipelineLayout, PipelineLayoutDesc, ShaderEntry, VertexInput,
+    ColorTarget, ComputePipelineDesc, DepthState, GraphicsPipelineDesc, Pipeline, PipelineLayout,
+    PipelineLayoutDesc, ShaderEntry, VertexInput,
 };
-pub use staging::{ImageUpload, RingAllocator, StagingConfig, StagingRing, StagingSlice, StagingStats};
+pub use staging::{
+    ImageUpload, RingAllocator, StagingConfig, StagingRing, StagingSlice, StagingStats,
+};
 pub use sync::{Retired, SemaphoreWait, Timeline};
 pub use timestamps::{GpuTimer, PassQueries, PassTiming};
 pub use validation::{Severity, ValidationLog, ValidationMessage};

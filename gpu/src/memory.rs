@@ -54,7 +54,10 @@ impl Gpu {
         {
             return Err(invalid(
                 "buffer",
-                format!("{:?} wants a device address; the device has none", desc.name),
+                format!(
+                    "{:?} wants a device address; the device has none",
+                    desc.name
+                ),
             ));
         }
         let info = vk::BufferCreateInfo::default()
@@ -250,7 +253,7 @@ impl Gpu {
                 format!("{:?}: zero extent, mips or layers", desc.name),
             ));
         }
-        if desc.cube && desc.array_layers % 6 != 0 {
+        if desc.cube && desc.array_layers.checked_rem(6) != Some(0) {
             return Err(invalid(
                 "image",
                 format!("{:?}: a cube needs a multiple of 6 layers", desc.name),

@@ -268,10 +268,10 @@ impl<'g> Module<'g> {
         let words = entry.shader.words();
         let info = vk::ShaderModuleCreateInfo::default().code(&words);
         // SAFETY: the words are naga's validated SPIR-V (checked by spirv-val in CI).
-        let raw = unsafe { gpu.device().create_shader_module(&info, None) }
-            .vk("vkCreateShaderModule")?;
-        let entry = CString::new(entry.entry)
-            .map_err(|e| invalid("shader entry", e.to_string()))?;
+        let raw =
+            unsafe { gpu.device().create_shader_module(&info, None) }.vk("vkCreateShaderModule")?;
+        let entry =
+            CString::new(entry.entry).map_err(|e| invalid("shader entry", e.to_string()))?;
         Ok(Self { gpu, raw, entry })
     }
 }

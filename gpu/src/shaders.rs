@@ -60,8 +60,14 @@ mod tests {
     fn table_holds_the_test_shader_with_its_entry_points() {
         let s = get("fullscreen_test").map(|s| s.name);
         assert_eq!(s, Some("fullscreen_test"));
-        assert_eq!(FULLSCREEN_TEST.stage_of("vs_main"), Some(ShaderStage::Vertex));
-        assert_eq!(FULLSCREEN_TEST.stage_of("fs_main"), Some(ShaderStage::Fragment));
+        assert_eq!(
+            FULLSCREEN_TEST.stage_of("vs_main"),
+            Some(ShaderStage::Vertex)
+        );
+        assert_eq!(
+            FULLSCREEN_TEST.stage_of("fs_main"),
+            Some(ShaderStage::Fragment)
+        );
         let words = FULLSCREEN_TEST.words();
         assert_eq!(words.first(), Some(&0x0723_0203), "SPIR-V magic");
         // Version word: 1.3.

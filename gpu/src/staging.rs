@@ -211,6 +211,22 @@ enum PendingCopy {
     Image(ImageUpload, u64),
 }
 
+fn same_range(a: &vk::ImageSubresourceRange, b: &vk::ImageSubresourceRange) -> bool {
+    (
+        a.aspect_mask,
+        a.base_mip_level,
+        a.level_count,
+        a.base_array_layer,
+        a.layer_count,
+    ) == (
+        b.aspect_mask,
+        b.base_mip_level,
+        b.level_count,
+        b.base_array_layer,
+        b.layer_count,
+    )
+}
+
 /// The staging ring; see the module docs.
 pub struct StagingRing {
     buffer: Buffer,
@@ -360,8 +376,12 @@ impl StagingRing {
         }
         let device = gpu.device();
         // One transition per distinct subresource range.
-        let mut ranges: Vec<(vk::Image, vk::ImageSubresourceRange, vk::ImageLayout, vk::ImageLayout)> =
-            Vec::new();
+        let mut ranges: Vec<(
+            vk::Image,
+            vk::ImageSubresourceRange,
+            vk::ImageLayout,
+            vk::ImageLayout,
+        )> = Vec::new();
         for copy in &self.copies {
             if let PendingCopy::Image(u, _) = copy {
                 let range = vk::ImageSubresourceRange {
@@ -371,7 +391,10 @@ impl StagingRing {
                     base_array_layer: u.base_layer,
                     layer_count: u.layer_count,
                 };
-                match ranges.iter_mut().find(|(i, r, _, _)| *i == u.image && *r == range) {
+                match ranges
+                    .iter_mut()
+                    .find(|(i, r, _, _)| *i == u.image && same_range(r, &range))
+                {
                     Some(entry) => entry.3 = u.new_layout,
                     None => ranges.push((u.image, range, u.old_layout, u.new_layout)),
                 }
@@ -504,7 +527,11 @@ mod tests {
         r.release(2);
         r.release(3);
         assert_eq!(r.used(), 40);
-        assert_eq!(r.alloc(50, 1), Some(40), "fits before the end once region 3 retired");
+        assert_eq!(
+            r.alloc(50, 1),
+            Some(40),
+            "fits before the end once region 3 retired"
+        );
         r.submitted(5);
         r.release(5);
         assert_eq!(r.used(), 0);

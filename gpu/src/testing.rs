@@ -89,5 +89,10 @@ pub fn assert_no_validation_errors(log: &ValidationLog) {
 pub fn finish(gpu: Gpu) {
     let log: Arc<ValidationLog> = gpu.validation_log();
     drop(gpu);
+    for message in log.messages() {
+        if message.severity != crate::validation::Severity::Error {
+            eprintln!("vulkan: {message}");
+        }
+    }
     assert_no_validation_errors(&log);
 }

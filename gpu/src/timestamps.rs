@@ -102,7 +102,11 @@ impl GpuTimer {
         let bits = families
             .get(gpu.queue_family() as usize)
             .map_or(64, |f| f.timestamp_valid_bits);
-        let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let mut timer = Self {
             gpu: gpu.clone(),
             slots: Vec::new(),
@@ -116,8 +120,8 @@ impl GpuTimer {
                 .query_type(vk::QueryType::TIMESTAMP)
                 .query_count(count);
             // SAFETY: valid device and create info.
-            let pool = unsafe { gpu.device().create_query_pool(&info, None) }
-                .vk("vkCreateQueryPool")?;
+            let pool =
+                unsafe { gpu.device().create_query_pool(&info, None) }.vk("vkCreateQueryPool")?;
             // SAFETY: hostQueryReset is enabled; the pool is unused.
             unsafe { gpu.device().reset_query_pool(pool, 0, count) };
             gpu.set_object_name(pool, &format!("gpu timer {i}"));

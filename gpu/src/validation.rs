@@ -83,9 +83,7 @@ impl ValidationLog {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ValidationMessage>> {
         // A panic while holding the lock cannot leave the Vec invalid.
-        self.messages
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.messages.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -58,6 +58,12 @@ pub struct WorldTransform(pub Pose);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Disabled;
 
+/// A record out of the world: [`Disabled`] itself, or filed under a record that is (by any
+/// path). Kept by the install and by every switch; the per-tick passes skip these, and the
+/// host takes their bodies out of the physics world.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfWorld;
+
 /// What kind of record an entity was installed from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordKind {

@@ -198,6 +198,9 @@ pub enum InstallError {
     /// More records than an index holds.
     #[error("more than 4294967295 records")]
     TooManyRecords,
+    /// A tick rate that is not a positive number.
+    #[error("the tick rate must be a number above 0, got {0}")]
+    TickRate(f64),
 }
 
 /// One record, read for install.
@@ -240,6 +243,21 @@ impl SimWorld {
         ctx: &MapContext,
         resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
     ) -> Result<SimWorld, InstallError> {
+        SimWorld::install_at(map, ctx, resolver, TICK_RATE)
+    }
+
+    /// Installs `map` like [`install_in`](SimWorld::install_in), ticking `tick_rate` times a
+    /// second (`world.tickRate`): delays and timers are quantized up to whole ticks at that
+    /// rate, and a mover's duration is that many ticks of it.
+    pub fn install_at(
+        map: &Map,
+        ctx: &MapContext,
+        resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
+        tick_rate: f64,
+    ) -> Result<SimWorld, InstallError> {
+        if !(tick_rate.is_finite() && tick_rate > 0.0) {
+            return Err(InstallError::TickRate(tick_rate));
+        }
         if map.objects.len() > u32::MAX as usize {
             return Err(InstallError::TooManyRecords);
         }
@@ -328,7 +346,14 @@ impl SimWorld {
             if let Some(m) = &s.model {
                 b.add(m.clone());
             }
-            let types = install_components(&mut b, s, &mut materials, ctx, movers_under[i])?;
+            let types = install_components(
+                &mut b,
+                s,
+                &mut materials,
+                ctx,
+                movers_under[i],
+                tick_rate,
+            )?;
             if !types.is_empty() {
                 if let Some(n) = &s.name {
                     nodes.entry(n.clone()).or_insert(e);
@@ -395,7 +420,7 @@ impl SimWorld {
                         }
                         Action::Delay(d) => WireAction::Delay {
                             seconds: d.seconds,
-                            ticks: quantize_ticks(d.seconds, TICK_RATE),
+                            ticks: quantize_ticks(d.seconds, tick_rate),
                         },
                         Action::SetBakeSet(b) => WireAction::SetBakeSet {
                             zone: b.zone.clone(),
@@ -414,8 +439,10 @@ impl SimWorld {
         }
 
         let hierarchy = Hierarchy::build(&world, &records, &staged_parents(&staged));
-        let mut sim =
-            SimWorld::from_parts(world, records, names, nodes, materials, hierarchy, lists);
+        let mut sim = SimWorld::from_parts(
+            world, records, names, nodes, materials, hierarchy, lists, tick_rate,
+        );
+        sim.warnings = carried_part_warnings(&staged, &movers_under, map);
         for zone in map.bake_zone_ids() {
             sim.bake_sets.insert(
                 zone.to_string(),
@@ -605,6 +632,7 @@ fn install_components(
     materials: &mut MaterialTable,
     ctx: &MapContext,
     carried: bool,
+    tick_rate: f64,
 ) -> Result<Vec<&'static str>, InstallError> {
     if s.kind == RecordKind::ModelInstance || s.kind == RecordKind::Folder {
         return Ok(Vec::new());
@@ -792,7 +820,7 @@ fn install_components(
             MapComponent::Mover(m) => {
                 logic_body = true;
                 role_from_logic = Some(BodyRole::Kinematic);
-                b.add(runtime_mover(m, &s.pose));
+                b.add(runtime_mover(m, &s.pose, tick_rate));
             }
             MapComponent::PressurePlate(_) => {
                 logic_body = true;
@@ -831,7 +859,7 @@ fn install_components(
             MapComponent::Timer(t) => {
                 b.add(Timer {
                     delay_seconds: t.delay_seconds(),
-                    delay_ticks: quantize_ticks(t.delay_seconds(), TICK_RATE),
+                    delay_ticks: quantize_ticks(t.delay_seconds(), tick_rate),
                 });
             }
             MapComponent::MapStart(_) => {
@@ -933,7 +961,11 @@ fn install_components(
 
 /// A mover's runtime form: its motion in world axes about its authored origin, and its
 /// state at spawn (fully open for `startOpen`, a spin at rest).
-pub(crate) fn runtime_mover(m: &dh_content::schema::components::Mover, pose: &Pose) -> Mover {
+pub(crate) fn runtime_mover(
+    m: &dh_content::schema::components::Mover,
+    pose: &Pose,
+    tick_rate: f64,
+) -> Mover {
     let unit = |v: Option<CVec3>| v.map(|v| v.0).unwrap_or([0.0, 1.0, 0.0]);
     let turn = |axis: [f64; 3]| {
         let a = pose.rotation.rotate(axis.map(|x| x as f32));
@@ -960,7 +992,7 @@ pub(crate) fn runtime_mover(m: &dh_content::schema::components::Mover, pose: &Po
             rate: m.rate(),
         },
     };
-    let sweep = m.duration() * TICK_RATE;
+    let sweep = m.duration() * tick_rate;
     let spin = matches!(motion, Motion::Spin { .. });
     let open = m.start_open() && !spin;
     Mover {
@@ -992,4 +1024,43 @@ pub(crate) fn value_text(v: &CallValue) -> String {
         CallValue::Number(n) => format!("{n}"),
         CallValue::Color([r, g, b]) => format!("[{r}, {g}, {b}]"),
     }
+}
+
+/// One line for every model part a map files under a mover (or under anything a mover
+/// carries): the spec carries such a part, but the headless runtime installs no model parts
+/// (they have no bodies here and are not carried), so the map does not run as written.
+fn carried_part_warnings(staged: &[Staged], movers_under: &[bool], map: &Map) -> Vec<String> {
+    let index: HashMap<Guid, usize> = staged.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+    let label = |i: usize| match staged.get(i).and_then(|s| s.name.clone()) {
+        Some(n) => n,
+        None => format!("#{i}"),
+    };
+    let mut out = Vec::new();
+    for (i, r) in map.objects.iter().enumerate() {
+        let Record::Instance(inst) = r else { continue };
+        for o in &inst.children {
+            if o.removed == Some(true) || o.enabled == Some(false) {
+                continue;
+            }
+            let Some(&p) = o.parent.as_ref().and_then(|g| index.get(g)) else {
+                continue;
+            };
+            if !movers_under.get(p).copied().unwrap_or(false) {
+                continue;
+            }
+            let part = match (&o.path, &o.id) {
+                (Some(path), _) => path.clone(),
+                (None, Some(id)) => id.to_string(),
+                (None, None) => "?".to_string(),
+            };
+            out.push(format!(
+                "warning: {}: part '{part}' is filed under '{}', which a mover carries; \
+                 model parts are not carried and have no bodies in a headless run, so it \
+                 stays where it was baked and is not solid",
+                label(i),
+                label(p)
+            ));
+        }
+    }
+    out
 }

@@ -32,7 +32,7 @@ use crate::components::*;
 use crate::install::value_text;
 use crate::math::{self, Pose, Quat, Vec3};
 use crate::parallel::{Parallel, Serial};
-use crate::world::{BakeSetState, SimWorld, TICK_RATE};
+use crate::world::{BakeSetState, SimWorld};
 use crate::PawnId;
 
 /// How deep calls may nest inside one run: a call that would be the ninth nested one is
@@ -319,6 +319,7 @@ impl SimWorld {
         par: &P,
     ) -> TickEvents {
         let tick = self.tick;
+        let rate = self.tick_rate;
         let mut ev = TickEvents {
             tick,
             ..TickEvents::default()
@@ -329,12 +330,12 @@ impl SimWorld {
         {
             let mut items: Vec<(Entity, &RecordIndex, &HierSlot, &mut Mover, Option<carry::MoverStep>)> =
                 self.world
-                    .query_mut::<hecs::Without<(Entity, &RecordIndex, &HierSlot, &mut Mover), &Disabled>>()
+                    .query_mut::<hecs::Without<(Entity, &RecordIndex, &HierSlot, &mut Mover), &OutOfWorld>>()
                     .into_iter()
                     .map(|(e, r, s, m)| (e, r, s, m, None))
                     .collect();
             par.for_each_mut(&mut items, |_, item| {
-                item.4 = Some(carry::integrate(item.3, tick, TICK_RATE));
+                item.4 = Some(carry::integrate(item.3, tick, rate));
             });
             for (e, rec, slot, _, step) in items {
                 let Some(step) = step else { continue };
@@ -455,7 +456,7 @@ impl SimWorld {
     }
 
     pub(crate) fn is_disabled(&self, e: Entity) -> bool {
-        self.world.get::<&Disabled>(e).is_ok()
+        self.world.get::<&OutOfWorld>(e).is_ok()
     }
 
     fn label(&self, e: Entity) -> String {
@@ -632,6 +633,7 @@ impl SimWorld {
         ev: &mut TickEvents,
     ) {
         let tick = self.tick;
+        let rate = self.tick_rate;
         match component {
             "dh.mover" => {
                 let call = match input {
@@ -641,7 +643,7 @@ impl SimWorld {
                     _ => return,
                 };
                 if let Ok(mut m) = self.world.get::<&mut Mover>(t) {
-                    carry::command(&mut m, call, tick, TICK_RATE);
+                    carry::command(&mut m, call, tick, rate);
                 }
             }
             "dh.trigger" => {
@@ -879,34 +881,78 @@ impl SimWorld {
         }
     }
 
+    /// Switches a record, and with it everything filed under it, out of the world or back.
     fn set_enabled(&mut self, e: Entity, enabled: bool, ev: &mut TickEvents) {
-        if !self.world.contains(e) || self.is_disabled(e) != enabled {
+        let own = self.world.get::<&Disabled>(e).is_ok();
+        if !self.world.contains(e) || own != enabled {
             return;
         }
         let name = self.label(e);
+        let subtree = self.subtree(e);
         if !enabled {
             self.log(format!("{name} switched off"));
-            // Drain: a plate's occupancy falls to zero, a trigger loses each toucher.
-            let occupants = match self.world.get::<&mut PressurePlate>(e) {
-                Ok(mut p) => std::mem::take(&mut p.occupants),
-                Err(_) => Vec::new(),
-            };
-            if let Some(&first) = occupants.first() {
-                self.fire(e, "dh.pressurePlate", "onEndTouch", Some(first), 0, ev);
-            }
-            let inside = match self.world.get::<&mut Trigger>(e) {
-                Ok(mut t) => std::mem::take(&mut t.inside),
-                Err(_) => Vec::new(),
-            };
-            for p in inside {
-                self.fire(e, "dh.trigger", "onEndTouch", Some(p), 0, ev);
+            // Everything that was in the world leaves it, in author order, draining.
+            for r in subtree {
+                if self.is_disabled(r) {
+                    continue;
+                }
+                self.drain(r, ev);
+                let _ = self.world.insert_one(r, OutOfWorld);
             }
             let _ = self.world.insert_one(e, Disabled);
             return;
         }
         let _ = self.world.remove_one::<Disabled>(e);
         self.log(format!("{name} switched on"));
-        // Back from its record's authored state.
+        // Whatever is now in the world again (nothing above it, and not itself, switched off)
+        // comes back from its record's authored state, in author order.
+        for r in subtree {
+            if !self.is_disabled(r) || self.switched_off_above(r) {
+                continue;
+            }
+            let _ = self.world.remove_one::<OutOfWorld>(r);
+            self.restore(r, ev);
+        }
+    }
+
+    /// Whether the record or anything above it carries its own switch off.
+    fn switched_off_above(&self, e: Entity) -> bool {
+        let mut at = Some(e);
+        let mut steps = 0;
+        while let Some(x) = at {
+            if self.world.get::<&Disabled>(x).is_ok() {
+                return true;
+            }
+            steps += 1;
+            if steps > self.records.len() {
+                break;
+            }
+            at = self.world.get::<&Parent>(x).ok().map(|p| p.0);
+        }
+        false
+    }
+
+    /// A record leaving the world: a plate's occupancy falls to zero, a trigger loses each
+    /// toucher, each firing its edges.
+    fn drain(&mut self, e: Entity, ev: &mut TickEvents) {
+        let occupants = match self.world.get::<&mut PressurePlate>(e) {
+            Ok(mut p) => std::mem::take(&mut p.occupants),
+            Err(_) => Vec::new(),
+        };
+        if let Some(&first) = occupants.first() {
+            self.fire(e, "dh.pressurePlate", "onEndTouch", Some(first), 0, ev);
+        }
+        let inside = match self.world.get::<&mut Trigger>(e) {
+            Ok(mut t) => std::mem::take(&mut t.inside),
+            Err(_) => Vec::new(),
+        };
+        for p in inside {
+            self.fire(e, "dh.trigger", "onEndTouch", Some(p), 0, ev);
+        }
+    }
+
+    /// A record back in the world, from its record's authored state.
+    fn restore(&mut self, e: Entity, ev: &mut TickEvents) {
         if let Ok(mut m) = self.world.get::<&mut Mover>(e) {
             let sweep = m.state.sweep_ticks;
             let open = m.start_open;
@@ -959,10 +1005,10 @@ impl SimWorld {
         if let Ok(mut g) = self.world.get::<&mut LightProbeGroup>(e) {
             g.switch = ProbeSwitch::default();
         }
-        let tick = self.tick;
+        let (tick, rate) = (self.tick, self.tick_rate);
         if let (Ok(m), Ok(slot)) = (self.world.get::<&Mover>(e), self.world.get::<&HierSlot>(e)) {
             if let Some(d) = self.hierarchy.delta.get_mut(slot.0 as usize) {
-                *d = carry::motion_delta(&m, tick, TICK_RATE);
+                *d = carry::motion_delta(&m, tick, rate);
             }
         }
     }

@@ -12,7 +12,9 @@ use crate::logic::{Scheduled, TraceLine};
 use crate::math::Pose;
 use crate::parallel::Parallel;
 
-/// The simulation's fixed tick rate (`world.tickRate`), ticks a second.
+/// The default fixed tick rate (`world.tickRate`'s default), ticks a second: what
+/// [`SimWorld::install`] and [`SimWorld::install_in`] install at. A world installed at
+/// another rate ([`SimWorld::install_at`]) reads its own from [`SimWorld::tick_rate`].
 pub const TICK_RATE: f64 = 64.0;
 
 /// The logic entities the per-tick passes visit, each list in author order.
@@ -73,6 +75,10 @@ pub struct SimWorld {
     pub(crate) next_seq: u64,
     pub(crate) trace: Vec<TraceLine>,
     pub(crate) bake_sets: BTreeMap<String, BakeSetState>,
+    /// Ticks a second: delays and durations were quantized at this rate.
+    pub(crate) tick_rate: f64,
+    /// What the install could read but the headless runtime does not model, one line each.
+    pub(crate) warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for SimWorld {
@@ -94,9 +100,25 @@ impl SimWorld {
         materials: MaterialTable,
         hierarchy: Hierarchy,
         lists: Lists,
+        tick_rate: f64,
     ) -> SimWorld {
         for (slot, &e) in hierarchy.entity.iter().enumerate() {
             let _ = world.insert_one(e, HierSlot(slot as u32));
+        }
+        // A record is out of the world when it or anything above it is switched off.
+        // Slots run parents before children, so one pass settles every depth.
+        let mut out = vec![false; hierarchy.entity.len()];
+        for (slot, &e) in hierarchy.entity.iter().enumerate() {
+            let own = world.get::<&Disabled>(e).is_ok();
+            let above = hierarchy.parent[slot]
+                .and_then(|p| out.get(p as usize).copied())
+                .unwrap_or(false);
+            out[slot] = own || above;
+        }
+        for (slot, &e) in hierarchy.entity.iter().enumerate() {
+            if out[slot] {
+                let _ = world.insert_one(e, OutOfWorld);
+            }
         }
         SimWorld {
             world,
@@ -111,7 +133,51 @@ impl SimWorld {
             next_seq: 0,
             trace: Vec::new(),
             bake_sets: BTreeMap::new(),
+            tick_rate,
+            warnings: Vec::new(),
         }
+    }
+
+    /// Ticks a second this world was installed at (`world.tickRate`): every delay, timer and
+    /// mover duration was quantized at it, and a spin's angle is a function of the tick and
+    /// it.
+    pub fn tick_rate(&self) -> f64 {
+        self.tick_rate
+    }
+
+    /// What the map asks for that the headless runtime does not model (model parts filed
+    /// under a mover, say), one line each, in author order; empty when everything is modelled.
+    pub fn install_warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Whether the record is in the world: neither it nor anything above it is switched off
+    /// (authored `"enabled": false`, or [`crate::Input::SetEnabled`]).
+    pub fn in_world(&self, e: Entity) -> bool {
+        self.world.contains(e) && self.world.get::<&OutOfWorld>(e).is_err()
+    }
+
+    /// The record and everything filed under it, by any path, in author order.
+    pub fn subtree(&self, root: Entity) -> Vec<Entity> {
+        self.records
+            .iter()
+            .copied()
+            .filter(|&e| {
+                let mut at = Some(e);
+                let mut steps = 0;
+                while let Some(x) = at {
+                    if x == root {
+                        return true;
+                    }
+                    steps += 1;
+                    if steps > self.records.len() {
+                        break;
+                    }
+                    at = self.world.get::<&Parent>(x).ok().map(|p| p.0);
+                }
+                false
+            })
+            .collect()
     }
 
     /// The hecs world holding every record's flat components.
@@ -196,7 +262,7 @@ impl SimWorld {
         self.lists
             .carried_bodies
             .iter()
-            .filter(|&&e| self.world.get::<&Disabled>(e).is_err())
+            .filter(|&&e| self.world.get::<&OutOfWorld>(e).is_err())
             .filter_map(|&e| self.world_pose(e).map(|p| (e, p)))
             .collect()
     }
@@ -205,9 +271,10 @@ impl SimWorld {
     /// carries and every world transform.
     pub(crate) fn resolve_poses<P: Parallel + ?Sized>(&mut self, par: &P) {
         let tick = self.tick;
+        let rate = self.tick_rate;
         for (slot, m) in self.world.query_mut::<(&HierSlot, &Mover)>() {
             if let Some(d) = self.hierarchy.delta.get_mut(slot.0 as usize) {
-                *d = crate::carry::motion_delta(m, tick, TICK_RATE);
+                *d = crate::carry::motion_delta(m, tick, rate);
             }
         }
         self.carry_and_place(par);

@@ -95,8 +95,8 @@ fn a_pawn_walks_into_a_wall_and_stops() {
     let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
     walk(&mut w, p, -90.0, 1.0);
     run(&mut w, 16);
-    // After the first (landing) tick it walks at 4 m/s: 15 ticks × 4/64 = 0.9375 m.
-    near(feet(&w, p)[0], 0.9375, 0.01, "walking at 4 m/s");
+    // Spawned standing, it walks at 4 m/s from its first tick: 16 ticks × 4/64 = 1 m.
+    near(feet(&w, p)[0], 1.0, 0.01, "walking at 4 m/s");
     run(&mut w, 112);
     let s = w.pawn_state(p).unwrap();
     // The capsule (radius 0.3) stops the controller's gap (half the 0.01 skin) short of the
@@ -228,10 +228,10 @@ fn walking_on_the_specs_500_m_ground_box_stays_level() {
         assert!(s.grounded, "never leaves the ground");
         near(s.feet[1], 0.0, 0.001, "level");
     }
-    // It walks from the second tick on: 639 ticks × 4/64 m = 39.9375 m.
+    // Spawned standing, it walks from its first tick: 640 ticks × 4/64 m = 40 m.
     let f = feet(&w, p);
     let d = ((f[0] - 3.3).powi(2) + (f[2] + 7.1).powi(2)).sqrt();
-    near(d, 39.9375, 0.01, "distance walked");
+    near(d, 40.0, 0.01, "distance walked");
 }
 
 #[test]
@@ -256,8 +256,8 @@ fn a_pawn_walks_up_and_down_a_stair_without_leaving_it() {
     }
     let top = feet(&w, p);
     near(top[1], 2.5, 0.01, "at the top");
-    // 127 ticks of walking is 7.9375 m: the stair does not slow it.
-    near(top[0], 7.9375, 0.01, "full speed up");
+    // 128 ticks of walking is 8 m: the stair does not slow it.
+    near(top[0], 8.0, 0.01, "full speed up");
     walk(&mut w, p, 90.0, 1.0);
     for _ in 0..128 {
         w.step();
@@ -776,4 +776,111 @@ fn two_identical_runs_agree_bit_for_bit() {
     let second = busy_run();
     assert_eq!(first.len(), 320 * (3 * 8 + 4 * 7));
     assert!(first == second, "two runs of one script diverged");
+}
+
+#[test]
+fn a_jump_on_the_very_first_tick_is_taken() {
+    // A pawn spawned standing on the floor is grounded at once (its spawn finds the ground
+    // under it), so a jump pressed before its first tick is taken by that tick: the same
+    // 0.9972 m apex as a jump from a pawn that has stood a tick (see above).
+    let (mut w, floor) = world_with_floor();
+    let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    let s = w.pawn_state(p).unwrap();
+    assert!(s.grounded, "spawned standing");
+    assert_eq!(s.ground, Some(floor));
+    w.set_pawn_input(
+        p,
+        PawnInput {
+            jump: true,
+            ..PawnInput::default()
+        },
+    )
+    .unwrap();
+    w.step();
+    // The first tick: 4.5 - 9.81/64 = 4.34672 m/s up, 0.067917 m risen.
+    let s = w.pawn_state(p).unwrap();
+    near(s.velocity[1], 4.5 - 9.81 * TICK, 1.0e-4, "rising after tick 1");
+    near(s.feet[1], (4.5 - 9.81 * TICK) * TICK, 1.0e-4, "risen after tick 1");
+    let mut apex = s.feet[1];
+    for _ in 0..39 {
+        w.step();
+        apex = apex.max(feet(&w, p)[1]);
+    }
+    near(apex, 0.9972, 0.002, "jump apex");
+    // A walk on the first tick walks too: 4 m/s for one tick is 1/16 m.
+    let q = w.spawn_pawn([5.0, 0.0, 0.0], 0.0).unwrap();
+    walk(&mut w, q, 0.0, 1.0);
+    w.step();
+    near(feet(&w, q)[2], -4.0 * TICK, 1.0e-4, "walked on its first tick");
+    // Spawned in the air, it is not grounded and falls.
+    let r = w.spawn_pawn([-5.0, 1.0, 0.0], 0.0).unwrap();
+    assert!(!w.pawn_state(r).unwrap().grounded);
+}
+
+#[test]
+fn a_noclip_pawn_flies_through_walls_along_its_view() {
+    let (mut w, _) = world_with_floor();
+    // A wall 1 m in front (-Z), 0.2 m thick, 3 m tall.
+    w.add_static_box(
+        Pose::from_position([0.0, 1.5, -1.5]),
+        [5.0, 1.5, 0.1],
+        0.8,
+    )
+    .unwrap();
+    let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    w.set_pawn_noclip(p, true).unwrap();
+    assert!(w.pawn_state(p).unwrap().noclip);
+    // Looking 30 degrees up, walking forward: 4 m/s along the view, so per tick
+    // 4/64·cos 30 = 0.054127 m toward -Z and 4/64·sin 30 = 0.03125 m up; no gravity.
+    w.set_pawn_input(
+        p,
+        PawnInput {
+            move_local: [0.0, 1.0],
+            yaw: 0.0,
+            pitch: 30.0,
+            jump: false,
+        },
+    )
+    .unwrap();
+    run(&mut w, 64);
+    let s = w.pawn_state(p).unwrap();
+    let step = 4.0 * TICK;
+    near(s.feet[2], -64.0 * step * 0.866_025_4, 1.0e-3, "through the wall");
+    near(s.feet[1], 64.0 * step * 0.5, 1.0e-3, "up along the view");
+    near(s.feet[0], 0.0, 1.0e-5, "straight ahead");
+    assert!(!s.grounded);
+    // Looking 90 degrees down with noclip: it sinks through the floor.
+    w.set_pawn_input(
+        p,
+        PawnInput {
+            move_local: [0.0, 1.0],
+            yaw: 0.0,
+            pitch: -90.0,
+            jump: false,
+        },
+    )
+    .unwrap();
+    run(&mut w, 64);
+    near(feet(&w, p)[1], 2.0 - 4.0, 1.0e-3, "through the floor");
+    // Standing still, it hovers: no gravity.
+    walk(&mut w, p, 0.0, 0.0);
+    run(&mut w, 10);
+    near(feet(&w, p)[1], -2.0, 1.0e-5, "hovers");
+
+    // Without noclip the same walk stops at the wall: its face is at z = -1.4, the capsule's
+    // radius 0.3 keeps the feet at z -1.1 or short of it.
+    let q = w.spawn_pawn([3.0, 0.0, 0.0], 0.0).unwrap();
+    walk(&mut w, q, 0.0, 1.0);
+    run(&mut w, 64);
+    assert!(feet(&w, q)[2] > -1.11, "{:?}", feet(&w, q));
+
+    // Noclip off above the floor: it stops, at rest, and falls back down.
+    w.teleport_pawn(p, [0.0, 1.0, 0.0], 0.0, 0.0, TeleportVelocity::Zero)
+        .unwrap();
+    w.set_pawn_noclip(p, false).unwrap();
+    walk(&mut w, p, 0.0, 0.0);
+    run(&mut w, 64);
+    let s = w.pawn_state(p).unwrap();
+    assert!(s.grounded && !s.noclip);
+    near(s.feet[1], 0.0, 0.001, "landed");
 }

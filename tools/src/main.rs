@@ -4,6 +4,7 @@
 //! dh build <dir> [-o <file.pallet>] [--json] [--quiet]
 //! dh check <dir> [--json]
 //! dh inspect <file.pallet> [--json]
+//! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
 //! ```
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -29,11 +30,17 @@ USAGE:
         Validate a source pallet without writing anything; reports every error.
     dh inspect <file.pallet> [--json]
         List a compiled pallet's manifest and entries.
+    dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
+        Import a MagicaVoxel or Teardown .vox: writes <name>.dh-vox and its
+        <name>.dh-vox.bin payload into the pallet folder (default: beside the file).
+        The platform (magicavoxel, teardown, or an id) is detected when not given.
     dh help
         Show this text.
 
 OPTIONS:
     -o, --output <file>   Where `dh build` writes the pallet.
+    --platform <id>       The platform a .vox follows (dh import).
+    --into <dir>          The source pallet folder an import writes into.
     --json                Machine-readable output: diagnostics as one JSON object per line
                           (build, check) or one JSON document (inspect).
     --quiet               No progress bar and no summary line.
@@ -50,6 +57,10 @@ enum CliError {
 
 struct Args {
     command: String,
+    /// Extra positional words (`dh import vox <file>`).
+    rest: Vec<String>,
+    platform: Option<String>,
+    into: Option<PathBuf>,
     input: Option<PathBuf>,
     output: Option<PathBuf>,
     json: bool,
@@ -62,6 +73,9 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, CliError> {
     })?;
     let mut args = Args {
         command,
+        rest: Vec::new(),
+        platform: None,
+        into: None,
         input: None,
         output: None,
         json: false,
@@ -75,12 +89,23 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, CliError> {
                     .ok_or_else(|| CliError::Usage(format!("'{a}' needs a file path after it")))?;
                 args.output = Some(PathBuf::from(v));
             }
+            "--platform" => {
+                args.platform = Some(it.next().ok_or_else(|| {
+                    CliError::Usage("'--platform' needs a platform id after it".into())
+                })?);
+            }
+            "--into" => {
+                args.into = Some(PathBuf::from(it.next().ok_or_else(|| {
+                    CliError::Usage("'--into' needs a folder after it".into())
+                })?));
+            }
             "--json" => args.json = true,
             "--quiet" | "-q" => args.quiet = true,
             "-h" | "--help" => args.command = "help".into(),
             s if s.starts_with('-') => {
                 return Err(CliError::Usage(format!("unknown option '{s}'")));
             }
+            _ if args.command == "import" && args.rest.is_empty() => args.rest.push(a),
             _ if args.input.is_none() => args.input = Some(PathBuf::from(a)),
             _ => return Err(CliError::Usage(format!("unexpected argument '{a}'"))),
         }
@@ -99,12 +124,13 @@ fn main() -> ExitCode {
     let result = match args.command.as_str() {
         "build" | "check" => build_or_check(&args),
         "inspect" => inspect(&args),
+        "import" => import(&args),
         "help" => {
             println!("{USAGE}");
             Ok(true)
         }
         other => Err(CliError::Usage(format!(
-            "unknown command '{other}'; expected build, check, inspect or help"
+            "unknown command '{other}'; expected build, check, inspect, import or help"
         ))),
     };
     match result {
@@ -234,6 +260,52 @@ fn print_diagnostics(out: &BuildOutput, json: bool) {
             let _ = writeln!(o, "{d}");
         }
     }
+}
+
+fn import(args: &Args) -> Result<bool, CliError> {
+    match args.rest.first().map(String::as_str) {
+        Some("vox") => {}
+        Some(other) => {
+            return Err(CliError::Usage(format!(
+                "`dh import {other}` is not an importer; expected `dh import vox <file.vox>`"
+            )))
+        }
+        None => {
+            return Err(CliError::Usage(
+                "`dh import` needs a format; expected `dh import vox <file.vox>`".into(),
+            ))
+        }
+    }
+    let file = args
+        .input
+        .clone()
+        .ok_or_else(|| CliError::Usage("`dh import vox` needs the .vox file".into()))?;
+    let report = dh_content::voxel::import::import_vox(
+        &file,
+        args.platform.as_deref(),
+        args.into.as_deref(),
+    )
+    .map_err(|e| CliError::Failed(e.to_string()))?;
+    for w in &report.warnings {
+        eprintln!("dh: warning: {}: {w}", file.display());
+    }
+    if !args.quiet {
+        eprintln!(
+            "dh: imported {} as {} ({}{}): {} grid(s), {} voxel(s), {} palette entries",
+            file.display(),
+            report.definition.display(),
+            report.platform,
+            if report.platform_detected {
+                ", detected"
+            } else {
+                ""
+            },
+            report.grids,
+            report.voxels,
+            report.palette_entries
+        );
+    }
+    Ok(true)
 }
 
 fn inspect(args: &Args) -> Result<bool, CliError> {

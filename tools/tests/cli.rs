@@ -123,3 +123,75 @@ fn usage_errors_exit_2() {
     let r = dh().arg("help").output().expect("dh runs");
     assert!(r.status.success() && String::from_utf8_lossy(&r.stdout).contains("dh build <dir>"));
 }
+
+/// `../shared/fixtures/vox`, or `None` (with a printed line) where that folder is absent.
+fn vox_fixtures() -> Option<PathBuf> {
+    let dir = repo("../shared/fixtures/vox");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: {} is absent", dir.display());
+        None
+    }
+}
+
+#[test]
+fn import_vox_then_build_ships_the_payload_not_the_source() {
+    let Some(fixtures) = vox_fixtures() else {
+        return;
+    };
+    let dir = temp_dir("import");
+    std::fs::create_dir_all(dir.join("voxels")).expect("folder");
+    std::fs::write(
+        dir.join("pallet.dh"),
+        r#"{ "id": "dev.test.vox", "name": "Vox", "version": "1.0.0" }"#,
+    )
+    .expect("manifest");
+    // `dh import vox` writes a definition and its payload.
+    let r = dh()
+        .args(["import", "vox"])
+        .arg(fixtures.join("vox_character.vox"))
+        .arg("--into")
+        .arg(dir.join("voxels"))
+        .output()
+        .expect("dh runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(dir.join("voxels/vox_character.dh-vox").is_file());
+    assert!(dir.join("voxels/vox_character.dh-vox.bin").is_file());
+    // A definition naming a .vox in the pallet: the build converts it.
+    std::fs::copy(fixtures.join("axes.vox"), dir.join("voxels/axes.vox")).expect("copy");
+    std::fs::write(
+        dir.join("voxels/axes.dh-vox"),
+        r#"{ "platform": "magicavoxel", "data": "axes.vox" }"#,
+    )
+    .expect("definition");
+    let out = dir.join("vox.pallet");
+    let r = dh()
+        .arg("build")
+        .arg(&dir)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("dh runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+    let p = dh_content::pallet::Pallet::open(&out).expect("pallet opens");
+    let paths: Vec<&str> = p.entries().map(|e| e.path).collect();
+    assert_eq!(
+        paths,
+        [
+            "voxels/axes.dh-vox",
+            "voxels/axes.dh-vox.bin",
+            "voxels/vox_character.dh-vox",
+            "voxels/vox_character.dh-vox.bin"
+        ]
+    );
+    let def = p.read("voxels/axes.dh-vox").expect("definition reads");
+    let v = dh_content::jsonc::parse(std::str::from_utf8(&def).expect("UTF-8")).expect("JSON");
+    assert_eq!(
+        v.get("data").and_then(|d| d.as_str()),
+        Some("axes.dh-vox.bin")
+    );
+    // Payloads are stored, so the engine reads them by range.
+    assert!(p.range("voxels/axes.dh-vox.bin").is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}

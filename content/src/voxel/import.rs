@@ -50,7 +50,7 @@ pub const MAX_VOX_FILE: u64 = 1 << 28;
 pub const MAX_IMPORT_GRIDS: usize = 1 << 16;
 /// Most voxels one import may place, over every grid.
 pub const MAX_IMPORT_VOXELS: u64 = 1 << 27;
-/// Deepest scene graph followed, in transform nodes.
+/// Deepest scene graph followed: transform and group nodes on one path from the root.
 pub const MAX_GRAPH_DEPTH: usize = 256;
 
 /// The tag prefix of a `.vox` chunk kept whole.
@@ -420,7 +420,7 @@ impl Placer<'_> {
         }
         if path.len() >= MAX_GRAPH_DEPTH {
             return Err(format!(
-                "the scene graph nests deeper than {MAX_GRAPH_DEPTH} transform nodes at node {id}"
+                "the scene graph nests deeper than {MAX_GRAPH_DEPTH} nodes at node {id}"
             ));
         }
         let frame = frame_zero(&t.frames).cloned().unwrap_or_default();

@@ -19,7 +19,11 @@ pub const DEFAULT_WIDTH: u32 = 1280;
 /// The output size for a camera: a thumbnail takes its `thumbnail_size`; a `--size` is
 /// honored on its width with the height following a stated aspect (or taken as is under
 /// "viewport"); with no size, 720 rows at the stated aspect, else 1280 × 720.
-pub fn output_size(aspect: Option<f32>, requested: Option<[u32; 2]>, thumbnail: Option<[u32; 2]>) -> [u32; 2] {
+pub fn output_size(
+    aspect: Option<f32>,
+    requested: Option<[u32; 2]>,
+    thumbnail: Option<[u32; 2]>,
+) -> [u32; 2] {
     if let Some(t) = thumbnail {
         return t;
     }
@@ -27,7 +31,10 @@ pub fn output_size(aspect: Option<f32>, requested: Option<[u32; 2]>, thumbnail: 
         (None, Some(s)) => s,
         (None, None) => [DEFAULT_WIDTH, DEFAULT_HEIGHT],
         (Some(a), Some([w, _])) => [w, ((w as f32 / a).round() as u32).max(1)],
-        (Some(a), None) => [((DEFAULT_HEIGHT as f32 * a).round() as u32).max(1), DEFAULT_HEIGHT],
+        (Some(a), None) => [
+            ((DEFAULT_HEIGHT as f32 * a).round() as u32).max(1),
+            DEFAULT_HEIGHT,
+        ],
     }
 }
 
@@ -94,7 +101,12 @@ pub fn setup(view: &View, width: u32, height: u32, bounds: Option<(Vec3, Vec3)>)
     match view.projection {
         Projection::Perspective { fov_y } => ViewSetup {
             view: v,
-            projection: math::perspective(fov_y.clamp(0.01, 179.0).to_radians(), aspect, near, view.far),
+            projection: math::perspective(
+                fov_y.clamp(0.01, 179.0).to_radians(),
+                aspect,
+                near,
+                view.far,
+            ),
             near,
             far: view.far,
             eye: view.position,
@@ -146,7 +158,10 @@ mod tests {
         assert_eq!(output_size(None, Some([640, 480]), None), [640, 480]);
         assert_eq!(output_size(Some(16.0 / 9.0), None, None), [1280, 720]);
         assert_eq!(output_size(Some(1.0), Some([300, 500]), None), [300, 300]);
-        assert_eq!(output_size(Some(4.0 / 3.0), None, Some([512, 512])), [512, 512]);
+        assert_eq!(
+            output_size(Some(4.0 / 3.0), None, Some([512, 512])),
+            [512, 512]
+        );
     }
 
     #[test]
@@ -170,7 +185,15 @@ mod tests {
         let clip = math::transform_point(&math::mul(&s.projection, &s.view), [0.0, 0.0, 0.0]);
         assert!(clip[0].abs() < 1e-4 && clip[1].abs() < 1e-4 && clip[2] > 0.0 && clip[2] < 1.0);
         // A stated far is kept and not logged.
-        let s2 = setup(&View { far: Some(50.0), ..v }, 100, 100, None);
+        let s2 = setup(
+            &View {
+                far: Some(50.0),
+                ..v
+            },
+            100,
+            100,
+            None,
+        );
         assert_eq!((s2.far, s2.derived_far), (Some(50.0), None));
     }
 }

@@ -244,7 +244,12 @@ pub fn bin_lights(lights: &[Light], view: &ViewVolume, grid: &ClusterGrid) -> Cl
         let s1 = grid.slice_of(dmax);
         // The box's screen extent: its corners projected, depth clamped to the near plane
         // (a box reaching behind the eye covers the whole screen across).
-        let (mut x0, mut y0, mut x1, mut y1) = (f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY);
+        let (mut x0, mut y0, mut x1, mut y1) = (
+            f32::INFINITY,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NEG_INFINITY,
+        );
         let mut whole = false;
         for k in 0..8 {
             let corner = [
@@ -262,7 +267,11 @@ pub fn bin_lights(lights: &[Light], view: &ViewVolume, grid: &ClusterGrid) -> Cl
                 }
             }
             let clip = math::transform4(&view.projection, [p[0], p[1], p[2], 1.0]);
-            let w = if view.orthographic { 1.0 } else { clip[3].max(1e-6) };
+            let w = if view.orthographic {
+                1.0
+            } else {
+                clip[3].max(1e-6)
+            };
             let (nx, ny) = (clip[0] / w, clip[1] / w);
             x0 = x0.min(nx);
             x1 = x1.max(nx);
@@ -427,12 +436,16 @@ mod tests {
         ];
         let bins = bin_lights(&lights, &v, &g);
         let (w, h) = (320u32, 160u32);
-        let inv = crate::render::math::inverse(&v.projection).unwrap_or(crate::render::math::IDENTITY);
+        let inv =
+            crate::render::math::inverse(&v.projection).unwrap_or(crate::render::math::IDENTITY);
         let mut checked = 0;
         for py in (0..h).step_by(7) {
             for px in (0..w).step_by(7) {
                 for depth in [0.3f32, 1.0, 3.0, 8.0, 20.0, 35.0, 150.0] {
-                    let ndc = [(px as f32 + 0.5) / w as f32 * 2.0 - 1.0, (py as f32 + 0.5) / h as f32 * 2.0 - 1.0];
+                    let ndc = [
+                        (px as f32 + 0.5) / w as f32 * 2.0 - 1.0,
+                        (py as f32 + 0.5) / h as f32 * 2.0 - 1.0,
+                    ];
                     let dir = crate::render::math::transform_point(&inv, [ndc[0], ndc[1], 0.5]);
                     let p = math::scale(dir, depth / -dir[2]);
                     let cl = g.cluster_of(px as f32 + 0.5, py as f32 + 0.5, w, h, depth);
@@ -440,7 +453,10 @@ mod tests {
                     let list = &bins.indices[o as usize..(o + n) as usize];
                     for (i, l) in lights.iter().enumerate() {
                         if math::length(math::sub(p, l.position)) < l.range {
-                            assert!(list.contains(&(i as u32)), "light {i} missing at {px},{py} depth {depth}");
+                            assert!(
+                                list.contains(&(i as u32)),
+                                "light {i} missing at {px},{py} depth {depth}"
+                            );
                             checked += 1;
                         }
                     }

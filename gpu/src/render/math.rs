@@ -250,8 +250,14 @@ mod tests {
     #[test]
     fn ortho_box_maps_to_the_unit_cube() {
         let o = orthographic(-2.0, 2.0, -1.0, 1.0, 0.5, 10.5);
-        assert!(close(transform_point(&o, [-2.0, 1.0, -0.5]), [-1.0, -1.0, 0.0]));
-        assert!(close(transform_point(&o, [2.0, -1.0, -10.5]), [1.0, 1.0, 1.0]));
+        assert!(close(
+            transform_point(&o, [-2.0, 1.0, -0.5]),
+            [-1.0, -1.0, 0.0]
+        ));
+        assert!(close(
+            transform_point(&o, [2.0, -1.0, -10.5]),
+            [1.0, 1.0, 1.0]
+        ));
     }
 
     #[test]
@@ -261,7 +267,10 @@ mod tests {
         let q = q.map(|v| v / l);
         let v = view_from_pose([1.0, 2.0, 3.0], q);
         let inv = inverse(&v).unwrap_or(IDENTITY);
-        assert!(close(transform_point(&inv, [0.0, 0.0, 0.0]), [1.0, 2.0, 3.0]));
+        assert!(close(
+            transform_point(&inv, [0.0, 0.0, 0.0]),
+            [1.0, 2.0, 3.0]
+        ));
         let fwd = sub(transform_point(&inv, [0.0, 0.0, -1.0]), [1.0, 2.0, 3.0]);
         assert!(close(fwd, rotate(q, [0.0, 0.0, -1.0])));
         let m = mul(&v, &inv);

@@ -6,8 +6,10 @@ pub mod camera;
 pub mod frame;
 pub mod lights;
 pub mod math;
+pub mod renderer;
 pub mod shadow;
 pub mod sky;
 pub mod tonemap;
 
 pub use frame::RenderFrame;
+pub use renderer::{RenderOutput, Renderer};

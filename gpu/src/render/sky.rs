@@ -82,8 +82,8 @@ pub fn sky_radiance(
     }
     // Below the horizon: the ground, lit by the sun and a share of the sky, blended in
     // across the horizon band.
-    let ground_light: Vec3 = [0, 1, 2]
-        .map(|k| sun[k] * t_sun[k] * mu_sun.max(0.0) * sun_up + 0.1 * sun[k] * sun_up);
+    let ground_light: Vec3 =
+        [0, 1, 2].map(|k| sun[k] * t_sun[k] * mu_sun.max(0.0) * sun_up + 0.1 * sun[k] * sun_up);
     let ground = [0, 1, 2].map(|k| sky.ground[k] * ground_light[k] / std::f32::consts::PI);
     let blend = sky.ground_blend.max(1e-4);
     let g = ((blend - mu) / (2.0 * blend)).clamp(0.0, 1.0);
@@ -140,7 +140,17 @@ pub fn project_irradiance(radiance: impl Fn(Vec3) -> Vec3) -> Sh9 {
         }
     }
     // Clamped cosine: A0 = π, A1 = 2π/3, A2 = π/4; then / π.
-    let band = [1.0, 2.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 0.25, 0.25, 0.25, 0.25, 0.25];
+    let band = [
+        1.0,
+        2.0 / 3.0,
+        2.0 / 3.0,
+        2.0 / 3.0,
+        0.25,
+        0.25,
+        0.25,
+        0.25,
+        0.25,
+    ];
     for (c, a) in sh.iter_mut().zip(band) {
         for v in c.iter_mut() {
             *v *= a;
@@ -215,9 +225,19 @@ mod tests {
     #[test]
     fn a_uniform_sky_projects_to_its_own_value() {
         let sh = project_irradiance(|_| [0.5, 0.25, 1.0]);
-        for n in [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.577, -0.577, 0.577]] {
+        for n in [
+            [0.0, 1.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 0.0, -1.0],
+            [0.577, -0.577, 0.577],
+        ] {
             let e = eval_sh(&sh, n);
-            assert!((e[0] - 0.5).abs() < 0.01 && (e[1] - 0.25).abs() < 0.01 && (e[2] - 1.0).abs() < 0.02, "{e:?}");
+            assert!(
+                (e[0] - 0.5).abs() < 0.01
+                    && (e[1] - 0.25).abs() < 0.01
+                    && (e[2] - 1.0).abs() < 0.02,
+                "{e:?}"
+            );
         }
     }
 
@@ -230,7 +250,13 @@ mod tests {
         let down = eval_sh(&sh, [0.0, -1.0, 0.0]);
         assert!(lum(up) > lum(down), "up {up:?} down {down:?}");
         assert!(up[2] > up[0]);
-        let toward = eval_sh(&sh, math::scale(math::normalize_or([-0.35, 0.0, -0.4], [1.0, 0.0, 0.0]), -1.0));
+        let toward = eval_sh(
+            &sh,
+            math::scale(
+                math::normalize_or([-0.35, 0.0, -0.4], [1.0, 0.0, 0.0]),
+                -1.0,
+            ),
+        );
         let away = eval_sh(&sh, math::normalize_or([-0.35, 0.0, -0.4], [1.0, 0.0, 0.0]));
         assert!(lum(toward) > lum(away), "toward {toward:?} away {away:?}");
         // The disc never reaches the harmonics: a brighter disc changes nothing.

@@ -74,7 +74,9 @@ impl Hable {
 
     /// The unnormalized curve.
     pub fn partial(&self, x: f32) -> f32 {
-        let Hable { a, b, c, d, e, f, .. } = *self;
+        let Hable {
+            a, b, c, d, e, f, ..
+        } = *self;
         ((x * (a * x + c * b) + d * e) / (x * (a * x + b) + d * f)) - e / f
     }
 
@@ -93,9 +95,7 @@ impl Hable {
 pub fn tonemap(curve: Tonemap, hable: &Hable, x: f32) -> f32 {
     let x = x.max(0.0);
     let y = match curve {
-        Tonemap::ReinhardWhite => {
-            x * (1.0 + x / (REINHARD_WHITE * REINHARD_WHITE)) / (1.0 + x)
-        }
+        Tonemap::ReinhardWhite => x * (1.0 + x / (REINHARD_WHITE * REINHARD_WHITE)) / (1.0 + x),
         Tonemap::Aces => (x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14),
         Tonemap::Reinhard => x / (1.0 + x),
         Tonemap::Hable => hable.apply(x),
@@ -210,12 +210,18 @@ mod tests {
         let c = bloom_prefilter([5.0, 5.0, 5.0], 1.721, 0.5);
         assert!((c[0] - (5.0 - 1.721)).abs() < 1e-3);
         // Far below the knee: nothing.
-        assert_eq!(bloom_prefilter([0.5, 0.2, 0.1], 1.721, 0.5), [0.0, 0.0, 0.0]);
+        assert_eq!(
+            bloom_prefilter([0.5, 0.2, 0.1], 1.721, 0.5),
+            [0.0, 0.0, 0.0]
+        );
         // Inside the knee: a little, less than a hard cut would give above the threshold.
         let k = bloom_prefilter([1.6, 1.6, 1.6], 1.721, 0.5);
         assert!(k[0] > 0.0 && k[0] < 0.2);
         // A hard cut (knee 0) passes nothing at or below the threshold.
-        assert_eq!(bloom_prefilter([1.7, 1.0, 1.0], 1.721, 0.0), [0.0, 0.0, 0.0]);
+        assert_eq!(
+            bloom_prefilter([1.7, 1.0, 1.0], 1.721, 0.0),
+            [0.0, 0.0, 0.0]
+        );
         // Tested on the brightest channel, hue kept.
         let h = bloom_prefilter([4.0, 2.0, 0.0], 1.0, 0.5);
         assert!((h[0] / h[1] - 2.0).abs() < 1e-4 && h[2] == 0.0);

@@ -30,7 +30,9 @@
 //! spawn_pawn(feet: [f32; 3], yaw) -> Result<PawnId, _>    // PawnId is the crate's own
 //! set_pawn_input(pawn, PawnInput { move_local: [right, forward], yaw, pitch, jump })
 //! teleport_pawn(pawn, feet, yaw, pitch, TeleportVelocity::{Keep | Zero | Turn(quat)})
-//! pawn_state(pawn) -> Result<PawnState { feet, velocity, yaw, pitch, grounded, ground }, _>
+//! set_pawn_noclip(pawn, on)                               // flies through everything
+//! pawn_state(pawn) -> Result<PawnState { feet, velocity, yaw, pitch, grounded, ground,
+//!                                        noclip }, _>
 //! remove_pawn(pawn) / pawn_ids()
 //!
 //! // The tick.
@@ -54,7 +56,8 @@
 //! 1. The solver steps: each kinematic body moves to the target set since the last step, with
 //!    the velocity that takes it there (so a prop on it rides by friction); props fall under
 //!    gravity, land, tumble, slide by grip and sleep.
-//! 2. Each pawn, in id order:
+//! 2. Each pawn, in id order (a noclip pawn just flies along its view at `walk_speed`,
+//!    through everything, and does none of the rest):
 //!    * is carried by the body it stood on at the end of its last move: that body's motion
 //!      since then, applied at the feet (a spin turns the pawn's yaw with it), blocked by the
 //!      rest of the world. This is Source's base velocity: added for the move, never kept in

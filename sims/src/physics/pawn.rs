@@ -36,6 +36,8 @@ pub(crate) struct Pawn {
     pub(crate) grounded: bool,
     pub(crate) input: PawnInput,
     pub(crate) support: Option<Support>,
+    /// Flying through everything along its view (`noclip`).
+    pub(crate) noclip: bool,
 }
 
 /// The capsule a pawn collides as.
@@ -192,6 +194,7 @@ impl Local {
         let index = proxy.into_raw_parts().0 as usize;
         self.owners.get(index).copied().flatten()
     }
+
 }
 
 /// How far from a pawn's capsule center its queries can reach this tick: the capsule, the
@@ -307,6 +310,75 @@ fn step_up(
     (ground - feet <= params.step_height + 1.0e-3).then_some(end - start.translation)
 }
 
+/// Stands the pawn on walkable ground within `reach_down` below its capsule, if there is
+/// any: its feet come to rest exactly `skin` above it, it is grounded, and the body under it
+/// is its support. Returns whether it found ground (nothing changes when it did not).
+fn land(
+    params: &PhysicsParams,
+    rapier: &rapier3d::prelude::PhysicsWorld,
+    world: &QueryPipeline,
+    local: &Local,
+    pawn: &mut Pawn,
+    reach_down: f32,
+) -> bool {
+    let shape = collision_capsule(params);
+    let at = capsule_pose(params, pawn.feet);
+    let Some((collider, hit)) = cast(world, &shape, &at, -Vector::Y, reach_down) else {
+        return false;
+    };
+    let touch = at.translation - Vector::Y * hit.time_of_impact;
+    if ground_height(params, world, touch, &hit).is_none() {
+        return false;
+    }
+    if hit.time_of_impact > 0.0 {
+        pawn.feet.y -= hit.time_of_impact - params.skin;
+    }
+    pawn.grounded = true;
+    pawn.support = local.owner(collider).and_then(|body| {
+        let pose = *rapier.bodies.get(body)?.position();
+        Some(Support { body, pose })
+    });
+    true
+}
+
+/// Finds the ground a pawn was just put down on (a spawn): walkable ground within the skin
+/// and the ground probe under its feet stands it there, grounded, so its first tick walks and
+/// jumps like any standing pawn's.
+pub(crate) fn find_ground(
+    params: &PhysicsParams,
+    rapier: &rapier3d::prelude::PhysicsWorld,
+    no_bodies: &RigidBodySet,
+    pawn: &mut Pawn,
+) {
+    if pawn.noclip {
+        return;
+    }
+    let dispatcher = rapier.narrow_phase.query_dispatcher();
+    let center = capsule_pose(params, pawn.feet).translation;
+    let local = Local::build(rapier, center, reach(params, 0.0), None);
+    let world = local.pipeline(dispatcher, no_bodies);
+    if land(params, rapier, &world, &local, pawn, params.skin + GROUND_PROBE) {
+        pawn.velocity.y = pawn.velocity.y.max(0.0);
+    }
+}
+
+/// A noclip pawn's tick: it flies along its view at walking speed (forward follows the pitch,
+/// right stays level), through everything, under no gravity, carried by nothing; a jump
+/// press does nothing. It stands on nothing and shoves nothing.
+fn fly(params: &PhysicsParams, pawn: &mut Pawn) {
+    let input = pawn.input;
+    pawn.input.jump = false;
+    let [mx, mz] = input.move_local;
+    let len = (mx * mx + mz * mz).sqrt();
+    let scale = if len > 1.0 { 1.0 / len } else { 1.0 };
+    let velocity = (right_flat(pawn.yaw) * mx + view_direction(pawn.yaw, pawn.pitch) * mz)
+        * (scale * params.walk_speed);
+    pawn.feet += velocity * params.dt();
+    pawn.velocity = velocity;
+    pawn.grounded = false;
+    pawn.support = None;
+}
+
 /// One pawn's tick. Returns the velocity changes its shove gives props, to apply in order.
 pub(crate) fn move_pawn(
     params: &PhysicsParams,
@@ -315,6 +387,10 @@ pub(crate) fn move_pawn(
     controller: &KinematicCharacterController,
     pawn: &mut Pawn,
 ) -> Vec<(RigidBodyHandle, Vector)> {
+    if pawn.noclip {
+        fly(params, pawn);
+        return Vec::new();
+    }
     let dt = params.dt();
     let shape = collision_capsule(params);
     let dispatcher = rapier.narrow_phase.query_dispatcher();
@@ -422,23 +498,8 @@ pub(crate) fn move_pawn(
         } else {
             params.skin + GROUND_PROBE
         };
-        let at = capsule_pose(params, pawn.feet);
-        if let Some((collider, hit)) = cast(&world, &shape, &at, -Vector::Y, reach_down) {
-            let touch = at.translation - Vector::Y * hit.time_of_impact;
-            if ground_height(params, &world, touch, &hit).is_some() {
-                if hit.time_of_impact > 0.0 {
-                    pawn.feet.y -= hit.time_of_impact - params.skin;
-                }
-                pawn.grounded = true;
-                velocity.y = 0.0;
-                let body = local.owner(collider);
-                if let Some((body, rb)) = body.and_then(|b| Some((b, rapier.bodies.get(b)?))) {
-                    pawn.support = Some(Support {
-                        body,
-                        pose: *rb.position(),
-                    });
-                }
-            }
+        if land(params, rapier, &world, &local, pawn, reach_down) {
+            velocity.y = 0.0;
         }
     }
     pawn.velocity = velocity;

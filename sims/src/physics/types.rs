@@ -330,6 +330,8 @@ pub struct PawnState {
     pub grounded: bool,
     /// The body it stands on, when grounded on one.
     pub ground: Option<BodyHandle>,
+    /// Whether it flies through everything (`noclip`).
+    pub noclip: bool,
 }
 
 /// What a teleport does to the subject's velocity (`dh.teleport`'s `velocity`).

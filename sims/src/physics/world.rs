@@ -571,7 +571,9 @@ impl PhysicsWorld {
 
     // ── Pawns ───────────────────────────────────────────────────────────
 
-    /// Spawns a pawn standing at `feet`, facing `yaw` degrees, level, at rest.
+    /// Spawns a pawn standing at `feet`, facing `yaw` degrees, level, at rest. Walkable ground
+    /// within the ground probe under its feet stands it there at once, grounded on that body,
+    /// so its very first tick walks and jumps; over nothing it starts falling.
     pub fn spawn_pawn(&mut self, feet: [f32; 3], yaw: f32) -> Result<PawnId, PhysicsError> {
         let feet = finite3(feet, "a pawn's feet")?;
         if !yaw.is_finite() {
@@ -583,21 +585,21 @@ impl PhysicsWorld {
         let id = PawnId(self.next_pawn);
         self.next_pawn += 1;
         let yaw = normalize_degrees(yaw);
-        self.pawns.insert(
-            id,
-            Pawn {
-                feet,
-                velocity: Vector::ZERO,
+        let mut pawn = Pawn {
+            feet,
+            velocity: Vector::ZERO,
+            yaw,
+            pitch: 0.0,
+            grounded: false,
+            input: PawnInput {
                 yaw,
-                pitch: 0.0,
-                grounded: false,
-                input: PawnInput {
-                    yaw,
-                    ..PawnInput::default()
-                },
-                support: None,
+                ..PawnInput::default()
             },
-        );
+            support: None,
+            noclip: false,
+        };
+        pawn::find_ground(&self.params, &self.rapier, &self.no_bodies, &mut pawn);
+        self.pawns.insert(id, pawn);
         Ok(id)
     }
 
@@ -683,6 +685,29 @@ impl PhysicsWorld {
         Ok(())
     }
 
+    /// Switches a pawn's noclip on or off (the `noclip` command; the caller checks
+    /// `world.noclipAllowed`). On, from the next tick the pawn flies along its view at
+    /// walking speed (forward follows the pitch), through every body, under no gravity and
+    /// carried by nothing. Off, it stops where it is, at rest, and falls or stands as it
+    /// finds itself; switching to the state it is in changes nothing.
+    pub fn set_pawn_noclip(&mut self, id: PawnId, on: bool) -> Result<(), PhysicsError> {
+        let pawn = self
+            .pawns
+            .get_mut(&id)
+            .ok_or(PhysicsError::UnknownPawn(id))?;
+        if pawn.noclip == on {
+            return Ok(());
+        }
+        pawn.noclip = on;
+        pawn.velocity = Vector::ZERO;
+        pawn.grounded = false;
+        pawn.support = None;
+        if !on {
+            pawn::find_ground(&self.params, &self.rapier, &self.no_bodies, pawn);
+        }
+        Ok(())
+    }
+
     /// A pawn's state after the last tick.
     pub fn pawn_state(&self, id: PawnId) -> Result<PawnState, PhysicsError> {
         let pawn = self.pawns.get(&id).ok_or(PhysicsError::UnknownPawn(id))?;
@@ -693,6 +718,7 @@ impl PhysicsWorld {
             pitch: pawn.pitch,
             grounded: pawn.grounded,
             ground: pawn.support.as_ref().map(|s| from_rb(s.body)),
+            noclip: pawn.noclip,
         })
     }
 

@@ -256,6 +256,54 @@ pub fn decode_chunk_body(
     Ok(out)
 }
 
+/// What [`unpack`] found.
+enum Unpacked {
+    /// Every cell decoded.
+    Ok,
+    /// Cell .0 holds local index .1, past the palette.
+    BadIndex(usize, u64),
+    /// Word .0's unused high bits hold .1 (shifted down).
+    DirtyPadding(usize, u64),
+}
+
+/// Unpacks `BITS`-bit local indices from little-endian u64 words into `out` (its length
+/// is the cell count) through the local palette `pal`.
+#[inline]
+fn unpack<const BITS: u32>(data: &[u8], out: &mut [u32], pal: &mut Vec<u32>) -> Unpacked {
+    let per = (64 / BITS) as usize;
+    let mask = (1u64 << BITS) - 1;
+    let k = pal.len() as u64;
+    // Pad the palette to every index the width can hold, so the lookup needs no branch;
+    // indices past the real palette are caught by `worst` and reported afterwards.
+    pal.resize(1 << BITS, 0);
+    let table = &pal[..1 << BITS];
+    let mut worst = 0u64;
+    for (wi, (dst, src)) in out.chunks_mut(per).zip(data.chunks_exact(8)).enumerate() {
+        let mut w = u64::from_le_bytes(src.try_into().unwrap_or_default());
+        for o in dst.iter_mut() {
+            let l = w & mask;
+            worst = worst.max(l);
+            *o = table.get(l as usize).copied().unwrap_or(0);
+            w >>= BITS;
+        }
+        if w != 0 {
+            return Unpacked::DirtyPadding(wi, w);
+        }
+    }
+    if worst >= k {
+        for (i, src) in data.chunks_exact(8).enumerate() {
+            let w = u64::from_le_bytes(src.try_into().unwrap_or_default());
+            for s in 0..per {
+                let l = (w >> (s as u32 * BITS)) & mask;
+                if l >= k {
+                    return Unpacked::BadIndex(i * per + s, l);
+                }
+            }
+        }
+    }
+    Unpacked::Ok
+}
+
 /// Decodes the body under `c` (exactly its remaining bytes) into `out` (resized to
 /// `cells`). `pal` is scratch for the local palette.
 pub(crate) fn decode_body(
@@ -295,7 +343,7 @@ pub(crate) fn decode_body(
     for _ in 0..k {
         let at = c.pos();
         let g = c.u32("local palette entry")?;
-        if g >= palette_len || g == u32::MAX {
+        if g >= palette_len {
             return Err(c.bad(
                 at,
                 "local palette entry",
@@ -324,38 +372,31 @@ pub(crate) fn decode_body(
             let words = packed_words(cells, bits);
             let at = c.pos();
             let data = c.take(words * 8, "packed cell words")?;
-            let mask = (1u64 << bits) - 1;
-            // Pad the palette to every index the width can hold, with a value no global
-            // index takes (the palette cap is far below it), and look for it after.
-            const BAD: u32 = u32::MAX;
-            pal.resize(1 << bits, BAD);
             out.resize(cells, 0);
-            for (wi, (dst, src)) in out.chunks_mut(per).zip(data.chunks_exact(8)).enumerate() {
-                let mut w = u64::from_le_bytes(src.try_into().unwrap_or_default());
-                for o in dst.iter_mut() {
-                    *o = pal.get((w & mask) as usize).copied().unwrap_or(BAD);
-                    w >>= bits;
-                }
-                if w != 0 {
-                    return Err(c.bad(
-                        at + wi * 8,
-                        "last packed word's unused bits",
-                        format!("{w:#x} (shifted)"),
-                        "zero",
-                    ));
-                }
-            }
-            if k < 1 << bits {
-                if let Some(i) = out.iter().position(|&g| g == BAD) {
-                    let word = data.get(i / per * 8..i / per * 8 + 8).unwrap_or_default();
-                    let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-                    let l = (w >> ((i % per) as u32 * bits)) & mask;
+            let unpacked = match bits {
+                1 => unpack::<1>(data, out, pal),
+                2 => unpack::<2>(data, out, pal),
+                4 => unpack::<4>(data, out, pal),
+                8 => unpack::<8>(data, out, pal),
+                _ => unpack::<16>(data, out, pal),
+            };
+            match unpacked {
+                Unpacked::Ok => {}
+                Unpacked::BadIndex(i, l) => {
                     return Err(c.bad(
                         at + i / per * 8,
                         &format!("packed cell {i}"),
                         l.to_string(),
                         format!("a local index below {k}"),
-                    ));
+                    ))
+                }
+                Unpacked::DirtyPadding(wi, w) => {
+                    return Err(c.bad(
+                        at + wi * 8,
+                        "last packed word's unused bits",
+                        format!("{w:#x} (shifted)"),
+                        "zero",
+                    ))
                 }
             }
         }

@@ -208,7 +208,9 @@ pub fn split_fuzz_shards(data: &[u8]) -> Vec<&[u8]> {
     shards
 }
 
-/// The inverse of [`split_fuzz_shards`]: the fuzz input that cuts into `shards`.
+/// The inverse of [`split_fuzz_shards`]: the fuzz input that cuts into `shards` (at
+/// most 3 of them; more are not representable and come back as the first three's
+/// lengths over all the bytes).
 pub fn join_fuzz_shards(shards: &[Vec<u8>]) -> Vec<u8> {
     let mut out = vec![shards.len().clamp(1, 3) as u8];
     for s in shards.iter().skip(1) {

@@ -1,0 +1,316 @@
+//! `dh-bench`: runs benchmark scenes through the engine host and prints the frame timer.
+use std::io::Write;
+use std::path::PathBuf;
+
+use mimalloc::MiMalloc;
+
+use dh_bench::city::{City, CityOptions, DEFAULT_BLOCKS, DEFAULT_SEED};
+use dh_bench::harness::{CityRun, HarnessOptions};
+
+#[global_allocator]
+static GLOBAL: MiMalloc = MiMalloc;
+
+/// What `dh-bench help` prints.
+const USAGE: &str = "\
+dh-bench: benchmark scenes run through the engine host (headless)
+
+usage:
+  dh-bench city [--blocks N] [--seed S] [--ticks T] [--warmup T] [--workers W[,W...]]
+                [--json] [--emit DIR]
+  dh-bench help
+
+city    generates the logic city (N blocks of 15 logic entities each: a button and its
+        door, a pressure plate, a timer, and / or / not gates and their lights, a lift with
+        its plate and lamp, a spinning fan; one pawn per block pressing the button and
+        walking over both plates), builds it with the pallet compiler, installs it in the
+        engine host and runs T ticks on each worker count in turn, after T' warm-up ticks.
+        Prints ticks per second and the frame timer per run, then the runs side by side
+        with the state digest of each (identical digests: the same end state).
+
+  --blocks N        blocks (default 256: 3840 logic entities, 256 pawns)
+  --seed S          the generator's seed (default 0xc17e5eed; decimal or 0x hex)
+  --ticks T         measured ticks per run (default 640: 10 s of game time)
+  --warmup T        ticks run before measuring, not timed (default 64)
+  --workers LIST    job-system threads per run, the main thread included (default 1,2)
+  --json            prints one JSON object instead of the tables
+  --emit DIR        also writes the city's pallet sources (pallet.dh, the map, materials)
+
+exit status: 0 done, 1 a run failed, 2 a usage error.
+";
+
+#[derive(Debug, Clone, PartialEq)]
+struct Options {
+    blocks: usize,
+    seed: u64,
+    ticks: u64,
+    warmup: u64,
+    workers: Vec<usize>,
+    json: bool,
+    emit: Option<PathBuf>,
+}
+
+fn number(flag: &str, v: &str) -> Result<u64, String> {
+    let parsed = match v.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => v.parse().ok(),
+    };
+    parsed.ok_or_else(|| format!("{flag} takes a whole number, got '{v}'"))
+}
+
+fn parse(args: &[String]) -> Result<Option<Options>, String> {
+    let Some((command, rest)) = args.split_first() else {
+        return Ok(None);
+    };
+    match command.as_str() {
+        "city" => {}
+        "help" | "--help" | "-h" => return Ok(None),
+        other => return Err(format!("unknown command '{other}'; the commands are city and help")),
+    }
+    let mut o = Options {
+        blocks: DEFAULT_BLOCKS,
+        seed: DEFAULT_SEED,
+        ticks: 640,
+        warmup: 64,
+        workers: vec![1, 2],
+        json: false,
+        emit: None,
+    };
+    let mut it = rest.iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = || -> Result<String, String> {
+            match &inline {
+                Some(v) => Ok(v.clone()),
+                None => it
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| format!("{flag} needs a value")),
+            }
+        };
+        match flag {
+            "--blocks" => {
+                let n = number(flag, &value()?)?;
+                if n == 0 {
+                    return Err("--blocks takes at least 1".into());
+                }
+                o.blocks = usize::try_from(n).map_err(|_| format!("--blocks {n} is too many"))?;
+            }
+            "--seed" => o.seed = number(flag, &value()?)?,
+            "--ticks" => o.ticks = number(flag, &value()?)?,
+            "--warmup" => o.warmup = number(flag, &value()?)?,
+            "--workers" => {
+                let v = value()?;
+                let mut list = Vec::new();
+                for w in v.split(',') {
+                    let n = number(flag, w.trim())?;
+                    if n == 0 {
+                        return Err("--workers takes counts of at least 1".into());
+                    }
+                    list.push(usize::try_from(n).map_err(|_| format!("--workers {n} is too many"))?);
+                }
+                o.workers = list;
+            }
+            "--json" => o.json = true,
+            "--emit" => o.emit = Some(PathBuf::from(value()?)),
+            s => return Err(format!("city does not take '{s}'")),
+        }
+    }
+    Ok(Some(o))
+}
+
+/// One run's figures.
+struct RunResult {
+    workers: usize,
+    ticks_per_second: f64,
+    wall_s: f64,
+    trace_lines: u64,
+    trace_digest: u64,
+    state_digest: u64,
+    table: String,
+    timer_json: String,
+}
+
+fn run(o: &Options, err: &mut dyn Write) -> Result<(City, Vec<RunResult>), String> {
+    let city = City::generate(&CityOptions {
+        blocks: o.blocks,
+        seed: o.seed,
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(dir) = &o.emit {
+        city.write_sources(dir).map_err(|e| e.to_string())?;
+    }
+    let mut results = Vec::new();
+    for &workers in &o.workers {
+        let _ = writeln!(err, "dh-bench: city of {} blocks on {workers} worker(s): building and installing", o.blocks);
+        let mut r = CityRun::start(
+            &city,
+            HarnessOptions {
+                workers,
+                keep_trace: false,
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        r.run(o.warmup).map_err(|e| e.to_string())?;
+        r.reset_timer();
+        let timing = r.run(o.ticks).map_err(|e| e.to_string())?;
+        let report = r.report();
+        let (trace_lines, trace_digest) = r.trace_digest();
+        results.push(RunResult {
+            workers,
+            ticks_per_second: timing.ticks_per_second(),
+            wall_s: timing.wall.as_secs_f64(),
+            trace_lines,
+            trace_digest,
+            state_digest: r.state().digest(),
+            table: report.to_table(),
+            timer_json: report.to_json(),
+        });
+    }
+    Ok((city, results))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr();
+    let options = match parse(&args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            let _ = write!(out, "{USAGE}");
+            return;
+        }
+        Err(e) => {
+            let _ = writeln!(err, "dh-bench: {e}\nrun `dh-bench help` for usage");
+            std::process::exit(2);
+        }
+    };
+    let (city, results) = match run(&options, &mut err) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(err, "dh-bench: {e}");
+            std::process::exit(1);
+        }
+    };
+    let base = results.first().map_or(0.0, |r| r.ticks_per_second);
+    let identical = results
+        .windows(2)
+        .all(|w| w[0].state_digest == w[1].state_digest && w[0].trace_digest == w[1].trace_digest);
+    if options.json {
+        let runs: Vec<serde_json::Value> = results
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "workers": r.workers,
+                    "ticks_per_second": r.ticks_per_second,
+                    "wall_s": r.wall_s,
+                    "speedup": if base > 0.0 { r.ticks_per_second / base } else { 0.0 },
+                    "trace_lines": r.trace_lines,
+                    "trace_digest": format!("{:016x}", r.trace_digest),
+                    "state_digest": format!("{:016x}", r.state_digest),
+                    "timer": serde_json::from_str::<serde_json::Value>(&r.timer_json)
+                        .unwrap_or(serde_json::Value::Null),
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "scene": "logic-city",
+            "blocks": options.blocks,
+            "seed": options.seed,
+            "logic_entities": city.logic_entities(),
+            "records": city.records(),
+            "pawns": city.blocks.len(),
+            "ticks": options.ticks,
+            "warmup": options.warmup,
+            "identical": identical,
+            "runs": runs,
+        });
+        let _ = writeln!(out, "{doc}");
+    } else {
+        for r in &results {
+            let _ = writeln!(
+                out,
+                "{} ticks of the logic city ({} blocks, {} logic entities, {} pawns) at 64 Hz on {} thread(s): {:.1} ticks/s ({:.3} s)",
+                options.ticks,
+                options.blocks,
+                city.logic_entities(),
+                city.blocks.len(),
+                r.workers,
+                r.ticks_per_second,
+                r.wall_s
+            );
+            let _ = writeln!(out, "{}", r.table);
+        }
+        let _ = writeln!(out, "workers  ticks/s   vs first  trace lines  trace digest      state digest");
+        for r in &results {
+            let _ = writeln!(
+                out,
+                "{:>7}  {:>8.1}  {:>7.2}x  {:>11}  {:016x}  {:016x}",
+                r.workers,
+                r.ticks_per_second,
+                if base > 0.0 { r.ticks_per_second / base } else { 0.0 },
+                r.trace_lines,
+                r.trace_digest,
+                r.state_digest
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{}",
+            if identical {
+                "every run ended in the same state with the same trace"
+            } else {
+                "the runs DIFFER: determinism is broken"
+            }
+        );
+    }
+    if !identical {
+        std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Result<Option<Options>, String> {
+        let args: Vec<String> = s.split_whitespace().map(String::from).collect();
+        parse(&args)
+    }
+
+    #[test]
+    fn parses_city() {
+        let o = p("city --blocks 16 --seed 0x10 --ticks=100 --warmup 0 --workers 1,2,4 --json --emit out")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("no options"));
+        assert_eq!(
+            o,
+            Options {
+                blocks: 16,
+                seed: 16,
+                ticks: 100,
+                warmup: 0,
+                workers: vec![1, 2, 4],
+                json: true,
+                emit: Some(PathBuf::from("out")),
+            }
+        );
+        let d = p("city").unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("none"));
+        assert_eq!((d.blocks, d.ticks, d.warmup, d.workers), (256, 640, 64, vec![1, 2]));
+        assert_eq!(p("help"), Ok(None));
+        assert_eq!(p(""), Ok(None));
+    }
+
+    #[test]
+    fn usage_errors() {
+        let e = |s: &str| p(s).err().unwrap_or_default();
+        assert_eq!(e("city --blocks 0"), "--blocks takes at least 1");
+        assert_eq!(e("city --ticks ten"), "--ticks takes a whole number, got 'ten'");
+        assert_eq!(e("city --workers 1,0"), "--workers takes counts of at least 1");
+        assert_eq!(e("city --seed"), "--seed needs a value");
+        assert_eq!(e("city extra"), "city does not take 'extra'");
+        assert_eq!(e("fly"), "unknown command 'fly'; the commands are city and help");
+    }
+}

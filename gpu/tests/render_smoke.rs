@@ -1,0 +1,101 @@
+//! The renderer on lavapipe with validation: a floor, a box casting a shadow, a point
+//! light, the sky; every pass runs and the picture shows what the frame describes.
+
+use dh_gpu::render::frame::{
+    Ambient, Bloom, BoxInstance, Falloff, Light, LightKind, Lighting, Material, Post, Projection,
+    RenderFrame, Shading, Sky, View,
+};
+use dh_gpu::render::tonemap::{Hable, Tonemap};
+use dh_gpu::render::Renderer;
+use dh_gpu::testing;
+
+fn lit(c: [f32; 3]) -> Material {
+    Material {
+        shading: Shading::Lit,
+        base_color: c,
+        uv_scale: [1.0, 1.0],
+        emissive: [0.0; 3],
+        base_color_texture: None,
+    }
+}
+
+fn yaw_pitch(yaw: f32, pitch: f32) -> [f32; 4] {
+    // yaw about +Y, then pitch about the local X.
+    let (sy, cy) = (yaw.to_radians() * 0.5).sin_cos();
+    let (sp, cp) = (pitch.to_radians() * 0.5).sin_cos();
+    [cy * sp, sy * cp, -sy * sp, cy * cp]
+}
+
+pub fn scene() -> (RenderFrame, View) {
+    let frame = RenderFrame {
+        materials: vec![lit([0.5, 0.5, 0.5]), lit([0.9, 0.3, 0.1]), Material::missing()],
+        static_boxes: vec![
+            BoxInstance { position: [0.0, -0.25, 0.0], rotation: [0.0, 0.0, 0.0, 1.0], size: [20.0, 0.5, 20.0], material: 0 },
+            BoxInstance { position: [-3.0, 0.5, -2.0], rotation: [0.0, 0.0, 0.0, 1.0], size: [1.0, 1.0, 1.0], material: 2 },
+        ],
+        live_boxes: vec![BoxInstance { position: [0.0, 1.0, -3.0], rotation: [0.0, 0.3826834, 0.0, 0.9238795], size: [2.0, 2.0, 2.0], material: 1 }],
+        lights: vec![Light {
+            kind: LightKind::Point,
+            position: [3.0, 1.0, 0.0],
+            direction: [0.0, -1.0, 0.0],
+            radiance: [20.0, 15.0, 8.0],
+            range: 6.0,
+            falloff: Falloff::Physical,
+            inner_cone: 0.5,
+            outer_cone: 0.8,
+        }],
+        lighting: Lighting {
+            sun_direction: [-0.35, -0.85, -0.4],
+            sun_radiance: [1.0; 3],
+            ambient: Ambient::Sky { intensity: 0.35 },
+            sky: Some(Sky::default()),
+            ..Lighting::default()
+        },
+        post: Post { exposure: 1.0, tonemap: Tonemap::ReinhardWhite, hable: Hable::PUBLISHED, bloom: Some(Bloom::default()) },
+        ..RenderFrame::default()
+    };
+    let view = View {
+        position: [0.0, 3.0, 6.0],
+        rotation: yaw_pitch(0.0, -20.0),
+        projection: Projection::Perspective { fov_y: 60.0 },
+        near: 0.05,
+        far: None,
+    };
+    (frame, view)
+}
+
+#[test]
+fn renders_a_lit_scene_without_validation_errors() {
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let (frame, view) = scene();
+        let out = r.render(&frame, &view, 320, 180, None).unwrap_or_else(|e| panic!("{e}"));
+        if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
+            let _ = out.image.write_png(&std::path::Path::new(&dir).join("smoke.png"));
+        }
+        // The sky at the top is blue-ish, the floor below is gray-ish and lit.
+        let top = out.image.pixel(160, 2).unwrap_or([0; 4]);
+        assert!(top[2] > top[0], "sky {top:?}");
+        let floor = out.image.pixel(160, 170).unwrap_or([0; 4]);
+        assert!(floor[0] > 40, "floor {floor:?}");
+        assert_eq!(out.lights, 1);
+    }
+    testing::finish(gpu);
+}
+
+#[test]
+fn debug_variants_tmp() {
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let (frame, view) = scene();
+        let mut a = frame.clone(); a.lights.clear();
+        r.render(&a, &view, 320, 180, None).unwrap().image.write_png(std::path::Path::new("/tmp/rout/nolights.png")).unwrap();
+        let mut b = frame.clone(); b.post.bloom = None;
+        r.render(&b, &view, 320, 180, None).unwrap().image.write_png(std::path::Path::new("/tmp/rout/nobloom.png")).unwrap();
+        let mut c = frame.clone(); c.lighting.sun_radiance = [0.0;3]; c.post.bloom=None;
+        r.render(&c, &view, 320, 180, None).unwrap().image.write_png(std::path::Path::new("/tmp/rout/nosun.png")).unwrap();
+    }
+    testing::finish(gpu);
+}
