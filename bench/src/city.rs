@@ -651,7 +651,10 @@ fn write_block(w: &mut Writer, i: usize, b: &Block, blocks: usize) {
         &[
             (
                 "onStartTouch",
-                vec![call(&name("lift"), "open"), call_p(&name("or"), "setB", true)],
+                vec![
+                    call(&name("lift"), "open"),
+                    call_p(&name("or"), "setB", true),
+                ],
             ),
             (
                 "onEndTouch",
@@ -765,15 +768,15 @@ mod tests {
 
     #[test]
     fn the_program_presses_then_strafes_both_ways() {
-        let city = City::generate(&CityOptions {
-            blocks: 1,
-            seed: 1,
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
+        let city =
+            City::generate(&CityOptions { blocks: 1, seed: 1 }).unwrap_or_else(|e| panic!("{e}"));
         let phase = city.blocks[0].phase;
         // The tick on which step s falls.
         let at = |s: u64| (s + CYCLE_TICKS - phase) % CYCLE_TICKS;
-        assert_eq!(city.pawn_commands(at(0)), vec![PawnCommand::Use { block: 0 }]);
+        assert_eq!(
+            city.pawn_commands(at(0)),
+            vec![PawnCommand::Use { block: 0 }]
+        );
         let strafe = |right| {
             vec![PawnCommand::Strafe {
                 block: 0,
@@ -810,11 +813,8 @@ mod tests {
 
     #[test]
     fn blocks_stand_on_a_square_grid_centered_on_the_origin() {
-        let city = City::generate(&CityOptions {
-            blocks: 4,
-            seed: 1,
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
+        let city =
+            City::generate(&CityOptions { blocks: 4, seed: 1 }).unwrap_or_else(|e| panic!("{e}"));
         let origins: Vec<[f32; 3]> = city.blocks.iter().map(|b| b.origin).collect();
         assert_eq!(
             origins,

@@ -306,8 +306,7 @@ impl<'c> CityRun<'c> {
             }
         }
         let lines = self.host.step(None, &self.scheduler, &self.timer);
-        self.timer
-            .record_job_stats(&self.scheduler.take_stats());
+        self.timer.record_job_stats(&self.scheduler.take_stats());
         self.timer.end_frame();
         for l in lines? {
             let text = l.to_string();
@@ -362,7 +361,10 @@ impl<'c> CityRun<'c> {
         CityState {
             tick: self.host.tick(),
             poses: records.iter().map(|&e| sim.world_pose(e)).collect(),
-            movers: records.iter().filter_map(|&e| sim.get::<Mover>(e)).collect(),
+            movers: records
+                .iter()
+                .filter_map(|&e| sim.get::<Mover>(e))
+                .collect(),
             lights: records
                 .iter()
                 .filter_map(|&e| sim.get::<Light>(e).map(|l| l.on))

@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use mimalloc::MiMalloc;
 
 use dh_bench::city::{City, CityOptions, DEFAULT_BLOCKS, DEFAULT_SEED};
-use dh_bench::harness::{CityRun, HarnessOptions};
+use dh_bench::harness::{CityRun, HarnessOptions, Timing};
+
+/// Ticks each run takes per turn.
+const BATCH: u64 = 32;
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -23,7 +26,8 @@ city    generates the logic city (N blocks of 15 logic entities each: a button a
         door, a pressure plate, a timer, and / or / not gates and their lights, a lift with
         its plate and lamp, a spinning fan; one pawn per block pressing the button and
         walking over both plates), builds it with the pallet compiler, installs it in the
-        engine host and runs T ticks on each worker count in turn, after T' warm-up ticks.
+        engine host once per worker count, warms each up, then runs T measured ticks on each,
+        the runs taking turns 32 ticks at a time (so a noisy machine slows all alike).
         Prints ticks per second and the frame timer per run, then the runs side by side
         with the state digest of each (identical digests: the same end state).
 
@@ -64,7 +68,11 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
     match command.as_str() {
         "city" => {}
         "help" | "--help" | "-h" => return Ok(None),
-        other => return Err(format!("unknown command '{other}'; the commands are city and help")),
+        other => {
+            return Err(format!(
+                "unknown command '{other}'; the commands are city and help"
+            ))
+        }
     }
     let mut o = Options {
         blocks: DEFAULT_BLOCKS,
@@ -109,7 +117,9 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     if n == 0 {
                         return Err("--workers takes counts of at least 1".into());
                     }
-                    list.push(usize::try_from(n).map_err(|_| format!("--workers {n} is too many"))?);
+                    list.push(
+                        usize::try_from(n).map_err(|_| format!("--workers {n} is too many"))?,
+                    );
                 }
                 o.workers = list;
             }
@@ -125,6 +135,8 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
 struct RunResult {
     workers: usize,
     ticks_per_second: f64,
+    /// The median of the per-batch rates.
+    median_batch: f64,
     wall_s: f64,
     trace_lines: u64,
     trace_digest: u64,
@@ -142,9 +154,13 @@ fn run(o: &Options, err: &mut dyn Write) -> Result<(City, Vec<RunResult>), Strin
     if let Some(dir) = &o.emit {
         city.write_sources(dir).map_err(|e| e.to_string())?;
     }
-    let mut results = Vec::new();
+    let mut runs = Vec::new();
     for &workers in &o.workers {
-        let _ = writeln!(err, "dh-bench: city of {} blocks on {workers} worker(s): building and installing", o.blocks);
+        let _ = writeln!(
+            err,
+            "dh-bench: city of {} blocks on {workers} worker(s): building, installing, {} warm-up ticks",
+            o.blocks, o.warmup
+        );
         let mut r = CityRun::start(
             &city,
             HarnessOptions {
@@ -155,13 +171,35 @@ fn run(o: &Options, err: &mut dyn Write) -> Result<(City, Vec<RunResult>), Strin
         .map_err(|e| e.to_string())?;
         r.run(o.warmup).map_err(|e| e.to_string())?;
         r.reset_timer();
-        let timing = r.run(o.ticks).map_err(|e| e.to_string())?;
+        runs.push(r);
+    }
+    // The runs take turns, BATCH ticks each, so a noisy machine's slow spells fall on all
+    // of them alike.
+    let mut walls = vec![Vec::new(); runs.len()];
+    let mut done = 0;
+    while done < o.ticks {
+        let n = BATCH.min(o.ticks - done);
+        for (r, w) in runs.iter_mut().zip(walls.iter_mut()) {
+            w.push(r.run(n).map_err(|e| e.to_string())?);
+        }
+        done += n;
+    }
+    let mut results = Vec::new();
+    for (r, w) in runs.iter().zip(walls) {
+        let wall: f64 = w.iter().map(|t| t.wall.as_secs_f64()).sum();
+        let mut rates: Vec<f64> = w.iter().map(Timing::ticks_per_second).collect();
+        rates.sort_by(f64::total_cmp);
         let report = r.report();
         let (trace_lines, trace_digest) = r.trace_digest();
         results.push(RunResult {
-            workers,
-            ticks_per_second: timing.ticks_per_second(),
-            wall_s: timing.wall.as_secs_f64(),
+            workers: r.workers(),
+            ticks_per_second: if wall > 0.0 {
+                o.ticks as f64 / wall
+            } else {
+                0.0
+            },
+            median_batch: rates.get(rates.len() / 2).copied().unwrap_or(0.0),
+            wall_s: wall,
             trace_lines,
             trace_digest,
             state_digest: r.state().digest(),
@@ -205,6 +243,7 @@ fn main() {
                 serde_json::json!({
                     "workers": r.workers,
                     "ticks_per_second": r.ticks_per_second,
+                    "median_batch_ticks_per_second": r.median_batch,
                     "wall_s": r.wall_s,
                     "speedup": if base > 0.0 { r.ticks_per_second / base } else { 0.0 },
                     "trace_lines": r.trace_lines,
@@ -232,25 +271,35 @@ fn main() {
         for r in &results {
             let _ = writeln!(
                 out,
-                "{} ticks of the logic city ({} blocks, {} logic entities, {} pawns) at 64 Hz on {} thread(s): {:.1} ticks/s ({:.3} s)",
+                "{} ticks of the logic city ({} blocks, {} logic entities, {} pawns) at 64 Hz on {} thread(s): {:.1} ticks/s ({:.3} s; median of {}-tick batches {:.1})",
                 options.ticks,
                 options.blocks,
                 city.logic_entities(),
                 city.blocks.len(),
                 r.workers,
                 r.ticks_per_second,
-                r.wall_s
+                r.wall_s,
+                BATCH,
+                r.median_batch
             );
             let _ = writeln!(out, "{}", r.table);
         }
-        let _ = writeln!(out, "workers  ticks/s   vs first  trace lines  trace digest      state digest");
+        let _ = writeln!(
+            out,
+            "workers  ticks/s   median    vs first  trace lines  trace digest      state digest"
+        );
         for r in &results {
             let _ = writeln!(
                 out,
-                "{:>7}  {:>8.1}  {:>7.2}x  {:>11}  {:016x}  {:016x}",
+                "{:>7}  {:>8.1}  {:>8.1}  {:>7.2}x  {:>11}  {:016x}  {:016x}",
                 r.workers,
                 r.ticks_per_second,
-                if base > 0.0 { r.ticks_per_second / base } else { 0.0 },
+                r.median_batch,
+                if base > 0.0 {
+                    r.ticks_per_second / base
+                } else {
+                    0.0
+                },
                 r.trace_lines,
                 r.trace_digest,
                 r.state_digest
@@ -282,9 +331,11 @@ mod tests {
 
     #[test]
     fn parses_city() {
-        let o = p("city --blocks 16 --seed 0x10 --ticks=100 --warmup 0 --workers 1,2,4 --json --emit out")
-            .unwrap_or_else(|e| panic!("{e}"))
-            .unwrap_or_else(|| panic!("no options"));
+        let o = p(
+            "city --blocks 16 --seed 0x10 --ticks=100 --warmup 0 --workers 1,2,4 --json --emit out",
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no options"));
         assert_eq!(
             o,
             Options {
@@ -297,8 +348,13 @@ mod tests {
                 emit: Some(PathBuf::from("out")),
             }
         );
-        let d = p("city").unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("none"));
-        assert_eq!((d.blocks, d.ticks, d.warmup, d.workers), (256, 640, 64, vec![1, 2]));
+        let d = p("city")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("none"));
+        assert_eq!(
+            (d.blocks, d.ticks, d.warmup, d.workers),
+            (256, 640, 64, vec![1, 2])
+        );
         assert_eq!(p("help"), Ok(None));
         assert_eq!(p(""), Ok(None));
     }
@@ -307,10 +363,19 @@ mod tests {
     fn usage_errors() {
         let e = |s: &str| p(s).err().unwrap_or_default();
         assert_eq!(e("city --blocks 0"), "--blocks takes at least 1");
-        assert_eq!(e("city --ticks ten"), "--ticks takes a whole number, got 'ten'");
-        assert_eq!(e("city --workers 1,0"), "--workers takes counts of at least 1");
+        assert_eq!(
+            e("city --ticks ten"),
+            "--ticks takes a whole number, got 'ten'"
+        );
+        assert_eq!(
+            e("city --workers 1,0"),
+            "--workers takes counts of at least 1"
+        );
         assert_eq!(e("city --seed"), "--seed needs a value");
         assert_eq!(e("city extra"), "city does not take 'extra'");
-        assert_eq!(e("fly"), "unknown command 'fly'; the commands are city and help");
+        assert_eq!(
+            e("fly"),
+            "unknown command 'fly'; the commands are city and help"
+        );
     }
 }

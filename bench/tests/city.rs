@@ -55,7 +55,9 @@ fn one_block_fires_as_wired() {
     assert_eq!(trace[0], "[0] b0_start fired onMapStart -> b0_fan.open");
     // The door, pressed on tick P, is fully open 64 ticks (1 s) later.
     assert!(
-        has(&format!("[{pressed}] b0_button fired onPressed -> b0_door.toggle")),
+        has(&format!(
+            "[{pressed}] b0_button fired onPressed -> b0_door.toggle"
+        )),
         "{trace:#?}"
     );
     assert!(

@@ -1,4 +1,4 @@
-//! The `dh-engine` command line: `run`, `bench` and `help`.
+//! The `dh-engine` command line: `run`, `bench`, `render` and `help`.
 
 use std::path::PathBuf;
 
@@ -11,6 +11,10 @@ usage:
                 [--workers N] [--json] [--trace FILE] [--quiet]
   dh-engine bench [SCENE] [--pallet P]... [--ticks N] [--workers N] [--set name=value]...
                 [--json] [--trace FILE]
+  dh-engine render OUTDIR [--pallet P]... --map M [--camera NAME|ID] [--size WxH]
+                [--worldSeconds T] [--script S] [--gpuTimings] [--set name=value]...
+                [--timeline FILE] [--captureMapThumbnails [--thumbnailPng PNG]
+                [--thumbnailCamera NAME|ID]]
   dh-engine help [prefs|script]
 
 run     installs map M and runs it at world.tickRate (64 Hz) with no clock: as fast as it
@@ -20,6 +24,11 @@ run     installs map M and runs it at world.tickRate (64 Hz) with no clock: as f
 bench   runs SCENE (default: the core logic-map, with scripted pawns pressing its buttons
         and riding its lift) for --ticks N ticks (default 6400) and prints the frame timer.
         SCENE is a map name, as for --map.
+render  photographs map M from every named camera (or --camera) into OUTDIR/<camera>.png
+        (sRGB PNG), after --worldSeconds of world time or once --script ends. Aspect: a
+        camera's stated w:h keeps --size's width; --captureMapThumbnails shoots the map's
+        mapThumbnail camera at its thumbnailSize; --timeline names a camera per frame,
+        'CAMERA [SECONDS]' a line. With no Vulkan device it draws a top-down plan instead.
 
   --pallet P        mounts pallet file P beside the embedded core pallet
   --map M           a map: logic-map, maps/logic-map or core:maps/logic-map.dh-map
@@ -70,6 +79,8 @@ pub enum Cli {
     Run(RunOptions),
     /// `bench`.
     Bench(RunOptions),
+    /// `render`.
+    Render(crate::render_cmd::RenderOptions),
     /// `help [topic]`.
     Help(Option<String>),
 }
@@ -95,6 +106,7 @@ pub fn parse(args: &[String]) -> Result<Cli, UsageError> {
     let bench = match command.as_str() {
         "run" => false,
         "bench" => true,
+        "render" => return crate::render_cmd::parse(rest).map(Cli::Render),
         "help" | "--help" | "-h" => {
             return match rest {
                 [] => Ok(Cli::Help(None)),
@@ -108,7 +120,7 @@ pub fn parse(args: &[String]) -> Result<Cli, UsageError> {
         }
         other => {
             return Err(UsageError(format!(
-                "unknown command '{other}'; the commands are run, bench and help"
+                "unknown command '{other}'; the commands are run, bench, render and help"
             )))
         }
     };
@@ -230,7 +242,7 @@ mod tests {
         assert_eq!(e("bench --script s"), "bench does not take '--script'");
         assert_eq!(
             e("fly"),
-            "unknown command 'fly'; the commands are run, bench and help"
+            "unknown command 'fly'; the commands are run, bench, render and help"
         );
         assert_eq!(e("help me"), "help takes prefs or script, got 'me'");
         assert_eq!(

@@ -276,7 +276,10 @@ fn add_bodies(
         BodyRole::Static => BodyKind::Static,
         BodyRole::Kinematic => BodyKind::Kinematic,
         BodyRole::Dynamic => {
-            let mass = sim.get::<PhysicsProp>(e).and_then(|p| p.mass).unwrap_or(30.0);
+            let mass = sim
+                .get::<PhysicsProp>(e)
+                .and_then(|p| p.mass)
+                .unwrap_or(30.0);
             BodyKind::Dynamic { mass }
         }
         BodyRole::Sensor | BodyRole::Passable | BodyRole::None => return Ok(()),
@@ -315,7 +318,7 @@ fn add_bodies(
         bodies.kinematic.push((e, handle));
         bodies
             .kinematic
-            .sort_by_key(|(e, _)| sim.get::<RecordIndex>(*e).map(|r| r.0));
+            .sort_by_key(|(e, _)| sim.get::<dh_sims::RecordIndex>(*e).map(|r| r.0));
     }
     bodies.of.entry(e).or_default().push(handle);
     bodies.owners.insert(handle, e);
@@ -381,12 +384,13 @@ impl Host {
         // durations are quantized at it, and one physics step is 1 / rate seconds.
         let tick_rate = prefs.tick_rate();
         let params = physics_params(&prefs, tick_rate)?;
-        let sim = SimWorld::install_at(&map, &ctx, &resolver, f64::from(tick_rate)).map_err(
-            |e| HostError::Install {
-                map: found.barcode(),
-                message: e.to_string(),
-            },
-        )?;
+        let sim =
+            SimWorld::install_at(&map, &ctx, &resolver, f64::from(tick_rate)).map_err(|e| {
+                HostError::Install {
+                    map: found.barcode(),
+                    message: e.to_string(),
+                }
+            })?;
         let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
         let warnings = sim.install_warnings().to_vec();
         let mut host = Host {
@@ -522,10 +526,20 @@ impl Host {
             }
         }
         let inputs = std::mem::take(&mut self.pending);
+        // Records switched this tick: their bodies follow once the logic has switched them.
+        let switched: Vec<hecs::Entity> = inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::SetEnabled { entity, .. } => Some(*entity),
+                _ => None,
+            })
+            .collect();
         let sim = Mutex::new(&mut self.sim);
         let phys = Mutex::new(&mut self.physics);
-        let kinematic = &self.kinematic;
+        let bodies = Mutex::new(&mut self.bodies);
+        let catalog = &self.catalog;
         let events = Mutex::new(None);
+        let failed: Mutex<Option<HostError>> = Mutex::new(None);
         {
             let mut graph = JobGraph::new();
             let logic = graph.add(Lane::Critical, "logic", || {
@@ -538,12 +552,21 @@ impl Host {
                 }
             });
             let step = graph.add(Lane::Critical, "physics", || {
-                let (Ok(sim), Ok(mut phys)) = (sim.lock(), phys.lock()) else {
+                let (Ok(sim), Ok(mut phys), Ok(mut bodies)) =
+                    (sim.lock(), phys.lock(), bodies.lock())
+                else {
                     return;
                 };
+                for &root in &switched {
+                    if let Err(e) = sync_bodies(catalog, &sim, &mut phys, &mut bodies, root) {
+                        if let Ok(mut slot) = failed.lock() {
+                            slot.get_or_insert(e);
+                        }
+                    }
+                }
                 let targets: HashMap<hecs::Entity, dh_sims::Pose> =
                     sim.kinematic_targets().into_iter().collect();
-                for (e, body) in kinematic {
+                for (e, body) in &bodies.kinematic {
                     if let Some(p) = targets.get(e) {
                         // A body whose target is refused keeps its last pose.
                         let _ = phys.set_kinematic_target(
@@ -560,6 +583,9 @@ impl Host {
             scheduler
                 .run_graph_timed(&mut graph, timer)
                 .map_err(|e| HostError::Jobs(e.to_string()))?;
+        }
+        if let Some(e) = failed.into_inner().ok().flatten() {
+            return Err(e);
         }
         let events =
             events.into_inner().ok().flatten().ok_or_else(|| {
@@ -604,11 +630,26 @@ impl ScriptHost for Host {
     }
 
     fn set_pref(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let before = self.prefs.clone();
         self.prefs.set(name, value).map_err(|e| e.to_string())?;
-        if name == crate::prefs::STEP_HEIGHT {
-            let mut params = *self.physics.params();
-            params.step_height = self.prefs.step_height();
-            self.physics.set_params(params).map_err(|e| e.to_string())?;
+        if crate::prefs::PHYSICS_PREFS.contains(&name) {
+            // Live: the physics world takes the new parameters from the next tick, or
+            // refuses them whole, and then the preference keeps its old value.
+            let applied = physics_params(&self.prefs, self.tick_rate).and_then(|p| {
+                self.physics
+                    .set_params(p)
+                    .map_err(|e| HostError::Params(e.to_string()))
+            });
+            if let Err(e) = applied {
+                self.prefs = before;
+                return Err(e.to_string());
+            }
+        } else if name == crate::prefs::TICK_RATE {
+            self.prefs = before;
+            return Err(format!(
+                "world.tickRate is read when a map installs; this world runs at {} Hz (--set world.tickRate=N on the command line)",
+                self.tick_rate
+            ));
         }
         Ok(())
     }
@@ -693,7 +734,7 @@ impl ScriptHost for Host {
             .physics
             .use_target(id, USE_REACH)
             .map_err(|e| e.to_string())?;
-        if let Some(target_entity) = hit.and_then(|b| self.owners.get(&b).copied()) {
+        if let Some(target_entity) = hit.and_then(|b| self.bodies.owners.get(&b).copied()) {
             self.pending.push(Input::Use {
                 pawn: id,
                 target_entity,
@@ -711,20 +752,22 @@ impl ScriptHost for Host {
     }
 
     fn noclip(&mut self, pawn: &str, on: Option<bool>) -> Result<String, String> {
-        self.pawn(pawn)?;
+        let id = self.pawn(pawn)?;
         if !self.prefs.noclip_allowed() {
             return Err(
                 "noclip is not allowed on this world (world.noclipAllowed is false)".into(),
             );
         }
-        Err(format!(
-            "noclip{}: the physics world has no noclip mode yet",
-            match on {
-                Some(true) => " on",
-                Some(false) => " off",
-                None => "",
-            }
-        ))
+        let now = self
+            .physics
+            .pawn_state(id)
+            .map_err(|e| e.to_string())?
+            .noclip;
+        let on = on.unwrap_or(!now);
+        self.physics
+            .set_pawn_noclip(id, on)
+            .map_err(|e| e.to_string())?;
+        Ok(format!("{pawn}: noclip {}", if on { "on" } else { "off" }))
     }
 
     fn lights_list(&mut self, pattern: Option<&str>) -> Result<String, String> {
@@ -768,11 +811,27 @@ impl ScriptHost for Host {
     }
 
     fn scene_enable(&mut self, name: &str, enabled: bool) -> Result<String, String> {
-        self.entity(name)?;
-        Err(format!(
-            "scene.{}: switching a record live needs the simulation world's switch (dh-sims has none yet)",
-            if enabled { "enable" } else { "disable" }
-        ))
+        let entity = self.entity(name)?;
+        let word = if enabled { "on" } else { "off" };
+        let own = self.sim.world().get::<&dh_sims::Disabled>(entity).is_err();
+        let queued = self.pending.iter().rev().find_map(|i| match i {
+            Input::SetEnabled { entity: e, enabled } if *e == entity => Some(*enabled),
+            _ => None,
+        });
+        if queued.unwrap_or(own) == enabled {
+            return Ok(format!("{name} is already switched {word}"));
+        }
+        // The logic tick switches it (draining plates and triggers, resetting nodes), then
+        // its bodies, and those of everything under it, leave or rejoin the physics world.
+        self.pending.push(Input::SetEnabled { entity, enabled });
+        let under = self.sim.subtree(entity).len().saturating_sub(1);
+        Ok(match under {
+            0 => format!("{name} switches {word} in tick {}", self.tick),
+            n => format!(
+                "{name} switches {word} in tick {}, with the {n} record(s) under it",
+                self.tick
+            ),
+        })
     }
 
     fn query(&self, entity: &str, property: &str) -> Result<Value, String> {
@@ -789,8 +848,9 @@ impl ScriptHost for Host {
                 "vy" => n(s.velocity[1]),
                 "vz" => n(s.velocity[2]),
                 "grounded" => Ok(bool_value(s.grounded)),
+                "noclip" => Ok(bool_value(s.noclip)),
                 _ => Err(format!(
-                    "a pawn has no property '{property}'; it has x, y, z, yaw, pitch, vx, vy, vz, grounded"
+                    "a pawn has no property '{property}'; it has x, y, z, yaw, pitch, vx, vy, vz, grounded, noclip"
                 )),
             };
         }
@@ -798,7 +858,7 @@ impl ScriptHost for Host {
         let sim = &self.sim;
         // A prop's pose is the solver's; everything else stands where the sims world put it.
         let pose = || -> Option<[f32; 3]> {
-            if let Some(h) = self.bodies.get(&e).and_then(|b| b.first()) {
+            if let Some(h) = self.bodies.of.get(&e).and_then(|b| b.first()) {
                 if sim.get::<PhysicsProp>(e).is_some() {
                     return self.physics.body_pose(*h).ok().map(|p| p.position);
                 }
@@ -837,10 +897,13 @@ impl ScriptHost for Host {
                 (Some(p), _) => num(p.occupants.len() as f64),
                 _ => missing("dh.pressurePlate"),
             },
+            // A trigger's own on/off while it is in the world; otherwise whether the record
+            // is in the world at all.
             "enabled" => match sim.get::<Trigger>(e) {
-                Some(t) => Ok(bool_value(t.enabled)),
-                None => Ok(bool_value(sim.world().get::<&dh_sims::Disabled>(e).is_err())),
+                Some(t) if sim.in_world(e) => Ok(bool_value(t.enabled)),
+                _ => Ok(bool_value(sim.in_world(e))),
             },
+            "solid" => Ok(bool_value(self.bodies.of.contains_key(&e))),
             "a" | "b" => {
                 let a = property == "a";
                 if let Some(g) = sim.get::<dh_sims::AndGate>(e) {
@@ -857,7 +920,7 @@ impl ScriptHost for Host {
                 sim.get::<Name>(e).map(|n| n.0).unwrap_or_default(),
             )),
             _ => Err(format!(
-                "unknown property '{property}'; a record has x, y, z, open, moving, opening, on, pressed, occupancy, enabled, a, b"
+                "unknown property '{property}'; a record has x, y, z, open, moving, opening, on, pressed, occupancy, enabled, solid, a, b"
             )),
         }
     }

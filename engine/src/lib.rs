@@ -4,7 +4,9 @@
 pub mod catalog;
 pub mod cli;
 pub mod core_pallet;
+pub mod extract;
 pub mod host;
 pub mod prefs;
+pub mod render_cmd;
 pub mod run;
 pub mod script;

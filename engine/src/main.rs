@@ -1,8 +1,8 @@
-//! `dh-engine`: the engine host binary (`run`, `bench`, `help`).
+//! `dh-engine`: the engine host binary (`run`, `bench`, `render`, `help`).
 use mimalloc::MiMalloc;
 
 use dh_engine::cli::{self, Cli, USAGE};
-use dh_engine::{prefs, run, script};
+use dh_engine::{prefs, render_cmd, run, script};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -28,6 +28,9 @@ fn main() {
         }
         Ok(Cli::Run(o)) => {
             run::run(&o, false, &mut std::io::stdout(), &mut std::io::stderr()).code()
+        }
+        Ok(Cli::Render(o)) => {
+            render_cmd::render(&o, &mut std::io::stdout(), &mut std::io::stderr()).code()
         }
         Ok(Cli::Bench(o)) => {
             run::run(&o, true, &mut std::io::stdout(), &mut std::io::stderr()).code()

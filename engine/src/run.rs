@@ -9,7 +9,8 @@ use crate::cli::{RunOptions, UsageError};
 use crate::host::{Host, HostError, HostOptions};
 use crate::script::{self, ScriptRunner};
 
-/// Ticks `run` takes with neither `--ticks` nor a script: one second.
+/// Ticks `run` takes with neither `--ticks` nor a script at the default 64 Hz: one second
+/// (at another `world.tickRate`, one second of it).
 pub const DEFAULT_RUN_TICKS: u64 = 64;
 /// Ticks `bench` takes without `--ticks`: 100 seconds at 64 Hz.
 pub const DEFAULT_BENCH_TICKS: u64 = 6400;
@@ -86,7 +87,7 @@ pub fn run(options: &RunOptions, bench: bool, out: &mut dyn Write, err: &mut dyn
             match e {
                 RunError::Usage(_) => Outcome::Usage,
                 RunError::Host(
-                    HostError::Catalog(_) | HostError::Pref(_) | HostError::TickRate { .. },
+                    HostError::Catalog(_) | HostError::Pref(_) | HostError::Params(_),
                 ) => Outcome::Usage,
                 RunError::Host(HostError::Script(ref s))
                     if !s.is_expectation() && matches!(s, script::ScriptError::Parse(_)) =>
@@ -128,7 +129,7 @@ fn run_inner(
     let default_ticks = if bench {
         DEFAULT_BENCH_TICKS
     } else {
-        DEFAULT_RUN_TICKS
+        DEFAULT_RUN_TICKS * u64::from(host.tick_rate()) / 64
     };
     let mut runner = match (&options.script, bench) {
         (Some(path), _) => {

@@ -28,6 +28,8 @@ pub struct RenderingFormats {
     pub depth: vk::Format,
     /// Stencil attachment format, or `UNDEFINED`.
     pub stencil: vk::Format,
+    /// Rasterization samples of the pass (empty means one).
+    pub samples: vk::SampleCountFlags,
 }
 
 /// A transient command pool: command buffers are allocated once, reused after each
@@ -126,7 +128,11 @@ impl CommandPool {
             .color_attachment_formats(&formats.color)
             .depth_attachment_format(formats.depth)
             .stencil_attachment_format(formats.stencil)
-            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+            .rasterization_samples(if formats.samples.is_empty() {
+                vk::SampleCountFlags::TYPE_1
+            } else {
+                formats.samples
+            });
         let inheritance = vk::CommandBufferInheritanceInfo::default().push_next(&mut rendering);
         let begin = vk::CommandBufferBeginInfo::default()
             .flags(

@@ -90,6 +90,9 @@ pub struct GpuDesc {
     pub validation: Validation,
     /// Enable VK_EXT_debug_utils (labels, object names) when the loader offers it.
     pub debug_labels: bool,
+    /// With validation on, also enable the layer's synchronization validation
+    /// (hazards between unsynchronised accesses), through VK_EXT_validation_features.
+    pub sync_validation: bool,
 }
 
 impl Default for GpuDesc {
@@ -99,6 +102,7 @@ impl Default for GpuDesc {
             device: DeviceSelector::Auto,
             validation: Validation::Off,
             debug_labels: true,
+            sync_validation: false,
         }
     }
 }
@@ -404,6 +408,15 @@ impl Gpu {
             .iter()
             .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::debug_utils::NAME));
         let debug_utils = has_debug_utils && (validation || desc.debug_labels);
+        let sync_validation = validation && desc.sync_validation && {
+            // SAFETY: a global command on a valid entry; the layer name is valid.
+            let layer_exts =
+                unsafe { entry.enumerate_instance_extension_properties(Some(VALIDATION_LAYER)) }
+                    .unwrap_or_default();
+            layer_exts
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(ash::ext::validation_features::NAME))
+        };
 
         let log = Arc::new(ValidationLog::default());
         let app_name = CString::new(desc.app_name.replace('\0', " "))
@@ -419,11 +432,16 @@ impl Gpu {
         } else {
             Vec::new()
         };
-        let ext_ptrs: Vec<*const std::ffi::c_char> = if debug_utils {
-            vec![ash::ext::debug_utils::NAME.as_ptr()]
-        } else {
-            Vec::new()
-        };
+        let mut ext_ptrs: Vec<*const std::ffi::c_char> = Vec::new();
+        if debug_utils {
+            ext_ptrs.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        if sync_validation {
+            ext_ptrs.push(ash::ext::validation_features::NAME.as_ptr());
+        }
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut validation_features =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
         let mut messenger_info = validation::messenger_info(&log);
         let mut instance_info = vk::InstanceCreateInfo::default()
             .application_info(&app_info)
@@ -431,6 +449,9 @@ impl Gpu {
             .enabled_extension_names(&ext_ptrs);
         if debug_utils {
             instance_info = instance_info.push_next(&mut messenger_info);
+        }
+        if sync_validation {
+            instance_info = instance_info.push_next(&mut validation_features);
         }
         // SAFETY: every pointer in instance_info (names, layers, the chained messenger
         // whose user data is `log`, kept alive in Shared) outlives the call.
@@ -1208,6 +1229,20 @@ mod tests {
             driver: String::new(),
             rejected: (!ok).then(|| "no dynamicRendering".to_owned()),
         }
+    }
+
+    #[test]
+    fn handles_cross_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<Gpu>();
+        send_sync::<crate::Pipeline>();
+        send_sync::<crate::Buffer>();
+        send_sync::<crate::Image>();
+        send::<crate::CommandPool>();
+        send::<crate::StagingRing>();
+        send::<crate::GpuTimer>();
+        send_sync::<crate::PassQueries>();
     }
 
     #[test]

@@ -44,11 +44,14 @@
 //! * **Timings** — [`GpuTimer`]: [`GpuTimer::pass`] reserves a begin/end timestamp pair
 //!   ([`PassQueries`], `Copy + Send`, record from any thread); results come back frames
 //!   later from [`GpuTimer::begin_frame`] as [`PassTiming`]s (lavapipe: CPU time).
-//! * **Debug labels** — [`Gpu::cmd_begin_label`], [`Gpu::cmd_end_label`],
+//! * **Debug labels** — [`Gpu::cmd_begin_label`] (`(cmd, name)`), [`Gpu::cmd_end_label`],
 //!   [`Gpu::cmd_begin_label_color`], [`Gpu::cmd_insert_label`], [`Gpu::set_object_name`]: VK_EXT_debug_utils when
 //!   present (RenderDoc shows them), no-ops otherwise.
 //! * **Pipelines** — [`shaders`] is the build.rs table of WGSL compiled to SPIR-V
-//!   (`shaders::FULLSCREEN_TEST`, `shaders::ALL`); [`PipelineLayout`] (set layouts +
+//!   (`shaders::FULLSCREEN_TEST`, `shaders::ALL`; `@group(g) @binding(b)` is set g,
+//!   binding b; push constants are `var<immediate>` in naga 28's WGSL and need a
+//!   `vk::PushConstantRange` whose stages are exactly the stages that read them);
+//!   [`PipelineLayout`] (set layouts +
 //!   push constants, optional push-descriptor set 0), [`GraphicsPipelineDesc`]
 //!   (dynamic rendering formats, vertex input, raster, depth, blend; viewport and
 //!   scissor dynamic), [`ComputePipelineDesc`] → [`Pipeline`].
@@ -57,8 +60,10 @@
 //!   [`CaptureTarget::read`] returns an [`RgbaImage`] whose [`RgbaImage::write_png`] /
 //!   [`encode_png`] write a PNG with an sRGB chunk.
 //! * **Validation** — [`ValidationLog`] collects every debug-utils message;
-//!   [`Gpu::validation_log`], [`ValidationLog::errors`]; [`testing`] has the lavapipe
-//!   environment for tests and a check that fails on any error-severity message.
+//!   [`Gpu::validation_log`], [`ValidationLog::errors`]; [`GpuDesc::sync_validation`]
+//!   adds the layer's synchronization validation. [`testing`] has the lavapipe
+//!   environment for tests ([`testing::test_gpu`], [`testing::finish`]: drop the device,
+//!   then fail on any error-severity message, destruction included).
 //!
 //! Raw Vulkan is available to the renderer: [`Gpu::device`], [`Gpu::instance`], and the
 //! re-exported [`ash`] / [`vk`] (same version as ours).

@@ -11,6 +11,9 @@ use crate::validation::ValidationLog;
 /// Where Debian's mesa-vulkan-drivers puts lavapipe's ICD manifest.
 pub const LAVAPIPE_ICD: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
 
+/// Set to anything but `0` to run [`test_gpu`] with synchronization validation.
+pub const SYNC_VALIDATION_ENV: &str = "DH_GPU_SYNC_VALIDATION";
+
 static ENV: Once = Once::new();
 
 /// The lavapipe ICD manifest on this machine, if installed.
@@ -52,7 +55,8 @@ pub fn lavapipe_env() {
     });
 }
 
-/// A [`Gpu`] on lavapipe with validation required.
+/// A [`Gpu`] on lavapipe with validation required (and synchronization validation
+/// when [`SYNC_VALIDATION_ENV`] is set).
 ///
 /// # Panics
 /// When Vulkan, lavapipe or the validation layer is missing, with the error's message
@@ -62,6 +66,7 @@ pub fn test_gpu() -> Gpu {
     let desc = GpuDesc {
         app_name: "dh-gpu tests".to_owned(),
         validation: Validation::Required,
+        sync_validation: std::env::var_os(SYNC_VALIDATION_ENV).is_some_and(|v| v != "0"),
         ..GpuDesc::default()
     };
     match Gpu::new(&desc) {

@@ -1,11 +1,12 @@
-//! The Vulkan backend on Mesa lavapipe with the Khronos validation layer: every test
-//! ends with `testing::finish`, which fails on any error-severity message.
+//! The Vulkan backend on Mesa lavapipe with the Khronos validation layer, with its
+//! synchronization validation on: every test ends with `testing::finish`, which fails
+//! on any error-severity message.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use dh_gpu::testing::{self, test_gpu};
+use dh_gpu::testing;
 use dh_gpu::{
     shaders, vk, BufferDesc, CaptureTarget, ColorTarget, CommandPool, DeviceKind, DeviceSelector,
     FrameRing, Gpu, GpuDesc, GpuError, GpuTimer, GraphicsPipelineDesc, MemoryLocation, Pipeline,
@@ -14,6 +15,18 @@ use dh_gpu::{
 };
 
 const MINUTE: Duration = Duration::from_secs(60);
+
+/// Lavapipe, validation and synchronization validation.
+fn test_gpu() -> Gpu {
+    testing::lavapipe_env();
+    Gpu::new(&GpuDesc {
+        app_name: "dh-gpu backend tests".to_owned(),
+        validation: Validation::Required,
+        sync_validation: true,
+        ..GpuDesc::default()
+    })
+    .unwrap_or_else(|e| panic!("cannot create the test device: {e}"))
+}
 
 fn srgb_encode(linear: f32) -> f32 {
     if linear <= 0.003_130_8 {
@@ -655,4 +668,73 @@ fn validation_errors_are_collected() {
     let caught = std::panic::catch_unwind(|| testing::assert_no_validation_errors(&log));
     assert!(caught.is_err(), "the test helper fails on it");
     drop(gpu);
+}
+
+#[test]
+fn sync_validation_reports_a_missing_barrier() {
+    let gpu = test_gpu();
+    let log = gpu.validation_log();
+    let buffer = gpu
+        .create_buffer(&BufferDesc {
+            name: "hazard",
+            size: 256,
+            usage: vk::BufferUsageFlags::TRANSFER_DST,
+            location: MemoryLocation::GpuOnly,
+        })
+        .expect("buffer");
+    gpu.immediate(|gpu, cmd| {
+        // SAFETY: recording; two transfer writes to one buffer with no barrier
+        // between them: a write-after-write hazard on purpose.
+        unsafe {
+            gpu.device().cmd_fill_buffer(cmd, buffer.raw(), 0, 256, 1);
+            gpu.device().cmd_fill_buffer(cmd, buffer.raw(), 0, 256, 2);
+        }
+        Ok(())
+    })
+    .expect("submit");
+    let errors = log.errors();
+    assert!(
+        errors.iter().any(|e| e.id.contains("SYNC-HAZARD")),
+        "synchronization validation is on: {errors:?}"
+    );
+    drop(buffer);
+    drop(gpu);
+}
+
+/// Run by `missing_driver_error_names_the_packages` in a child process whose
+/// environment points the loader at no driver.
+#[test]
+#[ignore = "run in a child process by missing_driver_error_names_the_packages"]
+fn child_without_a_driver() {
+    let err = Gpu::new(&GpuDesc::default()).expect_err("no driver, no device");
+    println!("CHILD-ERROR: {err}");
+}
+
+#[test]
+fn missing_driver_error_names_the_packages() {
+    let exe = std::env::current_exe().expect("test binary");
+    let missing = out_path("no-such-icd.json");
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "child_without_a_driver",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env("VK_DRIVER_FILES", &missing)
+        .env("VK_ICD_FILENAMES", &missing)
+        .env_remove("VK_ADD_DRIVER_FILES")
+        .output()
+        .expect("run child");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("CHILD-ERROR: "))
+        .unwrap_or_else(|| panic!("child printed no error: {stdout}"));
+    assert!(line.contains("libvulkan1 mesa-vulkan-drivers"), "{line}");
 }

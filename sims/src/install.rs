@@ -346,14 +346,8 @@ impl SimWorld {
             if let Some(m) = &s.model {
                 b.add(m.clone());
             }
-            let types = install_components(
-                &mut b,
-                s,
-                &mut materials,
-                ctx,
-                movers_under[i],
-                tick_rate,
-            )?;
+            let types =
+                install_components(&mut b, s, &mut materials, ctx, movers_under[i], tick_rate)?;
             if !types.is_empty() {
                 if let Some(n) = &s.name {
                     nodes.entry(n.clone()).or_insert(e);

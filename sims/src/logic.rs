@@ -401,6 +401,14 @@ impl SimWorld {
         for input in inputs {
             self.apply_external(input, &mut ev);
         }
+        if inputs
+            .iter()
+            .any(|i| matches!(i, Input::SetEnabled { enabled: true, .. }))
+        {
+            // What came back stands where its record authors it (carried) from this tick:
+            // the scan below and the kinematic targets see it there.
+            self.carry_and_place(par);
+        }
         self.scan(overlaps, &mut ev);
 
         self.tick += 1;

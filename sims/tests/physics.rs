@@ -799,8 +799,18 @@ fn a_jump_on_the_very_first_tick_is_taken() {
     w.step();
     // The first tick: 4.5 - 9.81/64 = 4.34672 m/s up, 0.067917 m risen.
     let s = w.pawn_state(p).unwrap();
-    near(s.velocity[1], 4.5 - 9.81 * TICK, 1.0e-4, "rising after tick 1");
-    near(s.feet[1], (4.5 - 9.81 * TICK) * TICK, 1.0e-4, "risen after tick 1");
+    near(
+        s.velocity[1],
+        4.5 - 9.81 * TICK,
+        1.0e-4,
+        "rising after tick 1",
+    );
+    near(
+        s.feet[1],
+        (4.5 - 9.81 * TICK) * TICK,
+        1.0e-4,
+        "risen after tick 1",
+    );
     let mut apex = s.feet[1];
     for _ in 0..39 {
         w.step();
@@ -811,7 +821,12 @@ fn a_jump_on_the_very_first_tick_is_taken() {
     let q = w.spawn_pawn([5.0, 0.0, 0.0], 0.0).unwrap();
     walk(&mut w, q, 0.0, 1.0);
     w.step();
-    near(feet(&w, q)[2], -4.0 * TICK, 1.0e-4, "walked on its first tick");
+    near(
+        feet(&w, q)[2],
+        -4.0 * TICK,
+        1.0e-4,
+        "walked on its first tick",
+    );
     // Spawned in the air, it is not grounded and falls.
     let r = w.spawn_pawn([-5.0, 1.0, 0.0], 0.0).unwrap();
     assert!(!w.pawn_state(r).unwrap().grounded);
@@ -821,12 +836,8 @@ fn a_jump_on_the_very_first_tick_is_taken() {
 fn a_noclip_pawn_flies_through_walls_along_its_view() {
     let (mut w, _) = world_with_floor();
     // A wall 1 m in front (-Z), 0.2 m thick, 3 m tall.
-    w.add_static_box(
-        Pose::from_position([0.0, 1.5, -1.5]),
-        [5.0, 1.5, 0.1],
-        0.8,
-    )
-    .unwrap();
+    w.add_static_box(Pose::from_position([0.0, 1.5, -1.5]), [5.0, 1.5, 0.1], 0.8)
+        .unwrap();
     let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
     w.set_pawn_noclip(p, true).unwrap();
     assert!(w.pawn_state(p).unwrap().noclip);
@@ -845,7 +856,12 @@ fn a_noclip_pawn_flies_through_walls_along_its_view() {
     run(&mut w, 64);
     let s = w.pawn_state(p).unwrap();
     let step = 4.0 * TICK;
-    near(s.feet[2], -64.0 * step * 0.866_025_4, 1.0e-3, "through the wall");
+    near(
+        s.feet[2],
+        -64.0 * step * 0.866_025_4,
+        1.0e-3,
+        "through the wall",
+    );
     near(s.feet[1], 64.0 * step * 0.5, 1.0e-3, "up along the view");
     near(s.feet[0], 0.0, 1.0e-5, "straight ahead");
     assert!(!s.grounded);

@@ -53,13 +53,8 @@ fn run_to(
 
 #[test]
 fn at_128_hz_the_logic_map_door_opens_over_160_ticks() {
-    let mut sim = SimWorld::install_at(
-        &logic_map(),
-        &MapContext::default(),
-        &core_resolver,
-        128.0,
-    )
-    .expect("the logic map installs at 128 Hz");
+    let mut sim = SimWorld::install_at(&logic_map(), &MapContext::default(), &core_resolver, 128.0)
+        .expect("the logic map installs at 128 Hz");
     assert_eq!(sim.tick_rate(), 128.0);
     let pawns = FakePawns::new();
     // doorButton and lampButton pressed in tick 2. slidingDoor: 1.25 s is 160 ticks at
@@ -90,13 +85,8 @@ fn at_128_hz_the_logic_map_door_opens_over_160_ticks() {
 
 #[test]
 fn at_128_hz_the_door_is_halfway_after_80_ticks_of_travel() {
-    let mut sim = SimWorld::install_at(
-        &logic_map(),
-        &MapContext::default(),
-        &core_resolver,
-        128.0,
-    )
-    .expect("installs");
+    let mut sim = SimWorld::install_at(&logic_map(), &MapContext::default(), &core_resolver, 128.0)
+        .expect("installs");
     let pawns = FakePawns::new();
     // Pressed in tick 0; ticks 1..=80 are 80 of its 160: 1.25 m up from y 1.
     run_to(&mut sim, &pawns, 81, &|sim, t| {
@@ -135,7 +125,11 @@ fn a_one_and_a_half_second_delay_is_192_ticks_at_128_hz() {
                 vec![]
             }
         });
-        assert_eq!(sim.light_on("lamp"), Some(false), "{rate} Hz: not before {due}");
+        assert_eq!(
+            sim.light_on("lamp"),
+            Some(false),
+            "{rate} Hz: not before {due}"
+        );
         sim.tick(&[], &pawns);
         assert_eq!(sim.light_on("lamp"), Some(true), "{rate} Hz: lit in {due}");
         assert_eq!(
@@ -222,7 +216,11 @@ fn switching_a_mover_off_takes_everything_under_it_out_and_back() {
     sim.tick(&[], &pawns);
     sim.tick(&[], &pawns);
     assert_eq!(lines_at(&sim, 2), Vec::<String>::new());
-    assert_near(y_of(&sim, "liftPlatform"), y, "a switched-off lift stays put");
+    assert_near(
+        y_of(&sim, "liftPlatform"),
+        y,
+        "a switched-off lift stays put",
+    );
     // Tick 4: back on, from the authored state (closed), and the plate finds the rider.
     sim.tick(&[switch(&sim, "liftPlatform", true)], &pawns);
     assert_eq!(

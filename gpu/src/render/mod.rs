@@ -3,9 +3,11 @@
 //! [`RenderFrame`].
 
 pub mod camera;
+pub mod compare;
 pub mod frame;
 pub mod lights;
 pub mod math;
+pub mod plan;
 pub mod renderer;
 pub mod shadow;
 pub mod sky;

@@ -194,7 +194,6 @@ impl Local {
         let index = proxy.into_raw_parts().0 as usize;
         self.owners.get(index).copied().flatten()
     }
-
 }
 
 /// How far from a pawn's capsule center its queries can reach this tick: the capsule, the
@@ -357,7 +356,14 @@ pub(crate) fn find_ground(
     let center = capsule_pose(params, pawn.feet).translation;
     let local = Local::build(rapier, center, reach(params, 0.0), None);
     let world = local.pipeline(dispatcher, no_bodies);
-    if land(params, rapier, &world, &local, pawn, params.skin + GROUND_PROBE) {
+    if land(
+        params,
+        rapier,
+        &world,
+        &local,
+        pawn,
+        params.skin + GROUND_PROBE,
+    ) {
         pawn.velocity.y = pawn.velocity.y.max(0.0);
     }
 }

@@ -1,0 +1,410 @@
+//! Extraction: the installed simulation world and the map's settings as a
+//! [`dh_gpu::render::RenderFrame`] (ARCHITECTURE.md: the renderer never reads the ECS).
+//!
+//! * Boxes: every `dh.box` and box brush that is enabled; a box something carries (a mover
+//!   above it or on it, a light's fixture, a physics prop) is live, drawn at this frame's
+//!   pose, and every other box goes in the static batch.
+//! * Materials: each slot's `dh.material` (tint sRGB → linear, `shader` lit/unlit, `uvScale`,
+//!   emission × intensity); a slot whose material cannot be read draws the missingMaterial.
+//! * Lights: each `dh.light` that is on and realtime or mixed, with the session's patch
+//!   (`lights.set`), its falloff resolved against the world's.
+//! * Settings: each `world.*` value resolves in the spec's order: a value set on the
+//!   console or command line, else the map's own field, else its look's, else the engine
+//!   default; the `client.render.lightCluster*` preferences shape the clusters.
+
+use dh_content::jsonc::Value;
+use dh_content::schema::components::light::{Falloff as MapFalloff, LightKind as MapLightKind, LightMode};
+use dh_content::schema::components::view::{CameraRole, Projection as MapProjection};
+use dh_content::schema::map::lighting::{AmbientMode, LightFalloff};
+use dh_content::schema::map::render::{classify_look, LookRef, LookSeed, Tonemap as MapTonemap};
+use dh_content::schema::map::Map;
+use dh_gpu::render::frame::{
+    Ambient, Bloom, BoxInstance, ClusterConfig, Falloff, Light, LightKind, Lighting, Material,
+    Post, Projection, RenderFrame, Shading, Sky, View,
+};
+use dh_gpu::render::math::{normalize_or, rotate, srgb_to_linear};
+use dh_gpu::render::tonemap::{Hable, Tonemap};
+use dh_sims::{Body, Camera, Disabled, DhBox, Light as SimLight, Mover, Name, PhysicsProp, RecordId};
+
+use crate::catalog::Catalog;
+use crate::host::Host;
+use crate::prefs::{self, PrefValue, Prefs};
+
+/// A named camera of the map, ready to shoot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedCamera {
+    /// The object's name (the shot's name).
+    pub name: String,
+    /// The object's id.
+    pub id: String,
+    /// The viewpoint.
+    pub view: View,
+    /// A stated `w:h` aspect (`None`: the viewport's).
+    pub aspect: Option<f32>,
+    /// Whether it carries `"role": "mapThumbnail"`.
+    pub thumbnail: bool,
+    /// Its `thumbnailSize`.
+    pub thumbnail_size: [u32; 2],
+}
+
+/// What a missing material logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingMaterial {
+    /// The slot's name.
+    pub slot: String,
+    /// Its reference.
+    pub reference: String,
+}
+
+/// The frame and the cameras.
+#[derive(Debug, Clone)]
+pub struct Extracted {
+    /// What to draw.
+    pub frame: RenderFrame,
+    /// The map's named cameras in author order.
+    pub cameras: Vec<NamedCamera>,
+    /// Slots drawn with the missingMaterial, one line each.
+    pub missing: Vec<MissingMaterial>,
+    /// Notes for the log (an unsupported look asset, ...).
+    pub notes: Vec<String>,
+}
+
+fn f3(v: &Value) -> Option<[f64; 3]> {
+    let a = v.as_array()?;
+    if a.len() != 3 {
+        return None;
+    }
+    Some([a[0].as_f64()?, a[1].as_f64()?, a[2].as_f64()?])
+}
+
+fn srgb3(c: [f64; 3]) -> [f32; 3] {
+    c.map(|v| srgb_to_linear(v.clamp(0.0, 1.0) as f32))
+}
+
+/// A `dh.material`'s compiled JSON as a renderer material.
+pub fn material_from_json(v: &Value) -> Material {
+    let shading = match v.get("shader").and_then(Value::as_str) {
+        Some("unlit") => Shading::Unlit,
+        _ => Shading::Lit,
+    };
+    let tint = v.get("tint").and_then(f3).map_or([1.0; 3], srgb3);
+    let uv = v
+        .get("uvScale")
+        .and_then(Value::as_array)
+        .and_then(|a| match a {
+            [u, v] => Some([u.as_f64()? as f32, v.as_f64()? as f32]),
+            _ => None,
+        })
+        .unwrap_or([1.0, 1.0]);
+    let intensity = v.get("emissiveIntensity").and_then(Value::as_f64).unwrap_or(1.0) as f32;
+    let emissive = v
+        .get("emissiveColor")
+        .and_then(f3)
+        .map_or([0.0; 3], |c| srgb3(c).map(|x| x * intensity));
+    Material {
+        shading,
+        base_color: tint,
+        uv_scale: uv,
+        emissive,
+        base_color_texture: None,
+    }
+}
+
+/// Reads a world preference: its console/command-line value when it was set (differs from
+/// the table's default), else `map`, else `look`, else the default.
+fn world_f(p: &Prefs, name: &str, map: Option<f64>, look: Option<f64>) -> f32 {
+    let default = prefs::definition(name)
+        .and_then(|d| prefs::parse_value(d, d.default).ok());
+    let current = p.get(name);
+    match (current, &default) {
+        (Some(PrefValue::Float(v)), Some(d)) if current != Some(d) => *v as f32,
+        (Some(PrefValue::Float(v)), _) => map.or(look).map_or(*v as f32, |x| x as f32),
+        _ => map.or(look).unwrap_or(0.0) as f32,
+    }
+}
+
+fn world_set(p: &Prefs, name: &str) -> bool {
+    let default = prefs::definition(name).and_then(|d| prefs::parse_value(d, d.default).ok());
+    p.get(name).is_some_and(|v| Some(v) != default.as_ref())
+}
+
+fn world_v3(p: &Prefs, name: &str, map: Option<[f64; 3]>) -> [f64; 3] {
+    let current = p.floats(name).ok().and_then(|v| <[f64; 3]>::try_from(v).ok());
+    if world_set(p, name) {
+        if let Some(c) = current {
+            return c;
+        }
+    }
+    map.or(current).unwrap_or([0.0; 3])
+}
+
+fn world_b(p: &Prefs, name: &str, map: Option<bool>) -> bool {
+    let current = p.bool(name).unwrap_or(false);
+    if world_set(p, name) {
+        current
+    } else {
+        map.unwrap_or(current)
+    }
+}
+
+fn world_token(p: &Prefs, name: &str) -> Option<&'static str> {
+    if world_set(p, name) {
+        p.token(name).ok()
+    } else {
+        None
+    }
+}
+
+fn tonemap_of(t: MapTonemap) -> Tonemap {
+    match t {
+        MapTonemap::ReinhardWhite => Tonemap::ReinhardWhite,
+        MapTonemap::Aces => Tonemap::Aces,
+        MapTonemap::Reinhard => Tonemap::Reinhard,
+        MapTonemap::Hable => Tonemap::Hable,
+        MapTonemap::None => Tonemap::None,
+    }
+}
+
+/// The look the map adopts (a built-in slug), and a note for one it names that this host
+/// cannot read yet.
+pub fn look_seed(map: &Map, notes: &mut Vec<String>) -> LookSeed {
+    match map.look.as_deref().map(classify_look) {
+        Some(LookRef::Builtin(b)) => b.seed(),
+        Some(LookRef::Asset(a)) => {
+            notes.push(format!("look '{a}': dh.look assets are not read by the renderer yet; the engine defaults apply"));
+            LookSeed::default()
+        }
+        Some(LookRef::Unknown) | None => LookSeed::default(),
+    }
+}
+
+/// Resolves the world's lighting, sky, render and look settings.
+pub fn settings(map: &Map, p: &Prefs, notes: &mut Vec<String>) -> (Lighting, Post, Falloff, ClusterConfig) {
+    let look = look_seed(map, notes);
+    let l = map.lighting.clone().unwrap_or_default();
+    let r = map.render.clone().unwrap_or_default();
+    let v3 = |v: Option<dh_content::schema::common::Vec3>| v.map(|x| x.0);
+    let sun_dir = world_v3(p, "world.sun.direction", v3(l.sun_direction.clone()));
+    let sun_color = world_v3(p, "world.sun.color", v3(l.sun_color.clone()));
+    let sun_intensity = world_f(p, "world.sun.intensity", l.sun_intensity, None);
+    let amb_sky = world_v3(p, "world.ambient.sky", v3(l.ambient_sky.clone()));
+    let amb_ground = world_v3(p, "world.ambient.ground", v3(l.ambient_ground.clone()));
+    let amb_intensity = world_f(p, "world.ambient.intensity", l.ambient_intensity, None);
+    let half_lambert = world_f(p, "world.lighting.halfLambert", l.half_lambert, look.half_lambert);
+    let falloff = match world_token(p, "world.lighting.falloff") {
+        Some("unity") => Falloff::Unity,
+        Some(_) => Falloff::Physical,
+        None => match l.falloff.or(look.falloff) {
+            Some(LightFalloff::Unity) => Falloff::Unity,
+            _ => Falloff::Physical,
+        },
+    };
+    let sky_on = world_b(p, "world.sky.enabled", l.sky);
+    let angular = world_f(p, "world.sky.sunAngularDiameter", l.sky_sun_angular_diameter, None);
+    let sky = Sky {
+        rayleigh: world_f(p, "world.sky.rayleigh", l.sky_rayleigh, None),
+        mie: world_f(p, "world.sky.mie", l.sky_mie, None),
+        mie_anisotropy: world_f(p, "world.sky.mieAnisotropy", l.sky_mie_anisotropy, None),
+        horizon_softness: world_f(p, "world.sky.horizonSoftness", l.sky_horizon_softness, None),
+        intensity: world_f(p, "world.sky.intensity", l.sky_intensity, None),
+        sun_disc: world_f(p, "world.sky.sunDisc", l.sky_sun_disc, None),
+        ground: world_v3(p, "world.sky.ground", v3(l.sky_ground.clone())).map(|c| c as f32),
+        ground_blend: world_f(p, "world.sky.groundBlend", l.sky_ground_blend, None),
+    };
+    // ambientMode: a console value first; the map's explicit mode; auto takes the sky's
+    // harmonics only with the sky on and no authored ambient colors; sky off: hemisphere.
+    let mode = match world_token(p, "world.ambient.mode") {
+        Some("sky") => AmbientMode::Sky,
+        Some("hemisphere") => AmbientMode::Hemisphere,
+        _ => {
+            if world_set(p, "world.sky.enabled") {
+                let mut l2 = l.clone();
+                l2.sky = Some(sky_on);
+                l2.resolved_ambient()
+            } else {
+                l.resolved_ambient()
+            }
+        }
+    };
+    let ambient = if mode == AmbientMode::Sky && sky_on {
+        Ambient::Sky { intensity: amb_intensity }
+    } else {
+        Ambient::Hemisphere {
+            sky: srgb3(amb_sky).map(|c| c * amb_intensity),
+            ground: srgb3(amb_ground).map(|c| c * amb_intensity),
+        }
+    };
+    let lighting = Lighting {
+        sun_direction: normalize_or(sun_dir.map(|v| v as f32), [0.0, -1.0, 0.0]),
+        sun_radiance: srgb3(sun_color).map(|c| c * sun_intensity),
+        sun_angular_diameter: angular,
+        ambient,
+        half_lambert: half_lambert.clamp(0.0, 1.0),
+        sky: sky_on.then_some(sky),
+    };
+    let tonemap = match world_token(p, "world.render.tonemap") {
+        Some(t) => MapTonemap::parse(t).map_or(Tonemap::ReinhardWhite, tonemap_of),
+        None => tonemap_of(r.tonemap.or(look.tonemap).unwrap_or_default()),
+    };
+    let hc = r.hable_curve();
+    let hable = Hable {
+        a: world_f(p, "world.render.hableShoulderStrength", Some(hc.shoulder_strength), None),
+        b: world_f(p, "world.render.hableLinearStrength", Some(hc.linear_strength), None),
+        c: world_f(p, "world.render.hableLinearAngle", Some(hc.linear_angle), None),
+        d: world_f(p, "world.render.hableToeStrength", Some(hc.toe_strength), None),
+        e: world_f(p, "world.render.hableToeNumerator", Some(hc.toe_numerator), None),
+        f: world_f(p, "world.render.hableToeDenominator", Some(hc.toe_denominator), None),
+        w: world_f(p, "world.render.hableWhitePoint", Some(hc.white_point), None),
+    };
+    let bloom_on = world_b(p, "world.render.bloom", r.bloom);
+    let bloom = bloom_on.then(|| Bloom {
+        intensity: world_f(p, "world.render.bloomIntensity", r.bloom_intensity, None),
+        threshold: world_f(p, "world.render.bloomThreshold", r.bloom_threshold, look.bloom_threshold),
+        soft_knee: world_f(p, "world.render.bloomSoftKnee", r.bloom_soft_knee, look.bloom_soft_knee),
+        diffusion: world_f(p, "world.render.bloomDiffusion", r.bloom_diffusion, look.bloom_diffusion),
+        anamorphic: world_f(p, "world.render.bloomAnamorphic", r.bloom_anamorphic, look.bloom_anamorphic),
+    });
+    let post = Post {
+        exposure: world_f(p, "world.render.exposure", r.exposure, look.exposure),
+        tonemap,
+        hable,
+        bloom,
+    };
+    let clusters = ClusterConfig {
+        columns: p.int("client.render.lightClusterColumns").unwrap_or(16).max(1) as u32,
+        rows: p.int("client.render.lightClusterRows").unwrap_or(8).max(1) as u32,
+        slices: p.int("client.render.lightClusterSlices").unwrap_or(8).max(1) as u32,
+        far: p.float("client.render.lightClusterFar").unwrap_or(120.0) as f32,
+        enabled: p.bool("client.render.lightClusters").unwrap_or(true),
+    };
+    (lighting, post, falloff, clusters)
+}
+
+/// Extracts the frame from a running host.
+pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {
+    let sim = host.sim();
+    let mut notes = Vec::new();
+    let (lighting, post, world_falloff, clusters) = settings(map, &host.prefs, &mut notes);
+    // Materials, slot for slot.
+    let table = sim.materials();
+    let mut materials = Vec::with_capacity(table.references.len());
+    let mut missing = Vec::new();
+    for (i, reference) in table.references.iter().enumerate() {
+        match catalog.object_json(reference) {
+            Ok(json) => materials.push(material_from_json(&json)),
+            Err(_) => {
+                missing.push(MissingMaterial {
+                    slot: table.names.get(i).cloned().unwrap_or_default(),
+                    reference: reference.clone(),
+                });
+                materials.push(Material::missing());
+            }
+        }
+    }
+    let mut frame = RenderFrame {
+        materials,
+        lighting,
+        post,
+        clusters,
+        ..RenderFrame::default()
+    };
+    let mut cameras = Vec::new();
+    let world = sim.world();
+    for &e in sim.records() {
+        if world.get::<&Disabled>(e).is_ok() {
+            continue;
+        }
+        let Some(pose) = sim.world_pose(e) else { continue };
+        let light = sim.get::<SimLight>(e);
+        if let Some(b) = sim.get::<DhBox>(e) {
+            let carried = sim.get::<Body>(e).is_some_and(|b| b.carried)
+                || sim.get::<Mover>(e).is_some()
+                || sim.get::<PhysicsProp>(e).is_some()
+                || light.is_some();
+            let material = light
+                .as_ref()
+                .and_then(|l| l.effective().fixture_material)
+                .unwrap_or(b.material);
+            let mut position = pose.position;
+            if sim.get::<PhysicsProp>(e).is_some() {
+                // A prop stands where the solver carried it.
+                if let Some(name) = sim.get::<Name>(e) {
+                    use crate::script::ScriptHost;
+                    let q = |k: &str| match host.query(&name.0, k) {
+                        Ok(crate::script::Value::Number(v)) => Some(v as f32),
+                        _ => None,
+                    };
+                    if let (Some(x), Some(y), Some(z)) = (q("x"), q("y"), q("z")) {
+                        position = [x, y, z];
+                    }
+                }
+            }
+            let inst = BoxInstance {
+                position,
+                rotation: pose.rotation.0,
+                size: [0, 1, 2].map(|k| b.size[k] * pose.scale[k].abs()),
+                material: u32::from(material.0),
+            };
+            if carried {
+                frame.live_boxes.push(inst);
+            } else {
+                frame.static_boxes.push(inst);
+            }
+        }
+        if let Some(l) = light {
+            let eff = l.effective();
+            let kind = match eff.kind {
+                MapLightKind::Point => Some(LightKind::Point),
+                MapLightKind::Spot => Some(LightKind::Spot),
+                MapLightKind::Directional => Some(LightKind::Directional),
+                MapLightKind::None => None,
+            };
+            if let (Some(kind), true, false) = (kind, eff.on, eff.mode == LightMode::Baked) {
+                let offset = l.offset;
+                frame.lights.push(Light {
+                    kind,
+                    position: [0, 1, 2].map(|k| pose.position[k] + offset[k]),
+                    direction: normalize_or(rotate(pose.rotation.0, [0.0, -1.0, 0.0]), [0.0, -1.0, 0.0]),
+                    radiance: eff.color.map(|c| c * eff.intensity),
+                    range: eff.range,
+                    falloff: match eff.falloff {
+                        Some(MapFalloff::Unity) => Falloff::Unity,
+                        Some(MapFalloff::Physical) => Falloff::Physical,
+                        None => world_falloff,
+                    },
+                    inner_cone: eff.inner_cone.to_radians(),
+                    outer_cone: eff.outer_cone.to_radians(),
+                });
+            }
+        }
+        if let Some(c) = sim.get::<Camera>(e) {
+            let projection = match c.projection {
+                MapProjection::Orthographic => Projection::Orthographic {
+                    half_height: c.ortho_size.unwrap_or(10.0),
+                },
+                MapProjection::Perspective => Projection::Perspective { fov_y: c.fov },
+            };
+            cameras.push(NamedCamera {
+                name: sim.get::<Name>(e).map(|n| n.0).unwrap_or_default(),
+                id: sim.get::<RecordId>(e).map(|r| r.0.to_string()).unwrap_or_default(),
+                view: View {
+                    position: pose.position,
+                    rotation: pose.rotation.0,
+                    projection,
+                    near: c.near.unwrap_or(dh_gpu::render::camera::DEFAULT_NEAR),
+                    far: c.far,
+                },
+                aspect: c.aspect,
+                thumbnail: c.role == CameraRole::MapThumbnail,
+                thumbnail_size: c.thumbnail_size,
+            });
+        }
+    }
+    frame.static_generation = 1;
+    Extracted {
+        frame,
+        cameras,
+        missing,
+        notes,
+    }
+}

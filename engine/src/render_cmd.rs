@@ -1,0 +1,439 @@
+//! `dh-engine render <outdir>`: headless captures from the map's named cameras
+//! (spec: dh.map, dh.camera; runtime assets, "A map's thumbnail").
+//!
+//! The map installs, the world runs `--worldSeconds` (or until `--script` ends), and every
+//! named camera (or the one `--camera` names, by name or id) is photographed into
+//! `<outdir>/<camera>.png` as `R8G8B8A8_SRGB` with an sRGB chunk. `--captureMapThumbnails`
+//! shoots the map's `mapThumbnail` camera at its `thumbnailSize` into `<outdir>/thumbnail.png`
+//! and `--thumbnailPng`. `--timeline FILE` names a camera per frame (`CAMERA [SECONDS]` a
+//! line). With no Vulkan device the spec's last rung applies: a plain top-down plan of the
+//! box brushes, drawn on the CPU, with a note.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use dh_gpu::render::camera::output_size;
+use dh_gpu::render::plan::{top_down_plan, PLAN_NOTE};
+use dh_gpu::render::{RenderFrame, Renderer};
+use dh_gpu::{Gpu, GpuDesc, GpuTimer, Validation};
+use dh_jobs::{FrameTimer, Scheduler};
+
+use crate::catalog::Catalog;
+use crate::cli::UsageError;
+use crate::extract::{self, NamedCamera};
+use crate::host::{Host, HostOptions};
+use crate::run::Outcome;
+use crate::script::{self, ScriptRunner};
+
+/// `render`'s options.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RenderOptions {
+    /// Where the pictures go.
+    pub outdir: PathBuf,
+    /// `--pallet`, in order.
+    pub pallets: Vec<PathBuf>,
+    /// `--map`.
+    pub map: String,
+    /// `--camera NAME|ID`.
+    pub camera: Option<String>,
+    /// `--size WxH`.
+    pub size: Option<[u32; 2]>,
+    /// `--worldSeconds T`, as written (validated: a finite number ≥ 0).
+    pub world_seconds: Option<String>,
+    /// `--script S`.
+    pub script: Option<PathBuf>,
+    /// `--gpuTimings`.
+    pub gpu_timings: bool,
+    /// `--set name=value`.
+    pub sets: Vec<String>,
+    /// `--captureMapThumbnails`.
+    pub capture_thumbnails: bool,
+    /// `--thumbnailPng PATH`.
+    pub thumbnail_png: Option<PathBuf>,
+    /// `--thumbnailCamera NAME|ID`.
+    pub thumbnail_camera: Option<String>,
+    /// `--timeline FILE`.
+    pub timeline: Option<PathBuf>,
+}
+
+fn parse_size(v: &str) -> Result<[u32; 2], UsageError> {
+    let bad = || UsageError(format!("--size takes WxH (e.g. 1280x720), got '{v}'"));
+    let (w, h) = v.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.parse().map_err(|_| bad())?;
+    let h: u32 = h.parse().map_err(|_| bad())?;
+    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
+        return Err(UsageError(format!("--size: each edge must be 1 to 16384, got '{v}'")));
+    }
+    Ok([w, h])
+}
+
+/// Parses the arguments after `render`.
+pub fn parse(args: &[String]) -> Result<RenderOptions, UsageError> {
+    let mut o = RenderOptions::default();
+    let mut outdir = None;
+    let mut map = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") && f != "--set" => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut take = || -> Result<String, UsageError> {
+            match &inline {
+                Some(v) => Ok(v.clone()),
+                None => it.next().cloned().ok_or_else(|| UsageError(format!("{flag} needs a value"))),
+            }
+        };
+        match flag {
+            "--pallet" => o.pallets.push(PathBuf::from(take()?)),
+            "--map" => map = Some(take()?),
+            "--camera" => o.camera = Some(take()?),
+            "--size" => o.size = Some(parse_size(&take()?)?),
+            "--worldSeconds" => {
+                let v = take()?;
+                match v.parse::<f64>() {
+                    Ok(t) if t.is_finite() && t >= 0.0 => o.world_seconds = Some(v),
+                    _ => return Err(UsageError(format!("--worldSeconds takes seconds ≥ 0, got '{v}'"))),
+                }
+            }
+            "--script" => o.script = Some(PathBuf::from(take()?)),
+            "--gpuTimings" => o.gpu_timings = true,
+            "--set" => o.sets.push(take()?),
+            "--captureMapThumbnails" => o.capture_thumbnails = true,
+            "--thumbnailPng" => o.thumbnail_png = Some(PathBuf::from(take()?)),
+            "--thumbnailCamera" => o.thumbnail_camera = Some(take()?),
+            "--timeline" => o.timeline = Some(PathBuf::from(take()?)),
+            s if !s.starts_with("--") && outdir.is_none() => outdir = Some(PathBuf::from(s)),
+            s => return Err(UsageError(format!("render does not take '{s}'"))),
+        }
+    }
+    o.outdir = outdir.ok_or_else(|| UsageError("render needs an output folder".into()))?;
+    o.map = map.ok_or_else(|| UsageError("render needs --map M".into()))?;
+    if o.camera.is_some() && o.capture_thumbnails {
+        return Err(UsageError("--camera and --captureMapThumbnails are exclusive; --thumbnailCamera names the thumbnail's camera".into()));
+    }
+    Ok(o)
+}
+
+#[derive(Debug, thiserror::Error)]
+enum RenderError {
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    #[error(transparent)]
+    Host(#[from] crate::host::HostError),
+    #[error(transparent)]
+    Catalog(#[from] crate::catalog::CatalogError),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// One shot: a camera and the world time to take it at.
+struct Shot {
+    camera: String,
+    seconds: Option<f64>,
+    file: String,
+}
+
+fn read_timeline(path: &Path) -> Result<Vec<Shot>, UsageError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read timeline {}: {e}", path.display())))?;
+    let mut shots = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        let camera = parts.next().unwrap_or_default().to_string();
+        let seconds = match parts.next() {
+            Some(s) => match s.parse::<f64>() {
+                Ok(t) if t.is_finite() && t >= 0.0 => Some(t),
+                _ => {
+                    return Err(UsageError(format!(
+                        "{}:{}: a frame is 'CAMERA [SECONDS]'; '{s}' is not seconds ≥ 0",
+                        path.display(),
+                        n + 1
+                    )))
+                }
+            },
+            None => None,
+        };
+        let file = format!("frame{:04}-{camera}.png", shots.len());
+        shots.push(Shot { camera, seconds, file });
+    }
+    Ok(shots)
+}
+
+fn find_camera<'a>(cameras: &'a [NamedCamera], key: &str) -> Option<&'a NamedCamera> {
+    cameras
+        .iter()
+        .find(|c| c.name == key)
+        .or_else(|| cameras.iter().find(|c| c.id.eq_ignore_ascii_case(key)))
+}
+
+fn safe_file_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    if s.is_empty() {
+        "camera".into()
+    } else {
+        s
+    }
+}
+
+/// Runs `render`, writing to `out` and `err`.
+pub fn render(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+    match render_inner(o, out, err) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            let _ = writeln!(err, "dh-engine: {e}");
+            match e {
+                RenderError::Usage(_) | RenderError::Catalog(_) => Outcome::Usage,
+                RenderError::Host(crate::host::HostError::Catalog(_) | crate::host::HostError::Pref(_)) => Outcome::Usage,
+                _ => Outcome::Failed,
+            }
+        }
+    }
+}
+
+/// The world, advanced on demand.
+struct World {
+    host: Host,
+    runner: Option<ScriptRunner>,
+    scheduler: Scheduler,
+    timer: FrameTimer,
+}
+
+impl World {
+    fn advance_to(&mut self, ticks: u64, err: &mut dyn Write) -> Result<(), RenderError> {
+        while self.host.tick() < ticks {
+            let lines = self.host.step(self.runner.as_mut(), &self.scheduler, &self.timer)?;
+            self.timer.end_frame();
+            let _ = lines;
+            for l in self.host.take_output() {
+                let _ = writeln!(err, "{l}");
+            }
+        }
+        Ok(())
+    }
+}
+
+fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome, RenderError> {
+    std::fs::create_dir_all(&o.outdir)
+        .map_err(|e| RenderError::Failed(format!("cannot create {}: {e}", o.outdir.display())))?;
+    let host = Host::start(&HostOptions {
+        map: o.map.clone(),
+        pallets: o.pallets.clone(),
+        sets: o.sets.clone(),
+    })?;
+    let mut catalog = Catalog::with_core()?;
+    for p in &o.pallets {
+        catalog.mount_file(p)?;
+    }
+    let (_, map) = catalog.load_map(&o.map)?;
+    let runner = match &o.script {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| UsageError(format!("cannot read script {}: {e}", path.display())))?;
+            Some(ScriptRunner::new(
+                script::parse(&path.display().to_string(), &text).map_err(crate::host::HostError::from)?,
+            ))
+        }
+        None => None,
+    };
+    let scheduler = Scheduler::new(Scheduler::default_threads())
+        .map_err(|e| RenderError::Failed(format!("jobs: {e}")))?;
+    let mut world = World {
+        host,
+        runner,
+        scheduler,
+        timer: FrameTimer::new(),
+    };
+    let rate = f64::from(world.host.tick_rate());
+    let ticks_of = |s: f64| (s * rate).round() as u64;
+    // The world time of the (first) shot: --worldSeconds, else the script's end, else 0.
+    let start = match (&o.world_seconds, &world.runner) {
+        (Some(s), _) => ticks_of(s.parse::<f64>().unwrap_or(0.0)),
+        (None, Some(_)) => {
+            let cap = ticks_of(600.0);
+            while world.runner.as_ref().is_some_and(|r| !r.finished()) && world.host.tick() < cap {
+                let t = world.host.tick() + 1;
+                world.advance_to(t, err)?;
+            }
+            world.host.tick()
+        }
+        (None, None) => 0,
+    };
+    world.advance_to(start, err)?;
+
+    // What to shoot.
+    let first = extract::extract(&world.host, &catalog, &map);
+    for m in &first.missing {
+        let _ = writeln!(err, "dh-engine: material slot '{}' ({}) could not be read; it draws the missingMaterial", m.slot, m.reference);
+    }
+    for n in &first.notes {
+        let _ = writeln!(err, "dh-engine: {n}");
+    }
+    let mut shots: Vec<Shot> = Vec::new();
+    let mut thumbnail = false;
+    if o.capture_thumbnails {
+        let cam = match &o.thumbnail_camera {
+            Some(k) => find_camera(&first.cameras, k).ok_or_else(|| {
+                RenderError::Failed(format!("--thumbnailCamera '{k}': the map has no camera by that name or id"))
+            })?,
+            None => first.cameras.iter().find(|c| c.thumbnail).ok_or_else(|| {
+                RenderError::Failed(format!(
+                    "{}: no camera carries \"role\": \"mapThumbnail\"; give a camera the role, or press Capture thumbnail on a camera card",
+                    o.map
+                ))
+            })?,
+        };
+        thumbnail = true;
+        shots.push(Shot { camera: cam.name.clone(), seconds: None, file: "thumbnail.png".into() });
+    } else if let Some(path) = &o.timeline {
+        shots = read_timeline(path)?;
+    } else if let Some(k) = &o.camera {
+        let cam = find_camera(&first.cameras, k).ok_or_else(|| {
+            let names: Vec<&str> = first.cameras.iter().map(|c| c.name.as_str()).collect();
+            UsageError(format!("--camera '{k}': no camera by that name or id; the map's cameras are {}", names.join(", ")))
+        })?;
+        shots.push(Shot { camera: cam.name.clone(), seconds: None, file: format!("{}.png", safe_file_name(&cam.name)) });
+    } else {
+        for c in &first.cameras {
+            shots.push(Shot { camera: c.name.clone(), seconds: None, file: format!("{}.png", safe_file_name(&c.name)) });
+        }
+    }
+    for s in &shots {
+        if find_camera(&first.cameras, &s.camera).is_none() {
+            return Err(UsageError(format!("timeline: no camera named '{}'", s.camera)).into());
+        }
+    }
+
+    // A device, or the plan.
+    let gpu = Gpu::new(&GpuDesc {
+        app_name: "dh-engine render".into(),
+        validation: Validation::IfAvailable,
+        ..GpuDesc::default()
+    });
+    let gpu = match gpu {
+        Ok(g) => g,
+        Err(e) => return fallback(o, &first.frame, thumbnail, &e.to_string(), err),
+    };
+    let _ = writeln!(err, "dh-engine: {}", gpu.report().to_string().lines().next().unwrap_or(""));
+    let mut renderer = Renderer::new(&gpu).map_err(|e| RenderError::Failed(format!("renderer: {e}")))?;
+    let mut timer = if o.gpu_timings {
+        GpuTimer::new(&gpu, 1, 8).map_err(|e| RenderError::Failed(e.to_string()))?
+    } else {
+        None
+    };
+    if o.gpu_timings && timer.is_none() {
+        let _ = writeln!(err, "dh-engine: --gpuTimings: this device has no timestamp queries");
+    }
+    let mut current = first;
+    for shot in &shots {
+        if let Some(s) = shot.seconds {
+            let t = ticks_of(s);
+            if t > world.host.tick() {
+                world.advance_to(t, err)?;
+                current = extract::extract(&world.host, &catalog, &map);
+            }
+        }
+        let Some(cam) = find_camera(&current.cameras, &shot.camera) else { continue };
+        let size = if thumbnail {
+            output_size(None, None, Some(cam.thumbnail_size))
+        } else {
+            output_size(cam.aspect, o.size, None)
+        };
+        let result = renderer
+            .render(&current.frame, &cam.view, size[0], size[1], timer.as_mut())
+            .map_err(|e| RenderError::Failed(format!("camera '{}': {e}", cam.name)))?;
+        if let Some(f) = result.derived_far {
+            let _ = writeln!(err, "dh-engine: camera '{}': orthographic with no far plane; derived far {f:.2} m from the map bounds", cam.name);
+        }
+        let path = o.outdir.join(&shot.file);
+        result.image.write_png(&path).map_err(|e| RenderError::Failed(e.to_string()))?;
+        let _ = writeln!(
+            out,
+            "{}: camera '{}' at {:.3} s, {}x{}, {} lights, {} draws",
+            path.display(),
+            cam.name,
+            world.host.tick() as f64 / rate,
+            size[0],
+            size[1],
+            result.lights,
+            result.draws
+        );
+        if thumbnail {
+            if let Some(t) = &o.thumbnail_png {
+                result.image.write_png(t).map_err(|e| RenderError::Failed(e.to_string()))?;
+                let _ = writeln!(out, "{}: the map's thumbnail", t.display());
+            }
+        }
+        for t in &result.timings {
+            let _ = writeln!(out, "  gpu {:<14} {:>8.3} ms (lavapipe: CPU time)", t.name, t.ms);
+        }
+    }
+    drop(renderer);
+    let log = gpu.validation_log();
+    drop(gpu);
+    let errors = log.errors();
+    if !errors.is_empty() {
+        for e in &errors {
+            let _ = writeln!(err, "dh-engine: validation: {e}");
+        }
+        return Ok(Outcome::Failed);
+    }
+    Ok(Outcome::Done)
+}
+
+/// The last rung: nothing can be photographed on this machine.
+fn fallback(o: &RenderOptions, frame: &RenderFrame, thumbnail: bool, why: &str, err: &mut dyn Write) -> Result<Outcome, RenderError> {
+    let _ = writeln!(err, "dh-engine: cannot photograph the map: {why}");
+    let size = o.size.unwrap_or([512, 512]);
+    let plan = top_down_plan(frame, size[0], size[1]);
+    let path = o.outdir.join(if thumbnail { "thumbnail.png" } else { "plan.png" });
+    plan.write_png(&path).map_err(|e| RenderError::Failed(e.to_string()))?;
+    let note = o.outdir.join("plan.note.txt");
+    std::fs::write(&note, format!("{PLAN_NOTE}\nwhy: {why}\n")).map_err(|e| RenderError::Failed(e.to_string()))?;
+    let _ = writeln!(err, "dh-engine: {}: {PLAN_NOTE}", path.display());
+    if thumbnail {
+        if let Some(t) = &o.thumbnail_png {
+            if t.exists() {
+                let _ = writeln!(err, "dh-engine: {} kept: the last PNG captured stands (no capture: {why})", t.display());
+            } else {
+                plan.write_png(t).map_err(|e| RenderError::Failed(e.to_string()))?;
+            }
+        }
+        return Ok(Outcome::Done);
+    }
+    Ok(Outcome::Failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Result<RenderOptions, UsageError> {
+        let args: Vec<String> = s.split_whitespace().map(String::from).collect();
+        parse(&args)
+    }
+
+    #[test]
+    fn parses_the_options() {
+        let o = p("out --map render-eval --camera white --size 320x200 --worldSeconds 1.5 --gpuTimings").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(o.outdir, PathBuf::from("out"));
+        assert_eq!(o.camera.as_deref(), Some("white"));
+        assert_eq!(o.size, Some([320, 200]));
+        assert_eq!(o.world_seconds.as_deref(), Some("1.5"));
+        assert!(o.gpu_timings);
+        let t = p("out --map m --captureMapThumbnails --thumbnailPng maps/m.thumbnail.png").unwrap_or_else(|e| panic!("{e}"));
+        assert!(t.capture_thumbnails);
+        assert_eq!(p("--map m").unwrap_err().0, "render needs an output folder");
+        assert_eq!(p("out").unwrap_err().0, "render needs --map M");
+        assert!(p("out --map m --size 10").is_err());
+        assert!(p("out --map m --worldSeconds -1").is_err());
+        assert!(p("out --map m a b").is_err());
+    }
+}
