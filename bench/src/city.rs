@@ -361,7 +361,7 @@ impl City {
 
         let mut w = Writer {
             text: String::new(),
-            rng: SplitMix64::new(options.seed ^ 0x1d5_0f_1d5),
+            rng: SplitMix64::new(options.seed ^ 0x1d50_f1d5),
         };
         let _ = writeln!(
             w.text,

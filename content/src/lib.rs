@@ -7,10 +7,12 @@ pub mod compile;
 pub mod diag;
 pub mod fold;
 pub mod fuzzing;
+pub mod gltf;
 pub mod jsonc;
 pub mod merge;
 pub mod mesh;
 pub mod pallet;
+pub mod parts;
 #[macro_use]
 pub mod read;
 pub mod refs;

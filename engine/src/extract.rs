@@ -13,7 +13,9 @@
 //!   default; the `client.render.lightCluster*` preferences shape the clusters.
 
 use dh_content::jsonc::Value;
-use dh_content::schema::components::light::{Falloff as MapFalloff, LightKind as MapLightKind, LightMode};
+use dh_content::schema::components::light::{
+    Falloff as MapFalloff, LightKind as MapLightKind, LightMode,
+};
 use dh_content::schema::components::view::{CameraRole, Projection as MapProjection};
 use dh_content::schema::map::lighting::{AmbientMode, LightFalloff};
 use dh_content::schema::map::render::{classify_look, LookRef, LookSeed, Tonemap as MapTonemap};
@@ -24,7 +26,9 @@ use dh_gpu::render::frame::{
 };
 use dh_gpu::render::math::{normalize_or, rotate, srgb_to_linear};
 use dh_gpu::render::tonemap::{Hable, Tonemap};
-use dh_sims::{Body, Camera, Disabled, DhBox, Light as SimLight, Mover, Name, PhysicsProp, RecordId};
+use dh_sims::{
+    Body, Camera, DhBox, Disabled, Light as SimLight, Mover, Name, PhysicsProp, RecordId,
+};
 
 use crate::catalog::Catalog;
 use crate::host::Host;
@@ -96,7 +100,10 @@ pub fn material_from_json(v: &Value) -> Material {
             _ => None,
         })
         .unwrap_or([1.0, 1.0]);
-    let intensity = v.get("emissiveIntensity").and_then(Value::as_f64).unwrap_or(1.0) as f32;
+    let intensity = v
+        .get("emissiveIntensity")
+        .and_then(Value::as_f64)
+        .unwrap_or(1.0) as f32;
     let emissive = v
         .get("emissiveColor")
         .and_then(f3)
@@ -113,8 +120,7 @@ pub fn material_from_json(v: &Value) -> Material {
 /// Reads a world preference: its console/command-line value when it was set (differs from
 /// the table's default), else `map`, else `look`, else the default.
 fn world_f(p: &Prefs, name: &str, map: Option<f64>, look: Option<f64>) -> f32 {
-    let default = prefs::definition(name)
-        .and_then(|d| prefs::parse_value(d, d.default).ok());
+    let default = prefs::definition(name).and_then(|d| prefs::parse_value(d, d.default).ok());
     let current = p.get(name);
     match (current, &default) {
         (Some(PrefValue::Float(v)), Some(d)) if current != Some(d) => *v as f32,
@@ -129,7 +135,10 @@ fn world_set(p: &Prefs, name: &str) -> bool {
 }
 
 fn world_v3(p: &Prefs, name: &str, map: Option<[f64; 3]>) -> [f64; 3] {
-    let current = p.floats(name).ok().and_then(|v| <[f64; 3]>::try_from(v).ok());
+    let current = p
+        .floats(name)
+        .ok()
+        .and_then(|v| <[f64; 3]>::try_from(v).ok());
     if world_set(p, name) {
         if let Some(c) = current {
             return c;
@@ -179,7 +188,11 @@ pub fn look_seed(map: &Map, notes: &mut Vec<String>) -> LookSeed {
 }
 
 /// Resolves the world's lighting, sky, render and look settings.
-pub fn settings(map: &Map, p: &Prefs, notes: &mut Vec<String>) -> (Lighting, Post, Falloff, ClusterConfig) {
+pub fn settings(
+    map: &Map,
+    p: &Prefs,
+    notes: &mut Vec<String>,
+) -> (Lighting, Post, Falloff, ClusterConfig) {
     let look = look_seed(map, notes);
     let l = map.lighting.clone().unwrap_or_default();
     let r = map.render.clone().unwrap_or_default();
@@ -190,7 +203,12 @@ pub fn settings(map: &Map, p: &Prefs, notes: &mut Vec<String>) -> (Lighting, Pos
     let amb_sky = world_v3(p, "world.ambient.sky", v3(l.ambient_sky.clone()));
     let amb_ground = world_v3(p, "world.ambient.ground", v3(l.ambient_ground.clone()));
     let amb_intensity = world_f(p, "world.ambient.intensity", l.ambient_intensity, None);
-    let half_lambert = world_f(p, "world.lighting.halfLambert", l.half_lambert, look.half_lambert);
+    let half_lambert = world_f(
+        p,
+        "world.lighting.halfLambert",
+        l.half_lambert,
+        look.half_lambert,
+    );
     let falloff = match world_token(p, "world.lighting.falloff") {
         Some("unity") => Falloff::Unity,
         Some(_) => Falloff::Physical,
@@ -200,7 +218,12 @@ pub fn settings(map: &Map, p: &Prefs, notes: &mut Vec<String>) -> (Lighting, Pos
         },
     };
     let sky_on = world_b(p, "world.sky.enabled", l.sky);
-    let angular = world_f(p, "world.sky.sunAngularDiameter", l.sky_sun_angular_diameter, None);
+    let angular = world_f(
+        p,
+        "world.sky.sunAngularDiameter",
+        l.sky_sun_angular_diameter,
+        None,
+    );
     let sky = Sky {
         rayleigh: world_f(p, "world.sky.rayleigh", l.sky_rayleigh, None),
         mie: world_f(p, "world.sky.mie", l.sky_mie, None),
@@ -227,7 +250,9 @@ pub fn settings(map: &Map, p: &Prefs, notes: &mut Vec<String>) -> (Lighting, Pos
         }
     };
     let ambient = if mode == AmbientMode::Sky && sky_on {
-        Ambient::Sky { intensity: amb_intensity }
+        Ambient::Sky {
+            intensity: amb_intensity,
+        }
     } else {
         Ambient::Hemisphere {
             sky: srgb3(amb_sky).map(|c| c * amb_intensity),
@@ -248,21 +273,76 @@ pub fn settings(map: &Map, p: &Prefs, notes: &mut Vec<String>) -> (Lighting, Pos
     };
     let hc = r.hable_curve();
     let hable = Hable {
-        a: world_f(p, "world.render.hableShoulderStrength", Some(hc.shoulder_strength), None),
-        b: world_f(p, "world.render.hableLinearStrength", Some(hc.linear_strength), None),
-        c: world_f(p, "world.render.hableLinearAngle", Some(hc.linear_angle), None),
-        d: world_f(p, "world.render.hableToeStrength", Some(hc.toe_strength), None),
-        e: world_f(p, "world.render.hableToeNumerator", Some(hc.toe_numerator), None),
-        f: world_f(p, "world.render.hableToeDenominator", Some(hc.toe_denominator), None),
-        w: world_f(p, "world.render.hableWhitePoint", Some(hc.white_point), None),
+        a: world_f(
+            p,
+            "world.render.hableShoulderStrength",
+            Some(hc.shoulder_strength),
+            None,
+        ),
+        b: world_f(
+            p,
+            "world.render.hableLinearStrength",
+            Some(hc.linear_strength),
+            None,
+        ),
+        c: world_f(
+            p,
+            "world.render.hableLinearAngle",
+            Some(hc.linear_angle),
+            None,
+        ),
+        d: world_f(
+            p,
+            "world.render.hableToeStrength",
+            Some(hc.toe_strength),
+            None,
+        ),
+        e: world_f(
+            p,
+            "world.render.hableToeNumerator",
+            Some(hc.toe_numerator),
+            None,
+        ),
+        f: world_f(
+            p,
+            "world.render.hableToeDenominator",
+            Some(hc.toe_denominator),
+            None,
+        ),
+        w: world_f(
+            p,
+            "world.render.hableWhitePoint",
+            Some(hc.white_point),
+            None,
+        ),
     };
     let bloom_on = world_b(p, "world.render.bloom", r.bloom);
     let bloom = bloom_on.then(|| Bloom {
         intensity: world_f(p, "world.render.bloomIntensity", r.bloom_intensity, None),
-        threshold: world_f(p, "world.render.bloomThreshold", r.bloom_threshold, look.bloom_threshold),
-        soft_knee: world_f(p, "world.render.bloomSoftKnee", r.bloom_soft_knee, look.bloom_soft_knee),
-        diffusion: world_f(p, "world.render.bloomDiffusion", r.bloom_diffusion, look.bloom_diffusion),
-        anamorphic: world_f(p, "world.render.bloomAnamorphic", r.bloom_anamorphic, look.bloom_anamorphic),
+        threshold: world_f(
+            p,
+            "world.render.bloomThreshold",
+            r.bloom_threshold,
+            look.bloom_threshold,
+        ),
+        soft_knee: world_f(
+            p,
+            "world.render.bloomSoftKnee",
+            r.bloom_soft_knee,
+            look.bloom_soft_knee,
+        ),
+        diffusion: world_f(
+            p,
+            "world.render.bloomDiffusion",
+            r.bloom_diffusion,
+            look.bloom_diffusion,
+        ),
+        anamorphic: world_f(
+            p,
+            "world.render.bloomAnamorphic",
+            r.bloom_anamorphic,
+            look.bloom_anamorphic,
+        ),
     });
     let post = Post {
         exposure: world_f(p, "world.render.exposure", r.exposure, look.exposure),
@@ -271,9 +351,15 @@ pub fn settings(map: &Map, p: &Prefs, notes: &mut Vec<String>) -> (Lighting, Pos
         bloom,
     };
     let clusters = ClusterConfig {
-        columns: p.int("client.render.lightClusterColumns").unwrap_or(16).max(1) as u32,
+        columns: p
+            .int("client.render.lightClusterColumns")
+            .unwrap_or(16)
+            .max(1) as u32,
         rows: p.int("client.render.lightClusterRows").unwrap_or(8).max(1) as u32,
-        slices: p.int("client.render.lightClusterSlices").unwrap_or(8).max(1) as u32,
+        slices: p
+            .int("client.render.lightClusterSlices")
+            .unwrap_or(8)
+            .max(1) as u32,
         far: p.float("client.render.lightClusterFar").unwrap_or(120.0) as f32,
         enabled: p.bool("client.render.lightClusters").unwrap_or(true),
     };
@@ -314,7 +400,9 @@ pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {
         if world.get::<&Disabled>(e).is_ok() {
             continue;
         }
-        let Some(pose) = sim.world_pose(e) else { continue };
+        let Some(pose) = sim.world_pose(e) else {
+            continue;
+        };
         let light = sim.get::<SimLight>(e);
         if let Some(b) = sim.get::<DhBox>(e) {
             let carried = sim.get::<Body>(e).is_some_and(|b| b.carried)
@@ -364,7 +452,10 @@ pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {
                 frame.lights.push(Light {
                     kind,
                     position: [0, 1, 2].map(|k| pose.position[k] + offset[k]),
-                    direction: normalize_or(rotate(pose.rotation.0, [0.0, -1.0, 0.0]), [0.0, -1.0, 0.0]),
+                    direction: normalize_or(
+                        rotate(pose.rotation.0, [0.0, -1.0, 0.0]),
+                        [0.0, -1.0, 0.0],
+                    ),
                     radiance: eff.color.map(|c| c * eff.intensity),
                     range: eff.range,
                     falloff: match eff.falloff {
@@ -386,7 +477,10 @@ pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {
             };
             cameras.push(NamedCamera {
                 name: sim.get::<Name>(e).map(|n| n.0).unwrap_or_default(),
-                id: sim.get::<RecordId>(e).map(|r| r.0.to_string()).unwrap_or_default(),
+                id: sim
+                    .get::<RecordId>(e)
+                    .map(|r| r.0.to_string())
+                    .unwrap_or_default(),
                 view: View {
                     position: pose.position,
                     rotation: pose.rotation.0,

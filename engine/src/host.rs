@@ -315,10 +315,8 @@ fn add_bodies(
         ))
     })?;
     if matches!(kind, BodyKind::Kinematic) {
+        // In author order when built in author order; a switch re-sorts (`sync_bodies`).
         bodies.kinematic.push((e, handle));
-        bodies
-            .kinematic
-            .sort_by_key(|(e, _)| sim.get::<dh_sims::RecordIndex>(*e).map(|r| r.0));
     }
     bodies.of.entry(e).or_default().push(handle);
     bodies.owners.insert(handle, e);
@@ -355,6 +353,9 @@ fn sync_bodies(
             remove_bodies(physics, bodies, e);
         }
     }
+    bodies
+        .kinematic
+        .sort_by_key(|(e, _)| sim.get::<dh_sims::RecordIndex>(*e).map(|r| r.0));
     Ok(())
 }
 

@@ -62,7 +62,9 @@ fn parse_size(v: &str) -> Result<[u32; 2], UsageError> {
     let w: u32 = w.parse().map_err(|_| bad())?;
     let h: u32 = h.parse().map_err(|_| bad())?;
     if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
-        return Err(UsageError(format!("--size: each edge must be 1 to 16384, got '{v}'")));
+        return Err(UsageError(format!(
+            "--size: each edge must be 1 to 16384, got '{v}'"
+        )));
     }
     Ok([w, h])
 }
@@ -81,7 +83,10 @@ pub fn parse(args: &[String]) -> Result<RenderOptions, UsageError> {
         let mut take = || -> Result<String, UsageError> {
             match &inline {
                 Some(v) => Ok(v.clone()),
-                None => it.next().cloned().ok_or_else(|| UsageError(format!("{flag} needs a value"))),
+                None => it
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| UsageError(format!("{flag} needs a value"))),
             }
         };
         match flag {
@@ -93,7 +98,11 @@ pub fn parse(args: &[String]) -> Result<RenderOptions, UsageError> {
                 let v = take()?;
                 match v.parse::<f64>() {
                     Ok(t) if t.is_finite() && t >= 0.0 => o.world_seconds = Some(v),
-                    _ => return Err(UsageError(format!("--worldSeconds takes seconds ≥ 0, got '{v}'"))),
+                    _ => {
+                        return Err(UsageError(format!(
+                            "--worldSeconds takes seconds ≥ 0, got '{v}'"
+                        )))
+                    }
                 }
             }
             "--script" => o.script = Some(PathBuf::from(take()?)),
@@ -159,7 +168,11 @@ fn read_timeline(path: &Path) -> Result<Vec<Shot>, UsageError> {
             None => None,
         };
         let file = format!("frame{:04}-{camera}.png", shots.len());
-        shots.push(Shot { camera, seconds, file });
+        shots.push(Shot {
+            camera,
+            seconds,
+            file,
+        });
     }
     Ok(shots)
 }
@@ -174,7 +187,13 @@ fn find_camera<'a>(cameras: &'a [NamedCamera], key: &str) -> Option<&'a NamedCam
 fn safe_file_name(name: &str) -> String {
     let s: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if s.is_empty() {
         "camera".into()
@@ -191,7 +210,9 @@ pub fn render(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> Ou
             let _ = writeln!(err, "dh-engine: {e}");
             match e {
                 RenderError::Usage(_) | RenderError::Catalog(_) => Outcome::Usage,
-                RenderError::Host(crate::host::HostError::Catalog(_) | crate::host::HostError::Pref(_)) => Outcome::Usage,
+                RenderError::Host(
+                    crate::host::HostError::Catalog(_) | crate::host::HostError::Pref(_),
+                ) => Outcome::Usage,
                 _ => Outcome::Failed,
             }
         }
@@ -209,7 +230,9 @@ struct World {
 impl World {
     fn advance_to(&mut self, ticks: u64, err: &mut dyn Write) -> Result<(), RenderError> {
         while self.host.tick() < ticks {
-            let lines = self.host.step(self.runner.as_mut(), &self.scheduler, &self.timer)?;
+            let lines = self
+                .host
+                .step(self.runner.as_mut(), &self.scheduler, &self.timer)?;
             self.timer.end_frame();
             let _ = lines;
             for l in self.host.take_output() {
@@ -220,7 +243,11 @@ impl World {
     }
 }
 
-fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome, RenderError> {
+fn render_inner(
+    o: &RenderOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, RenderError> {
     std::fs::create_dir_all(&o.outdir)
         .map_err(|e| RenderError::Failed(format!("cannot create {}: {e}", o.outdir.display())))?;
     let host = Host::start(&HostOptions {
@@ -238,7 +265,8 @@ fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> 
             let text = std::fs::read_to_string(path)
                 .map_err(|e| UsageError(format!("cannot read script {}: {e}", path.display())))?;
             Some(ScriptRunner::new(
-                script::parse(&path.display().to_string(), &text).map_err(crate::host::HostError::from)?,
+                script::parse(&path.display().to_string(), &text)
+                    .map_err(crate::host::HostError::from)?,
             ))
         }
         None => None,
@@ -271,7 +299,11 @@ fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> 
     // What to shoot.
     let first = extract::extract(&world.host, &catalog, &map);
     for m in &first.missing {
-        let _ = writeln!(err, "dh-engine: material slot '{}' ({}) could not be read; it draws the missingMaterial", m.slot, m.reference);
+        let _ = writeln!(
+            err,
+            "dh-engine: material slot '{}' ({}) could not be read; it draws the missingMaterial",
+            m.slot, m.reference
+        );
     }
     for n in &first.notes {
         let _ = writeln!(err, "dh-engine: {n}");
@@ -291,18 +323,33 @@ fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> 
             })?,
         };
         thumbnail = true;
-        shots.push(Shot { camera: cam.name.clone(), seconds: None, file: "thumbnail.png".into() });
+        shots.push(Shot {
+            camera: cam.name.clone(),
+            seconds: None,
+            file: "thumbnail.png".into(),
+        });
     } else if let Some(path) = &o.timeline {
         shots = read_timeline(path)?;
     } else if let Some(k) = &o.camera {
         let cam = find_camera(&first.cameras, k).ok_or_else(|| {
             let names: Vec<&str> = first.cameras.iter().map(|c| c.name.as_str()).collect();
-            UsageError(format!("--camera '{k}': no camera by that name or id; the map's cameras are {}", names.join(", ")))
+            UsageError(format!(
+                "--camera '{k}': no camera by that name or id; the map's cameras are {}",
+                names.join(", ")
+            ))
         })?;
-        shots.push(Shot { camera: cam.name.clone(), seconds: None, file: format!("{}.png", safe_file_name(&cam.name)) });
+        shots.push(Shot {
+            camera: cam.name.clone(),
+            seconds: None,
+            file: format!("{}.png", safe_file_name(&cam.name)),
+        });
     } else {
         for c in &first.cameras {
-            shots.push(Shot { camera: c.name.clone(), seconds: None, file: format!("{}.png", safe_file_name(&c.name)) });
+            shots.push(Shot {
+                camera: c.name.clone(),
+                seconds: None,
+                file: format!("{}.png", safe_file_name(&c.name)),
+            });
         }
     }
     for s in &shots {
@@ -321,15 +368,23 @@ fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> 
         Ok(g) => g,
         Err(e) => return fallback(o, &first.frame, thumbnail, &e.to_string(), err),
     };
-    let _ = writeln!(err, "dh-engine: {}", gpu.report().to_string().lines().next().unwrap_or(""));
-    let mut renderer = Renderer::new(&gpu).map_err(|e| RenderError::Failed(format!("renderer: {e}")))?;
+    let _ = writeln!(
+        err,
+        "dh-engine: {}",
+        gpu.report().to_string().lines().next().unwrap_or("")
+    );
+    let mut renderer =
+        Renderer::new(&gpu).map_err(|e| RenderError::Failed(format!("renderer: {e}")))?;
     let mut timer = if o.gpu_timings {
         GpuTimer::new(&gpu, 1, 8).map_err(|e| RenderError::Failed(e.to_string()))?
     } else {
         None
     };
     if o.gpu_timings && timer.is_none() {
-        let _ = writeln!(err, "dh-engine: --gpuTimings: this device has no timestamp queries");
+        let _ = writeln!(
+            err,
+            "dh-engine: --gpuTimings: this device has no timestamp queries"
+        );
     }
     let mut current = first;
     for shot in &shots {
@@ -340,7 +395,9 @@ fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> 
                 current = extract::extract(&world.host, &catalog, &map);
             }
         }
-        let Some(cam) = find_camera(&current.cameras, &shot.camera) else { continue };
+        let Some(cam) = find_camera(&current.cameras, &shot.camera) else {
+            continue;
+        };
         let size = if thumbnail {
             output_size(None, None, Some(cam.thumbnail_size))
         } else {
@@ -353,7 +410,10 @@ fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> 
             let _ = writeln!(err, "dh-engine: camera '{}': orthographic with no far plane; derived far {f:.2} m from the map bounds", cam.name);
         }
         let path = o.outdir.join(&shot.file);
-        result.image.write_png(&path).map_err(|e| RenderError::Failed(e.to_string()))?;
+        result
+            .image
+            .write_png(&path)
+            .map_err(|e| RenderError::Failed(e.to_string()))?;
         let _ = writeln!(
             out,
             "{}: camera '{}' at {:.3} s, {}x{}, {} lights, {} draws",
@@ -367,12 +427,19 @@ fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> 
         );
         if thumbnail {
             if let Some(t) = &o.thumbnail_png {
-                result.image.write_png(t).map_err(|e| RenderError::Failed(e.to_string()))?;
+                result
+                    .image
+                    .write_png(t)
+                    .map_err(|e| RenderError::Failed(e.to_string()))?;
                 let _ = writeln!(out, "{}: the map's thumbnail", t.display());
             }
         }
         for t in &result.timings {
-            let _ = writeln!(out, "  gpu {:<14} {:>8.3} ms (lavapipe: CPU time)", t.name, t.ms);
+            let _ = writeln!(
+                out,
+                "  gpu {:<14} {:>8.3} ms (lavapipe: CPU time)",
+                t.name, t.ms
+            );
         }
     }
     drop(renderer);
@@ -389,21 +456,38 @@ fn render_inner(o: &RenderOptions, out: &mut dyn Write, err: &mut dyn Write) -> 
 }
 
 /// The last rung: nothing can be photographed on this machine.
-fn fallback(o: &RenderOptions, frame: &RenderFrame, thumbnail: bool, why: &str, err: &mut dyn Write) -> Result<Outcome, RenderError> {
+fn fallback(
+    o: &RenderOptions,
+    frame: &RenderFrame,
+    thumbnail: bool,
+    why: &str,
+    err: &mut dyn Write,
+) -> Result<Outcome, RenderError> {
     let _ = writeln!(err, "dh-engine: cannot photograph the map: {why}");
     let size = o.size.unwrap_or([512, 512]);
     let plan = top_down_plan(frame, size[0], size[1]);
-    let path = o.outdir.join(if thumbnail { "thumbnail.png" } else { "plan.png" });
-    plan.write_png(&path).map_err(|e| RenderError::Failed(e.to_string()))?;
+    let path = o.outdir.join(if thumbnail {
+        "thumbnail.png"
+    } else {
+        "plan.png"
+    });
+    plan.write_png(&path)
+        .map_err(|e| RenderError::Failed(e.to_string()))?;
     let note = o.outdir.join("plan.note.txt");
-    std::fs::write(&note, format!("{PLAN_NOTE}\nwhy: {why}\n")).map_err(|e| RenderError::Failed(e.to_string()))?;
+    std::fs::write(&note, format!("{PLAN_NOTE}\nwhy: {why}\n"))
+        .map_err(|e| RenderError::Failed(e.to_string()))?;
     let _ = writeln!(err, "dh-engine: {}: {PLAN_NOTE}", path.display());
     if thumbnail {
         if let Some(t) = &o.thumbnail_png {
             if t.exists() {
-                let _ = writeln!(err, "dh-engine: {} kept: the last PNG captured stands (no capture: {why})", t.display());
+                let _ = writeln!(
+                    err,
+                    "dh-engine: {} kept: the last PNG captured stands (no capture: {why})",
+                    t.display()
+                );
             } else {
-                plan.write_png(t).map_err(|e| RenderError::Failed(e.to_string()))?;
+                plan.write_png(t)
+                    .map_err(|e| RenderError::Failed(e.to_string()))?;
             }
         }
         return Ok(Outcome::Done);
@@ -422,13 +506,17 @@ mod tests {
 
     #[test]
     fn parses_the_options() {
-        let o = p("out --map render-eval --camera white --size 320x200 --worldSeconds 1.5 --gpuTimings").unwrap_or_else(|e| panic!("{e}"));
+        let o = p(
+            "out --map render-eval --camera white --size 320x200 --worldSeconds 1.5 --gpuTimings",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(o.outdir, PathBuf::from("out"));
         assert_eq!(o.camera.as_deref(), Some("white"));
         assert_eq!(o.size, Some([320, 200]));
         assert_eq!(o.world_seconds.as_deref(), Some("1.5"));
         assert!(o.gpu_timings);
-        let t = p("out --map m --captureMapThumbnails --thumbnailPng maps/m.thumbnail.png").unwrap_or_else(|e| panic!("{e}"));
+        let t = p("out --map m --captureMapThumbnails --thumbnailPng maps/m.thumbnail.png")
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(t.capture_thumbnails);
         assert_eq!(p("--map m").unwrap_err().0, "render needs an output folder");
         assert_eq!(p("out").unwrap_err().0, "render needs --map M");

@@ -28,12 +28,31 @@ fn yaw_pitch(yaw: f32, pitch: f32) -> [f32; 4] {
 
 pub fn scene() -> (RenderFrame, View) {
     let frame = RenderFrame {
-        materials: vec![lit([0.5, 0.5, 0.5]), lit([0.9, 0.3, 0.1]), Material::missing()],
-        static_boxes: vec![
-            BoxInstance { position: [0.0, -0.25, 0.0], rotation: [0.0, 0.0, 0.0, 1.0], size: [20.0, 0.5, 20.0], material: 0 },
-            BoxInstance { position: [-3.0, 0.5, -2.0], rotation: [0.0, 0.0, 0.0, 1.0], size: [1.0, 1.0, 1.0], material: 2 },
+        materials: vec![
+            lit([0.5, 0.5, 0.5]),
+            lit([0.9, 0.3, 0.1]),
+            Material::missing(),
         ],
-        live_boxes: vec![BoxInstance { position: [0.0, 1.0, -3.0], rotation: [0.0, 0.3826834, 0.0, 0.9238795], size: [2.0, 2.0, 2.0], material: 1 }],
+        static_boxes: vec![
+            BoxInstance {
+                position: [0.0, -0.25, 0.0],
+                rotation: [0.0, 0.0, 0.0, 1.0],
+                size: [20.0, 0.5, 20.0],
+                material: 0,
+            },
+            BoxInstance {
+                position: [-3.0, 0.5, -2.0],
+                rotation: [0.0, 0.0, 0.0, 1.0],
+                size: [1.0, 1.0, 1.0],
+                material: 2,
+            },
+        ],
+        live_boxes: vec![BoxInstance {
+            position: [0.0, 1.0, -3.0],
+            rotation: [0.0, 0.3826834, 0.0, 0.9238795],
+            size: [2.0, 2.0, 2.0],
+            material: 1,
+        }],
         lights: vec![Light {
             kind: LightKind::Point,
             position: [3.0, 1.0, 0.0],
@@ -51,7 +70,12 @@ pub fn scene() -> (RenderFrame, View) {
             sky: Some(Sky::default()),
             ..Lighting::default()
         },
-        post: Post { exposure: 1.0, tonemap: Tonemap::ReinhardWhite, hable: Hable::PUBLISHED, bloom: Some(Bloom::default()) },
+        post: Post {
+            exposure: 1.0,
+            tonemap: Tonemap::ReinhardWhite,
+            hable: Hable::PUBLISHED,
+            bloom: Some(Bloom::default()),
+        },
         ..RenderFrame::default()
     };
     let view = View {
@@ -70,9 +94,13 @@ fn renders_a_lit_scene_without_validation_errors() {
     {
         let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
         let (frame, view) = scene();
-        let out = r.render(&frame, &view, 320, 180, None).unwrap_or_else(|e| panic!("{e}"));
+        let out = r
+            .render(&frame, &view, 320, 180, None)
+            .unwrap_or_else(|e| panic!("{e}"));
         if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
-            let _ = out.image.write_png(&std::path::Path::new(&dir).join("smoke.png"));
+            let _ = out
+                .image
+                .write_png(&std::path::Path::new(&dir).join("smoke.png"));
         }
         // The sky at the top is blue-ish, the floor below is gray-ish and lit.
         let top = out.image.pixel(160, 2).unwrap_or([0; 4]);
@@ -85,17 +113,52 @@ fn renders_a_lit_scene_without_validation_errors() {
 }
 
 #[test]
-fn debug_variants_tmp() {
+fn each_light_source_shows_in_the_picture() {
     let gpu = testing::test_gpu();
     {
         let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
         let (frame, view) = scene();
-        let mut a = frame.clone(); a.lights.clear();
-        r.render(&a, &view, 320, 180, None).unwrap().image.write_png(std::path::Path::new("/tmp/rout/nolights.png")).unwrap();
-        let mut b = frame.clone(); b.post.bloom = None;
-        r.render(&b, &view, 320, 180, None).unwrap().image.write_png(std::path::Path::new("/tmp/rout/nobloom.png")).unwrap();
-        let mut c = frame.clone(); c.lighting.sun_radiance = [0.0;3]; c.post.bloom=None;
-        r.render(&c, &view, 320, 180, None).unwrap().image.write_png(std::path::Path::new("/tmp/rout/nosun.png")).unwrap();
+        let luma = |img: &dh_gpu::RgbaImage, x0: u32, y0: u32, x1: u32, y1: u32| -> f64 {
+            let mut s = 0.0;
+            for y in y0..y1 {
+                for x in x0..x1 {
+                    let p = img.pixel(x, y).unwrap_or([0; 4]);
+                    s += f64::from(p[0]) + f64::from(p[1]) + f64::from(p[2]);
+                }
+            }
+            s / f64::from((x1 - x0) * (y1 - y0) * 3)
+        };
+        let mut shot = |f: &RenderFrame| {
+            r.render(f, &view, 320, 180, None)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .image
+        };
+        let all = shot(&frame);
+        // The point light's pool on the floor (right of center, near the camera).
+        let mut no_light = frame.clone();
+        no_light.lights.clear();
+        let dark = shot(&no_light);
+        assert!(luma(&all, 200, 120, 280, 170) > luma(&dark, 200, 120, 280, 170) + 15.0);
+        // The sun: without it the floor away from the lamp is far darker (only the lamp).
+        let mut no_sun = frame.clone();
+        no_sun.lighting.sun_radiance = [0.0; 3];
+        let night = shot(&no_sun);
+        assert!(luma(&dark, 20, 140, 80, 175) > luma(&night, 20, 140, 80, 175) + 40.0);
+        // Bloom off is exactly the pre-bloom image: no glow around the missing checker.
+        let mut no_bloom = frame.clone();
+        no_bloom.post.bloom = None;
+        let crisp = shot(&no_bloom);
+        assert!(luma(&all, 60, 60, 80, 70) > luma(&crisp, 60, 60, 80, 70));
+        if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
+            for (n, i) in [
+                ("all", &all),
+                ("nolight", &dark),
+                ("nosun", &night),
+                ("nobloom", &crisp),
+            ] {
+                let _ = i.write_png(&std::path::Path::new(&dir).join(format!("smoke-{n}.png")));
+            }
+        }
     }
     testing::finish(gpu);
 }

@@ -29,6 +29,7 @@ impl JobRef {
     /// The caller upholds the contract on [`JobRef`]: `data` is valid for `exec`
     /// until the job signals completion, it may be used from another thread, and
     /// `exec` does not unwind.
+    #[inline]
     pub(crate) unsafe fn new(
         data: *const (),
         exec: unsafe fn(*const (), usize),
@@ -38,6 +39,7 @@ impl JobRef {
     }
 
     /// Whether both references point to the same job data.
+    #[inline]
     pub(crate) fn same_data(&self, other: &JobRef) -> bool {
         std::ptr::eq(self.data, other.data)
     }
@@ -47,6 +49,7 @@ impl JobRef {
     /// # Safety
     /// Called once per pushed reference, by the scheduler, after taking it out of
     /// a deque; the creator's contract makes the call itself valid.
+    #[inline]
     pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded from this function's contract and the creator's.
         unsafe { (self.exec)(self.data, self.arg) }

@@ -34,6 +34,7 @@ impl Lane {
     /// Both lanes, in the order threads look at them.
     pub(crate) const ALL: [Lane; 2] = [Lane::Critical, Lane::Background];
 
+    #[inline]
     pub(crate) fn index(self) -> usize {
         match self {
             Lane::Critical => 0,
@@ -117,6 +118,7 @@ struct Counters {
     idle_since: AtomicU64,
 }
 
+#[inline]
 fn bump(counter: &AtomicU64, by: u64) {
     counter.store(
         counter.load(Ordering::Relaxed).wrapping_add(by),
@@ -138,11 +140,16 @@ impl Sleep {
     /// thread sees the sleeper's registration, or the sleeper's re-check sees the
     /// pushed job, so no wake-up is lost (a lost one would leave a worker parked
     /// while a frame has work for it).
+    #[inline]
     fn notify_one(&self) {
         fence(Ordering::SeqCst);
-        if self.count.load(Ordering::Relaxed) == 0 {
-            return;
+        if self.count.load(Ordering::Relaxed) != 0 {
+            self.wake_any();
         }
+    }
+
+    #[cold]
+    fn wake_any(&self) {
         for index in 1..self.sleeping.len() {
             if self.wake(index) {
                 return;
@@ -198,6 +205,7 @@ impl Shared {
 
     /// Pushes `job` where the calling thread should: its own deque when it is one
     /// of this scheduler's threads, the injector otherwise.
+    #[inline]
     pub(crate) fn push(&self, job: JobRef, lane: Lane) {
         match current_ctx(self) {
             Some(ctx) => ctx.push_local(job, lane),
@@ -241,6 +249,7 @@ thread_local! {
 }
 
 /// The calling thread's context for `shared`, if the thread belongs to it.
+#[inline]
 pub(crate) fn current_ctx(shared: &Shared) -> Option<&ThreadCtx> {
     let ctx = CURRENT.with(Cell::get);
     if ctx.is_null() {
@@ -271,11 +280,13 @@ impl Drop for TlsRestore {
 }
 
 impl ThreadCtx {
+    #[inline]
     pub(crate) fn index(&self) -> usize {
         self.index
     }
 
     /// Pushes onto this thread's own deque, where other threads can steal it.
+    #[inline]
     pub(crate) fn push_local(&self, job: JobRef, lane: Lane) {
         self.local[lane.index()].push(job);
         self.shared.sleep.notify_one();
@@ -334,6 +345,7 @@ impl ThreadCtx {
         None
     }
 
+    #[inline]
     fn execute(&self, job: JobRef, lane: Lane) {
         let previous = self.lane.replace(lane);
         bump(&self.shared.counters[self.index].jobs, 1);
@@ -343,6 +355,7 @@ impl ThreadCtx {
         self.lane.set(previous);
     }
 
+    #[inline]
     pub(crate) fn lane(&self) -> Lane {
         self.lane.get()
     }
@@ -585,6 +598,7 @@ impl Scheduler {
 
     /// Runs `f` with the calling thread's context, taking the main slot when the
     /// thread is not already one of this scheduler's threads.
+    #[inline]
     pub(crate) fn with_ctx<R>(&self, f: impl FnOnce(&ThreadCtx) -> R) -> R {
         if let Some(ctx) = current_ctx(&self.shared) {
             return f(ctx);

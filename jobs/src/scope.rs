@@ -52,6 +52,7 @@ struct HeapJob<'scope, F> {
 }
 
 impl<'scope> Scope<'scope> {
+    #[inline]
     pub(crate) fn new(shared: &'scope Shared) -> Self {
         Self {
             shared,
@@ -62,6 +63,7 @@ impl<'scope> Scope<'scope> {
         }
     }
 
+    #[inline]
     pub(crate) fn is_done(&self) -> bool {
         self.pending.load(Ordering::Acquire) == 0
     }
@@ -78,6 +80,7 @@ impl<'scope> Scope<'scope> {
 
     /// Spawns a frame-critical job. It may borrow anything that outlives the scope
     /// and spawn further jobs through the `&Scope` it receives.
+    #[inline]
     pub fn spawn<F>(&self, f: F)
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
@@ -86,6 +89,7 @@ impl<'scope> Scope<'scope> {
     }
 
     /// Spawns a job in `lane`.
+    #[inline]
     pub fn spawn_in<F>(&self, lane: Lane, f: F)
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
@@ -117,6 +121,7 @@ impl<'scope> Scope<'scope> {
         Ok(())
     }
 
+    #[inline]
     fn heap_job<F>(&self, f: F) -> JobRef
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,

@@ -3,8 +3,11 @@
 //! * [`SimWorld::install`] puts a map into a hecs world: one entity per record in author
 //!   order, every `dh.*` component in a flat runtime form ([`components`]), the hierarchy,
 //!   logic nodes by name, object placements resolved through the one merge rule.
-//! * [`SimWorld::tick`] runs one fixed 64 Hz logic tick ([`logic`]): movers, the carry
-//!   resolver ([`carry`]), then every event in one defined order, with a trace.
+//! * [`SimWorld::tick`] runs one fixed logic tick ([`logic`]) at the world's rate
+//!   (`world.tickRate`, 64 Hz by default; [`SimWorld::install_at`] takes another): movers,
+//!   the carry resolver ([`carry`]), then every event in one defined order, with a trace.
+//! * [`Input::SetEnabled`] switches a record, and everything filed under it, out of the world
+//!   and back ([`SimWorld::in_world`]); the host takes their bodies out of physics with them.
 //! * [`SimWorld::lights_set`] and friends are the `lights.*` console verbs' state.
 #![warn(missing_docs)]
 

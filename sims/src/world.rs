@@ -92,6 +92,7 @@ impl std::fmt::Debug for SimWorld {
 }
 
 impl SimWorld {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_parts(
         mut world: World,
         records: Vec<Entity>,

@@ -13,9 +13,9 @@ mod streams;
 mod vertex;
 
 pub use streams::{
-    pack_basis, pack_streams, unpack_basis, AttributeDesc, MeshVertexLayout, PackError,
-    PackedMesh, StreamDesc, StreamKind, VertexColor, VertexFormat, ATTRIBUTES_STRIDE,
-    BASIS_STRIDE, COLOR_STRIDE, LIGHTMAP_STRIDE, POSITION_STRIDE, STREAM_ALIGN,
+    pack_basis, pack_streams, unpack_basis, AttributeDesc, MeshVertexLayout, PackError, PackedMesh,
+    StreamDesc, StreamKind, VertexColor, VertexFormat, ATTRIBUTES_STRIDE, BASIS_STRIDE,
+    COLOR_STRIDE, LIGHTMAP_STRIDE, POSITION_STRIDE, STREAM_ALIGN,
 };
 pub use vertex::{
     box_mesh, decode_octahedral, encode_octahedral, octahedral_from_u16, octahedral_to_u16,

@@ -410,7 +410,14 @@ mod tests {
         ] {
             assert_eq!(o % STREAM_ALIGN, 0);
         }
-        let f = |at: usize| f32::from_le_bytes([p.bytes[at], p.bytes[at + 1], p.bytes[at + 2], p.bytes[at + 3]]);
+        let f = |at: usize| {
+            f32::from_le_bytes([
+                p.bytes[at],
+                p.bytes[at + 1],
+                p.bytes[at + 2],
+                p.bytes[at + 3],
+            ])
+        };
         let u = |at: usize| u16::from_le_bytes([p.bytes[at], p.bytes[at + 1]]);
         for (i, v) in m.vertices.iter().enumerate() {
             let pos = [0, 1, 2].map(|k| f(p.position_offset + i * 12 + 4 * k));
@@ -418,7 +425,12 @@ mod tests {
             let b = [0, 1, 2, 3].map(|k| u(p.basis_offset + i * 8 + 2 * k));
             let (n, t) = unpack_basis(b);
             assert!(angle(n, v.normal) < 0.05);
-            assert!(angle([t[0], t[1], t[2]], [v.tangent[0], v.tangent[1], v.tangent[2]]) < 0.05);
+            assert!(
+                angle(
+                    [t[0], t[1], t[2]],
+                    [v.tangent[0], v.tangent[1], v.tangent[2]]
+                ) < 0.05
+            );
             assert_eq!(t[3], v.tangent[3]);
             assert_eq!(f(p.attributes_offset + i * 32), v.uv0[0]);
             assert_eq!(f(p.attributes_offset + i * 32 + 4), v.uv0[1]);
@@ -438,7 +450,13 @@ mod tests {
         assert_eq!(p.binding_offset(StreamKind::Color), p.attributes_offset);
         assert_eq!(p.bytes.len(), 288 + 192 + 768);
         let bad = pack_streams(&m.vertices, Some(&[[0.0, 0.0]]), None);
-        assert!(matches!(bad, Err(PackError::Length { stream: "lightmap", .. })));
+        assert!(matches!(
+            bad,
+            Err(PackError::Length {
+                stream: "lightmap",
+                ..
+            })
+        ));
     }
 
     #[test]

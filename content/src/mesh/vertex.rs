@@ -67,7 +67,11 @@ pub fn decode_octahedral(e: [f32; 2]) -> [f32; 3] {
         n[1] = (1.0 - ax.abs()) * sign_not_zero(ay);
     }
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-    [(n[0] / len) as f32, (n[1] / len) as f32, (n[2] / len) as f32]
+    [
+        (n[0] / len) as f32,
+        (n[1] / len) as f32,
+        (n[2] / len) as f32,
+    ]
 }
 
 /// Quantizes one octahedral coordinate in `[-1, 1]` to `0..=max` (rounded to nearest).
@@ -151,8 +155,14 @@ pub fn box_mesh(size: [f32; 3]) -> BoxMesh {
             };
         }
         let base = (f * 4) as u16;
-        indices[f * 6..f * 6 + 6]
-            .copy_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+        indices[f * 6..f * 6 + 6].copy_from_slice(&[
+            base,
+            base + 1,
+            base + 2,
+            base,
+            base + 2,
+            base + 3,
+        ]);
     }
     BoxMesh { vertices, indices }
 }
@@ -231,7 +241,11 @@ mod tests {
 
     #[test]
     fn degenerate_directions_encode_finite() {
-        for d in [[0.0, 0.0, 0.0], [f32::NAN, 0.0, 1.0], [f32::INFINITY, 0.0, 0.0]] {
+        for d in [
+            [0.0, 0.0, 0.0],
+            [f32::NAN, 0.0, 1.0],
+            [f32::INFINITY, 0.0, 0.0],
+        ] {
             let e = encode_octahedral(d);
             assert!(e.iter().all(|v| v.is_finite()));
         }

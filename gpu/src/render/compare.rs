@@ -56,12 +56,19 @@ pub fn compare(a: &RgbaImage, b: &RgbaImage) -> Option<ImageDiff> {
 
 /// Decodes an 8-bit RGB or RGBA PNG.
 pub fn decode_png(bytes: &[u8]) -> Result<RgbaImage> {
-    let bad = |e: String| GpuError::Invalid { what: "png", reason: e };
+    let bad = |e: String| GpuError::Invalid {
+        what: "png",
+        reason: e,
+    };
     let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     let mut reader = decoder.read_info().map_err(|e| bad(e.to_string()))?;
-    let size = reader.output_buffer_size().ok_or_else(|| bad("image too large".into()))?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| bad("image too large".into()))?;
     let mut buf = vec![0u8; size];
-    let info = reader.next_frame(&mut buf).map_err(|e| bad(e.to_string()))?;
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| bad(e.to_string()))?;
     let (w, h) = (info.width, info.height);
     let pixels = match (info.color_type, info.bit_depth) {
         (png::ColorType::Rgba, png::BitDepth::Eight) => buf[..w as usize * h as usize * 4].to_vec(),
@@ -69,9 +76,17 @@ pub fn decode_png(bytes: &[u8]) -> Result<RgbaImage> {
             .chunks_exact(3)
             .flat_map(|c| [c[0], c[1], c[2], 255])
             .collect(),
-        (c, d) => return Err(bad(format!("{c:?} at {d:?} bits; only 8-bit RGB(A) is read"))),
+        (c, d) => {
+            return Err(bad(format!(
+                "{c:?} at {d:?} bits; only 8-bit RGB(A) is read"
+            )))
+        }
     };
-    Ok(RgbaImage { width: w, height: h, pixels })
+    Ok(RgbaImage {
+        width: w,
+        height: h,
+        pixels,
+    })
 }
 
 #[cfg(test)]
@@ -80,16 +95,32 @@ mod tests {
 
     #[test]
     fn diff_statistics_and_png_round_trip() {
-        let a = RgbaImage { width: 10, height: 10, pixels: vec![100; 400] };
+        let a = RgbaImage {
+            width: 10,
+            height: 10,
+            pixels: vec![100; 400],
+        };
         let mut b = a.clone();
         b.pixels[0] = 200; // one pixel off by 100
-        let d = compare(&a, &b).unwrap_or(ImageDiff { mean: 1.0, p99: 1.0, max: 1.0 });
+        let d = compare(&a, &b).unwrap_or(ImageDiff {
+            mean: 1.0,
+            p99: 1.0,
+            max: 1.0,
+        });
         assert!((d.max - 100.0 / 255.0).abs() < 1e-9);
         assert_eq!(d.p99, 0.0);
         assert!(d.mean > 0.0 && d.within(0.01, 0.01));
         let png = crate::encode_png(10, 10, &b.pixels).unwrap_or_default();
         let back = decode_png(&png).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, b);
-        assert!(compare(&a, &RgbaImage { width: 5, height: 20, pixels: vec![0; 400] }).is_none());
+        assert!(compare(
+            &a,
+            &RgbaImage {
+                width: 5,
+                height: 20,
+                pixels: vec![0; 400]
+            }
+        )
+        .is_none());
     }
 }

@@ -250,21 +250,14 @@ pub fn bin_lights(lights: &[Light], view: &ViewVolume, grid: &ClusterGrid) -> Cl
             f32::NEG_INFINITY,
             f32::NEG_INFINITY,
         );
-        let mut whole = false;
         for k in 0..8 {
-            let corner = [
+            let mut p = [
                 c[0] + if k & 1 == 0 { -r } else { r },
                 c[1] + if k & 2 == 0 { -r } else { r },
                 c[2] + if k & 4 == 0 { -r } else { r },
             ];
-            let mut p = corner;
-            if !view.orthographic {
-                if -p[2] < view.near {
-                    if dmin < view.near && c[0].abs() <= r + view.near * 1e3 {
-                        whole = true;
-                    }
-                    p[2] = -view.near;
-                }
+            if !view.orthographic && -p[2] < view.near {
+                p[2] = -view.near;
             }
             let clip = math::transform4(&view.projection, [p[0], p[1], p[2], 1.0]);
             let w = if view.orthographic {
@@ -278,16 +271,14 @@ pub fn bin_lights(lights: &[Light], view: &ViewVolume, grid: &ClusterGrid) -> Cl
             y0 = y0.min(ny);
             y1 = y1.max(ny);
         }
-        if whole && !view.orthographic && -c[2] - r < view.near {
-            // The sphere reaches past the near plane: its box projects unboundedly; the
-            // clamped corners bound it only when the eye is outside the box sideways.
-            let inside_x = c[0].abs() <= r;
-            let inside_y = c[1].abs() <= r;
-            if inside_x {
+        if !view.orthographic && dmin < view.near {
+            // The sphere reaches past the near plane: its box projects unboundedly across
+            // any axis the eye sits inside of.
+            if c[0].abs() <= r {
                 x0 = -1.0;
                 x1 = 1.0;
             }
-            if inside_y {
+            if c[1].abs() <= r {
                 y0 = -1.0;
                 y1 = 1.0;
             }

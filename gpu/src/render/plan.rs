@@ -20,11 +20,16 @@ pub fn top_down_plan(frame: &RenderFrame, width: u32, height: u32) -> RgbaImage 
     }
     let mut boxes: Vec<_> = frame.static_boxes.iter().chain(&frame.live_boxes).collect();
     // Footprints: the top face's four corners on the XZ plane; drawn low to high.
-    boxes.sort_by(|a, b| (a.position[1] + a.size[1] * 0.5).total_cmp(&(b.position[1] + b.size[1] * 0.5)));
+    boxes.sort_by(|a, b| {
+        (a.position[1] + a.size[1] * 0.5).total_cmp(&(b.position[1] + b.size[1] * 0.5))
+    });
     let footprint = |b: &super::frame::BoxInstance| -> [[f32; 2]; 4] {
         let hs = b.size.map(|s| s.abs() * 0.5);
         [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(sx, sz)| {
-            let p = math::add(b.position, math::rotate(b.rotation, [hs[0] * sx, hs[1], hs[2] * sz]));
+            let p = math::add(
+                b.position,
+                math::rotate(b.rotation, [hs[0] * sx, hs[1], hs[2] * sz]),
+            );
             [p[0], p[2]]
         })
     };
@@ -37,22 +42,40 @@ pub fn top_down_plan(frame: &RenderFrame, width: u32, height: u32) -> RgbaImage 
         }
     }
     if prints.is_empty() {
-        return RgbaImage { width: w, height: h, pixels };
+        return RgbaImage {
+            width: w,
+            height: h,
+            pixels,
+        };
     }
     let margin = 0.05;
     let span = [(hi[0] - lo[0]).max(1e-3), (hi[1] - lo[1]).max(1e-3)];
-    let scale = ((w as f32) * (1.0 - 2.0 * margin) / span[0]).min((h as f32) * (1.0 - 2.0 * margin) / span[1]);
+    let scale = ((w as f32) * (1.0 - 2.0 * margin) / span[0])
+        .min((h as f32) * (1.0 - 2.0 * margin) / span[1]);
     let center = [(lo[0] + hi[0]) * 0.5, (lo[1] + hi[1]) * 0.5];
-    let to_px = |c: [f32; 2]| [(c[0] - center[0]) * scale + w as f32 * 0.5, (c[1] - center[1]) * scale + h as f32 * 0.5];
+    let to_px = |c: [f32; 2]| {
+        [
+            (c[0] - center[0]) * scale + w as f32 * 0.5,
+            (c[1] - center[1]) * scale + h as f32 * 0.5,
+        ]
+    };
     for (b, print) in boxes.iter().zip(&prints) {
         let quad = print.map(to_px);
-        let color = frame.materials.get(b.material as usize).map_or([1.0, 0.0, 0.0], |m| match m.shading {
-            Shading::Missing => [1.0, 0.0, 0.0],
-            _ => m.base_color,
-        });
+        let color = frame
+            .materials
+            .get(b.material as usize)
+            .map_or([1.0, 0.0, 0.0], |m| match m.shading {
+                Shading::Missing => [1.0, 0.0, 0.0],
+                _ => m.base_color,
+            });
         let fill = color.map(|c| (linear_to_srgb(c) * 255.0).round() as u8);
         let edge = fill.map(|c| (f32::from(c) * 0.45) as u8);
-        let (mut x0, mut y0, mut x1, mut y1) = (f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY);
+        let (mut x0, mut y0, mut x1, mut y1) = (
+            f32::INFINITY,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NEG_INFINITY,
+        );
         for q in &quad {
             x0 = x0.min(q[0]);
             y0 = y0.min(q[1]);
@@ -86,7 +109,11 @@ pub fn top_down_plan(frame: &RenderFrame, width: u32, height: u32) -> RgbaImage 
             }
         }
     }
-    RgbaImage { width: w, height: h, pixels }
+    RgbaImage {
+        width: w,
+        height: h,
+        pixels,
+    }
 }
 
 #[cfg(test)]
@@ -102,8 +129,18 @@ mod tests {
         let frame = RenderFrame {
             materials: vec![m, Material::missing()],
             static_boxes: vec![
-                BoxInstance { position: [0.0, -0.5, 0.0], rotation: [0.0, 0.0, 0.0, 1.0], size: [10.0, 1.0, 10.0], material: 0 },
-                BoxInstance { position: [2.5, 0.5, 2.5], rotation: [0.0, 0.0, 0.0, 1.0], size: [2.0, 1.0, 2.0], material: 1 },
+                BoxInstance {
+                    position: [0.0, -0.5, 0.0],
+                    rotation: [0.0, 0.0, 0.0, 1.0],
+                    size: [10.0, 1.0, 10.0],
+                    material: 0,
+                },
+                BoxInstance {
+                    position: [2.5, 0.5, 2.5],
+                    rotation: [0.0, 0.0, 0.0, 1.0],
+                    size: [2.0, 1.0, 2.0],
+                    material: 1,
+                },
             ],
             ..RenderFrame::default()
         };

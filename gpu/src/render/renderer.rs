@@ -520,7 +520,7 @@ impl Renderer {
         }
 
         // ---- Descriptors: one pool for this render, retired with its submit.
-        let bloom_sets = plan.map_or(0, |p| 2 * p.levels + 1) as u32;
+        let bloom_sets = plan.map_or(0, |p| 2 * p.levels + 1);
         let screen_sets = bloom_sets + 1;
         let set_count = 1 + uploads.len() as u32 + screen_sets;
         let sizes = [
@@ -1291,7 +1291,7 @@ impl Renderer {
         let post_set = self.screen_set(r.pool, r.hdr, bloom_result)?;
 
         let mut timer = r.timer;
-        let (value_cmd, _) = gpu.immediate(|gpu, cmd| {
+        let ((), _) = gpu.immediate(|gpu, cmd| {
             let mut timed = |name: &str| timer.as_deref_mut().and_then(|t| t.pass(name));
             // Texture uploads.
             for (t, image, staging) in r.uploads {
@@ -1381,8 +1381,8 @@ impl Renderer {
                 let mut bytes = Vec::with_capacity(DRAW_PUSH_BYTES as usize);
                 push_mat(&mut bytes, &math::mul(clip, &d.world));
                 let w = &d.world;
-                for row in 0..3 {
-                    push_f32(&mut bytes, &[w[0][row], w[1][row], w[2][row], w[3][row]]);
+                for row in [0usize, 1, 2] {
+                    push_f32(&mut bytes, &w.map(|col| col[row]));
                 }
                 for v in [d.material, 0, 0, 0] {
                     bytes.extend_from_slice(&v.to_le_bytes());
@@ -1755,7 +1755,6 @@ impl Renderer {
             );
             Ok(())
         })?;
-        let _ = value_cmd;
         Ok(gpu.last_submitted())
     }
 }

@@ -50,6 +50,8 @@ pub(crate) struct ChunkEncoder {
     /// Distinct indices sorted by value.
     order: Vec<u32>,
     body: Out,
+    /// The LZ4 form of the last body.
+    lz: Vec<u8>,
     /// The largest global index of the last chunk encoded.
     pub(crate) max: u32,
 }
@@ -212,15 +214,19 @@ impl ChunkEncoder {
     /// when that is strictly smaller). Returns false, writing nothing, when every cell
     /// is 0.
     pub(crate) fn record(&mut self, cells: &[u32], out: &mut Vec<u8>) -> bool {
-        let Some(body) = self.body(cells) else {
+        if self.body(cells).is_none() {
             return false;
-        };
+        }
+        let body = &self.body.buf;
         let raw_len = body.len() as u32;
-        let lz = lz4_flex::block::compress(body);
-        if lz.len() < body.len() {
+        self.lz.clear();
+        self.lz
+            .resize(lz4_flex::block::get_maximum_output_size(body.len()), 0);
+        let lz_len = lz4_flex::block::compress_into(body, &mut self.lz).unwrap_or(usize::MAX);
+        if lz_len < body.len() {
             out.push(CODEC_LZ4);
             out.extend_from_slice(&raw_len.to_le_bytes());
-            out.extend_from_slice(&lz);
+            out.extend_from_slice(self.lz.get(..lz_len).unwrap_or_default());
         } else {
             out.push(CODEC_STORED);
             out.extend_from_slice(&raw_len.to_le_bytes());

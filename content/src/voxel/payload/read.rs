@@ -18,6 +18,12 @@ use super::{
     MAX_REGIONS, MAX_REGION_CHUNKS, MAX_SHARDS, REGION_EDGE, UNNAMED, VERSION,
 };
 
+thread_local! {
+    /// Each thread's local palette and LZ4 buffers for decoding chunks.
+    static SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<u8>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
 /// The smallest chunk record: a codec tag, a raw length and one body byte.
 const MIN_RECORD_LEN: usize = 6;
 
@@ -923,16 +929,11 @@ impl<'a> PayloadReader<'a> {
         let start = (r.offset + e.offset as u64) as usize;
         let mut c = Cursor::new(file, data, start, start + e.length as usize, "chunk record");
         c.item("chunk table entry", chunk as u64);
-        let mut pal = Vec::new();
-        let mut scratch = Vec::new();
-        decode_record(
-            &c,
-            cells,
-            self.palette.len() as u32,
-            out,
-            &mut pal,
-            &mut scratch,
-        )?;
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            let (pal, lz) = &mut *s;
+            decode_record(&c, cells, self.palette.len() as u32, out, pal, lz)
+        })?;
         Ok(e.key)
     }
 

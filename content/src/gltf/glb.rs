@@ -1,0 +1,678 @@
+//! The binary glTF container and the typed reads of its JSON: the 12-byte header, the
+//! chunk table, the JSON chunk (parsed by [`crate::jsonc::parse`]), the BIN chunk, buffers
+//! (the BIN chunk or a `data:` URI), buffer views and accessors. Every offset and length is
+//! checked against what remains before it is used, and every allocation against a cap.
+
+use std::borrow::Cow;
+
+use super::error::GlbErrorKind;
+use crate::jsonc::{Kind, Value};
+
+const MAGIC: u32 = 0x4654_6C67; // "glTF"
+const CHUNK_JSON: u32 = 0x4E4F_534A;
+const CHUNK_BIN: u32 = 0x004E_4942;
+
+pub(crate) type R<T> = Result<T, GlbErrorKind>;
+
+pub(crate) fn invalid(place: impl Into<String>, expected: impl Into<String>) -> GlbErrorKind {
+    GlbErrorKind::Invalid {
+        place: place.into(),
+        expected: expected.into(),
+    }
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// The two chunks of a GLB.
+pub(crate) struct Container<'a> {
+    pub json: &'a str,
+    pub bin: Option<&'a [u8]>,
+}
+
+/// Splits a GLB into its JSON and BIN chunks.
+pub(crate) fn split(bytes: &[u8]) -> R<Container<'_>> {
+    let bad = |m: String| GlbErrorKind::Container(m);
+    if bytes.len() < 12 {
+        return Err(bad(format!(
+            "{} bytes is shorter than the 12-byte header",
+            bytes.len()
+        )));
+    }
+    let magic = u32_at(bytes, 0).unwrap_or(0);
+    if magic != MAGIC {
+        return Err(bad("the file does not start with the magic 'glTF'".into()));
+    }
+    let version = u32_at(bytes, 4).unwrap_or(0);
+    if version != 2 {
+        return Err(bad(format!("version {version}; only glTF 2 is read")));
+    }
+    let length = u32_at(bytes, 8).unwrap_or(0) as usize;
+    if length > bytes.len() {
+        return Err(bad(format!(
+            "the header says {length} bytes but the file has {}",
+            bytes.len()
+        )));
+    }
+    if length < 12 {
+        return Err(bad(format!("the header's length {length} is shorter than the header")));
+    }
+    let body = &bytes[..length];
+    let mut at = 12usize;
+    let mut json = None;
+    let mut bin = None;
+    let mut index = 0usize;
+    while at < body.len() {
+        let (Some(len), Some(ty)) = (u32_at(body, at), u32_at(body, at + 4)) else {
+            return Err(bad(format!(
+                "chunk {index} at byte {at}: its 8-byte header runs past the end of the file"
+            )));
+        };
+        let start = at + 8;
+        let Some(data) = start
+            .checked_add(len as usize)
+            .and_then(|end| body.get(start..end))
+        else {
+            return Err(bad(format!(
+                "chunk {index} at byte {at} says {len} bytes but only {} remain",
+                body.len().saturating_sub(start)
+            )));
+        };
+        match (index, ty) {
+            (0, CHUNK_JSON) => {
+                let text = std::str::from_utf8(data).map_err(|e| {
+                    bad(format!(
+                        "the JSON chunk is not UTF-8 (at byte {})",
+                        e.valid_up_to()
+                    ))
+                })?;
+                json = Some(text);
+            }
+            (0, _) => {
+                return Err(bad(format!(
+                    "the first chunk has type 0x{ty:08x}; a GLB starts with its JSON chunk (0x4E4F534A)"
+                )))
+            }
+            (1, CHUNK_BIN) => bin = Some(data),
+            _ => {} // Unknown chunks are skipped, as glTF asks.
+        }
+        // Chunks are 4-byte aligned; a short trailing pad is tolerated.
+        at = start + (len as usize).div_ceil(4) * 4;
+        index += 1;
+    }
+    let Some(json) = json else {
+        return Err(bad("the file has no JSON chunk".into()));
+    };
+    Ok(Container { json, bin })
+}
+
+// ---- JSON helpers -----------------------------------------------------------------------
+
+pub(crate) fn array<'v>(v: &'v Value, key: &str, place: &str) -> R<&'v [Value]> {
+    match v.get(key) {
+        None => Ok(&[]),
+        Some(x) => x.as_array().ok_or_else(|| {
+            invalid(
+                join(place, key),
+                format!("an array, found {}", x.kind.describe()),
+            )
+        }),
+    }
+}
+
+pub(crate) fn join(place: &str, key: &str) -> String {
+    if place.is_empty() {
+        key.to_string()
+    } else {
+        format!("{place}.{key}")
+    }
+}
+
+pub(crate) fn opt_index(v: &Value, key: &str, place: &str) -> R<Option<usize>> {
+    match v.get(key) {
+        None => Ok(None),
+        Some(x) => match x.kind {
+            Kind::Number(n) if n >= 0.0 && n.fract() == 0.0 && n < 4_294_967_296.0 => {
+                Ok(Some(n as usize))
+            }
+            _ => Err(invalid(
+                join(place, key),
+                format!("a non-negative integer, found {}", describe(x)),
+            )),
+        },
+    }
+}
+
+pub(crate) fn req_index(v: &Value, key: &str, place: &str) -> R<usize> {
+    opt_index(v, key, place)?
+        .ok_or_else(|| invalid(join(place, key), "a non-negative integer, found nothing"))
+}
+
+pub(crate) fn opt_str<'v>(v: &'v Value, key: &str, place: &str) -> R<Option<&'v str>> {
+    match v.get(key) {
+        None => Ok(None),
+        Some(x) => x.as_str().map(Some).ok_or_else(|| {
+            invalid(
+                join(place, key),
+                format!("a string, found {}", x.kind.describe()),
+            )
+        }),
+    }
+}
+
+pub(crate) fn opt_numbers<const N: usize>(v: &Value, key: &str, place: &str) -> R<Option<[f64; N]>> {
+    let Some(x) = v.get(key) else {
+        return Ok(None);
+    };
+    let err = || invalid(join(place, key), format!("an array of {N} finite numbers"));
+    let items = x.as_array().ok_or_else(err)?;
+    if items.len() != N {
+        return Err(err());
+    }
+    let mut out = [0.0; N];
+    for (o, i) in out.iter_mut().zip(items) {
+        match i.kind {
+            Kind::Number(n) if n.is_finite() => *o = n,
+            _ => return Err(err()),
+        }
+    }
+    Ok(Some(out))
+}
+
+fn describe(v: &Value) -> String {
+    match &v.kind {
+        Kind::Number(n) => format!("{n}"),
+        k => k.describe().to_string(),
+    }
+}
+
+/// The names in a string array member (`extensionsUsed`).
+pub(crate) fn strings<'v>(v: &'v Value, key: &str) -> R<Vec<&'v str>> {
+    let items = array(v, key, "")?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.as_str()
+                .ok_or_else(|| invalid(format!("{key}[{i}]"), "an extension name (a string)"))
+        })
+        .collect()
+}
+
+// ---- Buffers, views, accessors ----------------------------------------------------------
+
+/// A parsed document: its JSON and its buffers' bytes.
+pub(crate) struct Document<'a> {
+    pub json: Value,
+    pub buffers: Vec<Option<Cow<'a, [u8]>>>,
+}
+
+impl<'a> Document<'a> {
+    /// Parses the JSON and resolves every buffer (the BIN chunk, or a base64 `data:` URI).
+    /// A buffer naming an external file has no bytes; reading through it is an error.
+    pub fn open(c: &Container<'a>, max_bytes: usize) -> R<Document<'a>> {
+        let json = crate::jsonc::parse(c.json).map_err(|e| GlbErrorKind::Json {
+            offset: e.offset,
+            message: e.message,
+        })?;
+        if json.as_object().is_none() {
+            return Err(invalid("the document", "a JSON object at the top"));
+        }
+        let mut buffers = Vec::new();
+        for (i, b) in array(&json, "buffers", "")?.iter().enumerate() {
+            let place = format!("buffers[{i}]");
+            let len = req_index(b, "byteLength", &place)?;
+            let data: Option<Cow<'a, [u8]>> = match opt_str(b, "uri", &place)? {
+                None if i == 0 => match c.bin {
+                    Some(bin) => Some(Cow::Borrowed(bin)),
+                    None => None,
+                },
+                None => None,
+                Some(uri) => match uri.strip_prefix("data:") {
+                    Some(rest) => {
+                        let Some((_, b64)) = rest.split_once(";base64,") else {
+                            return Err(invalid(
+                                join(&place, "uri"),
+                                "a base64 data URI ('data:...;base64,...')",
+                            ));
+                        };
+                        if b64.len() / 4 * 3 > max_bytes {
+                            return Err(GlbErrorKind::TooLarge {
+                                what: format!("{place} (data URI bytes)"),
+                                got: b64.len() / 4 * 3,
+                                limit: max_bytes,
+                            });
+                        }
+                        Some(Cow::Owned(base64(b64).ok_or_else(|| {
+                            invalid(join(&place, "uri"), "valid base64 after ';base64,'")
+                        })?))
+                    }
+                    None => None,
+                },
+            };
+            if let Some(d) = &data {
+                if d.len() < len {
+                    return Err(invalid(
+                        join(&place, "byteLength"),
+                        format!(
+                            "at most the {} bytes the buffer holds, found {len}",
+                            d.len()
+                        ),
+                    ));
+                }
+            }
+            buffers.push(data.map(|d| match d {
+                Cow::Borrowed(b) => Cow::Borrowed(&b[..len]),
+                Cow::Owned(mut v) => {
+                    v.truncate(len);
+                    Cow::Owned(v)
+                }
+            }));
+        }
+        Ok(Document { json, buffers })
+    }
+
+    /// The bytes of buffer view `i` and its stride (when it states one).
+    pub fn view(&self, i: usize, place: &str) -> R<(&[u8], Option<usize>)> {
+        let views = array(&self.json, "bufferViews", "")?;
+        let v = views.get(i).ok_or_else(|| {
+            invalid(
+                place,
+                format!("a buffer view index below {}, found {i}", views.len()),
+            )
+        })?;
+        let vp = format!("bufferViews[{i}]");
+        let b = req_index(v, "buffer", &vp)?;
+        let off = opt_index(v, "byteOffset", &vp)?.unwrap_or(0);
+        let len = req_index(v, "byteLength", &vp)?;
+        let stride = opt_index(v, "byteStride", &vp)?;
+        if let Some(s) = stride {
+            if !(4..=252).contains(&s) || s % 4 != 0 {
+                return Err(invalid(
+                    join(&vp, "byteStride"),
+                    format!("a multiple of 4 from 4 to 252, found {s}"),
+                ));
+            }
+        }
+        let buf = self
+            .buffers
+            .get(b)
+            .ok_or_else(|| invalid(join(&vp, "buffer"), format!("a buffer index, found {b}")))?
+            .as_deref()
+            .ok_or_else(|| {
+                invalid(
+                    format!("buffers[{b}]"),
+                    "bytes inside the file (the BIN chunk or a data: URI); a .glb must carry its geometry itself",
+                )
+            })?;
+        let data = off
+            .checked_add(len)
+            .and_then(|end| buf.get(off..end))
+            .ok_or_else(|| {
+                invalid(
+                    &vp,
+                    format!(
+                        "a range inside buffer {b} ({} bytes), found {off}..{}",
+                        buf.len(),
+                        off.saturating_add(len)
+                    ),
+                )
+            })?;
+        Ok((data, stride))
+    }
+
+    /// Accessor `i`'s description.
+    pub fn accessor(&self, i: usize, place: &str) -> R<Accessor> {
+        let all = array(&self.json, "accessors", "")?;
+        let a = all.get(i).ok_or_else(|| {
+            invalid(
+                place,
+                format!("an accessor index below {}, found {i}", all.len()),
+            )
+        })?;
+        let ap = format!("accessors[{i}]");
+        let component = req_index(a, "componentType", &ap)?;
+        let component = Component::of(component)
+            .ok_or_else(|| invalid(join(&ap, "componentType"), format!("one of 5120, 5121, 5122, 5123, 5125, 5126, found {component}")))?;
+        let ty = opt_str(a, "type", &ap)?.unwrap_or("");
+        let width = match ty {
+            "SCALAR" => 1,
+            "VEC2" => 2,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            "MAT2" => 4,
+            "MAT3" => 9,
+            "MAT4" => 16,
+            _ => {
+                return Err(invalid(
+                    join(&ap, "type"),
+                    format!("SCALAR, VEC2, VEC3, VEC4 or MATn, found '{ty}'"),
+                ))
+            }
+        };
+        let normalized = matches!(a.get("normalized").map(|v| &v.kind), Some(Kind::Bool(true)));
+        let sparse = a.get("sparse").is_some();
+        Ok(Accessor {
+            place: ap.clone(),
+            view: opt_index(a, "bufferView", &ap)?,
+            offset: opt_index(a, "byteOffset", &ap)?.unwrap_or(0),
+            component,
+            width,
+            matrix: ty.starts_with("MAT"),
+            normalized,
+            count: req_index(a, "count", &ap)?,
+            sparse: if sparse { a.get("sparse").cloned() } else { None },
+        })
+    }
+
+    /// Reads accessor `acc` as `f32`s, `width` per element (the accessor's own width must
+    /// be `widths`' member), normalized integers mapped to [0, 1] / [-1, 1].
+    pub fn read_floats(&self, acc: &Accessor, cap: usize) -> R<Vec<f32>> {
+        if acc.matrix {
+            return Err(invalid(&acc.place, "a vector or scalar accessor, found a matrix"));
+        }
+        let n = acc
+            .count
+            .checked_mul(acc.width)
+            .filter(|n| *n <= cap)
+            .ok_or_else(|| GlbErrorKind::TooLarge {
+                what: format!("{} (components)", acc.place),
+                got: acc.count.saturating_mul(acc.width),
+                limit: cap,
+            })?;
+        let mut out = vec![0.0f32; n];
+        let conv = |c: Component, raw: &[u8]| -> f32 { c.to_f32(raw, acc.normalized) };
+        if let Some(view) = acc.view {
+            let (data, stride) = self.view(view, &join(&acc.place, "bufferView"))?;
+            let elem = acc.component.size() * acc.width;
+            let stride = stride.unwrap_or(elem);
+            check_range(&acc.place, acc.offset, stride, elem, acc.count, data.len())?;
+            let cs = acc.component.size();
+            for (e, chunk) in out.chunks_exact_mut(acc.width).enumerate() {
+                let base = acc.offset + e * stride;
+                for (k, o) in chunk.iter_mut().enumerate() {
+                    let at = base + k * cs;
+                    *o = conv(acc.component, &data[at..at + cs]);
+                }
+            }
+        }
+        if let Some(sparse) = &acc.sparse {
+            let (idx, vals) = self.sparse(acc, sparse)?;
+            for (j, i) in idx.into_iter().enumerate() {
+                let dst = out
+                    .get_mut(i * acc.width..(i + 1) * acc.width)
+                    .ok_or_else(|| {
+                        invalid(
+                            join(&acc.place, "sparse.indices"),
+                            format!("indices below the count {}, found {i}", acc.count),
+                        )
+                    })?;
+                let cs = acc.component.size();
+                for (k, d) in dst.iter_mut().enumerate() {
+                    let at = (j * acc.width + k) * cs;
+                    *d = conv(acc.component, &vals[at..at + cs]);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads an index accessor (SCALAR, unsigned 8/16/32-bit).
+    pub fn read_indices(&self, acc: &Accessor, cap: usize) -> R<Vec<u32>> {
+        if acc.width != 1 || acc.matrix {
+            return Err(invalid(&acc.place, "a SCALAR index accessor"));
+        }
+        if !matches!(acc.component, Component::U8 | Component::U16 | Component::U32) {
+            return Err(invalid(
+                join(&acc.place, "componentType"),
+                "an unsigned index type (5121, 5123 or 5125)",
+            ));
+        }
+        if acc.count > cap {
+            return Err(GlbErrorKind::TooLarge {
+                what: format!("{} (indices)", acc.place),
+                got: acc.count,
+                limit: cap,
+            });
+        }
+        let mut out = vec![0u32; acc.count];
+        let cs = acc.component.size();
+        if let Some(view) = acc.view {
+            let (data, stride) = self.view(view, &join(&acc.place, "bufferView"))?;
+            let stride = stride.unwrap_or(cs);
+            check_range(&acc.place, acc.offset, stride, cs, acc.count, data.len())?;
+            for (e, o) in out.iter_mut().enumerate() {
+                let at = acc.offset + e * stride;
+                *o = acc.component.to_u32(&data[at..at + cs]);
+            }
+        }
+        if let Some(sparse) = &acc.sparse {
+            let (idx, vals) = self.sparse(acc, sparse)?;
+            for (j, i) in idx.into_iter().enumerate() {
+                let d = out.get_mut(i).ok_or_else(|| {
+                    invalid(
+                        join(&acc.place, "sparse.indices"),
+                        format!("indices below the count {}, found {i}", acc.count),
+                    )
+                })?;
+                *d = acc.component.to_u32(&vals[j * cs..(j + 1) * cs]);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A sparse accessor's indices and its values' bytes (`count × width × size`).
+    fn sparse(&self, acc: &Accessor, s: &Value) -> R<(Vec<usize>, &[u8])> {
+        let sp = join(&acc.place, "sparse");
+        let count = req_index(s, "count", &sp)?;
+        if count > acc.count {
+            return Err(invalid(
+                join(&sp, "count"),
+                format!("at most the accessor's count {}, found {count}", acc.count),
+            ));
+        }
+        let ip = join(&sp, "indices");
+        let iv = s.get("indices").ok_or_else(|| invalid(&ip, "an object"))?;
+        let ic = req_index(iv, "componentType", &ip)?;
+        let ic = match ic {
+            5121 => Component::U8,
+            5123 => Component::U16,
+            5125 => Component::U32,
+            _ => return Err(invalid(join(&ip, "componentType"), "5121, 5123 or 5125")),
+        };
+        let (idata, _) = self.view(req_index(iv, "bufferView", &ip)?, &ip)?;
+        let ioff = opt_index(iv, "byteOffset", &ip)?.unwrap_or(0);
+        check_range(&ip, ioff, ic.size(), ic.size(), count, idata.len())?;
+        let idx = (0..count)
+            .map(|j| {
+                let at = ioff + j * ic.size();
+                ic.to_u32(&idata[at..at + ic.size()]) as usize
+            })
+            .collect();
+        let vp = join(&sp, "values");
+        let vv = s.get("values").ok_or_else(|| invalid(&vp, "an object"))?;
+        let (vdata, _) = self.view(req_index(vv, "bufferView", &vp)?, &vp)?;
+        let voff = opt_index(vv, "byteOffset", &vp)?.unwrap_or(0);
+        let elem = acc.component.size() * acc.width;
+        check_range(&vp, voff, elem, elem, count, vdata.len())?;
+        Ok((idx, &vdata[voff..voff + elem * count]))
+    }
+}
+
+fn check_range(place: &str, offset: usize, stride: usize, elem: usize, count: usize, len: usize) -> R<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    let need = (count - 1)
+        .checked_mul(stride)
+        .and_then(|v| v.checked_add(offset))
+        .and_then(|v| v.checked_add(elem));
+    match need {
+        Some(n) if n <= len => Ok(()),
+        _ => Err(invalid(
+            place,
+            format!(
+                "{count} elements of {elem} bytes (stride {stride}) from byte {offset} inside its {len}-byte buffer view"
+            ),
+        )),
+    }
+}
+
+/// An accessor's description.
+#[derive(Debug, Clone)]
+pub(crate) struct Accessor {
+    pub place: String,
+    pub view: Option<usize>,
+    pub offset: usize,
+    pub component: Component,
+    pub width: usize,
+    pub matrix: bool,
+    pub normalized: bool,
+    pub count: usize,
+    pub sparse: Option<Value>,
+}
+
+/// A glTF component type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Component {
+    I8,
+    U8,
+    I16,
+    U16,
+    U32,
+    F32,
+}
+
+impl Component {
+    fn of(n: usize) -> Option<Component> {
+        Some(match n {
+            5120 => Component::I8,
+            5121 => Component::U8,
+            5122 => Component::I16,
+            5123 => Component::U16,
+            5125 => Component::U32,
+            5126 => Component::F32,
+            _ => return None,
+        })
+    }
+
+    pub fn size(self) -> usize {
+        match self {
+            Component::I8 | Component::U8 => 1,
+            Component::I16 | Component::U16 => 2,
+            Component::U32 | Component::F32 => 4,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        self == Component::F32
+    }
+
+    fn to_u32(self, b: &[u8]) -> u32 {
+        match self {
+            Component::I8 | Component::U8 => u32::from(b[0]),
+            Component::I16 | Component::U16 => u32::from(u16::from_le_bytes([b[0], b[1]])),
+            Component::U32 | Component::F32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        }
+    }
+
+    fn to_f32(self, b: &[u8], normalized: bool) -> f32 {
+        match self {
+            Component::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            Component::U8 => {
+                let v = f32::from(b[0]);
+                if normalized {
+                    v / 255.0
+                } else {
+                    v
+                }
+            }
+            Component::U16 => {
+                let v = f32::from(u16::from_le_bytes([b[0], b[1]]));
+                if normalized {
+                    v / 65535.0
+                } else {
+                    v
+                }
+            }
+            Component::I8 => {
+                let v = f32::from(b[0] as i8);
+                if normalized {
+                    (v / 127.0).max(-1.0)
+                } else {
+                    v
+                }
+            }
+            Component::I16 => {
+                let v = f32::from(i16::from_le_bytes([b[0], b[1]]));
+                if normalized {
+                    (v / 32767.0).max(-1.0)
+                } else {
+                    v
+                }
+            }
+            Component::U32 => {
+                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32;
+                if normalized {
+                    v / u32::MAX as f32
+                } else {
+                    v
+                }
+            }
+        }
+    }
+}
+
+fn base64(s: &str) -> Option<Vec<u8>> {
+    let val = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let s = s.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(s.len() / 4 * 3 + 3);
+    for chunk in s.chunks(4) {
+        let mut acc = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            acc |= val(*c)? << (18 - 6 * i);
+        }
+        let bytes = acc.to_be_bytes();
+        match chunk.len() {
+            4 => out.extend_from_slice(&bytes[1..4]),
+            3 => out.extend_from_slice(&bytes[1..3]),
+            2 => out.push(bytes[1]),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_decodes() {
+        assert_eq!(base64("TWFu").unwrap(), b"Man");
+        assert_eq!(base64("TWE=").unwrap(), b"Ma");
+        assert_eq!(base64("TQ==").unwrap(), b"M");
+        assert!(base64("T").is_none());
+        assert!(base64("T$==").is_none());
+    }
+
+    #[test]
+    fn container_refuses_short_and_truncated() {
+        assert!(matches!(split(b"glTF"), Err(GlbErrorKind::Container(_))));
+        let mut b = b"glTF".to_vec();
+        b.extend(2u32.to_le_bytes());
+        b.extend(100u32.to_le_bytes());
+        assert!(matches!(split(&b), Err(GlbErrorKind::Container(_))));
+    }
+}

@@ -1,0 +1,647 @@
+//! The importer proper: the scene graph, the meshes it draws, and the three things a map
+//! build leaves out (skins, morph targets, animations).
+
+use super::error::{GlbError, GlbErrorKind, ImportWarning};
+use super::glb::{self, array, invalid, join, opt_index, opt_numbers, opt_str, Document, R};
+use super::tangent;
+use super::{math, ImportOptions, Mesh, Model, Node, Primitive, Purpose};
+use crate::jsonc::Value;
+use crate::mesh::MeshVertex;
+
+/// The extensions whose geometry the importer cannot read: a file that requires one is
+/// refused.
+pub const REFUSED_EXTENSIONS: [&str; 3] = [
+    "KHR_draco_mesh_compression",
+    "EXT_meshopt_compression",
+    "KHR_mesh_quantization",
+];
+
+/// Imports a GLB for a map with the default caps. `name` names the model in errors and
+/// warnings.
+pub fn import_glb(bytes: &[u8], name: &str) -> Result<Model, GlbError> {
+    import_glb_with(bytes, name, &ImportOptions::default())
+}
+
+/// Imports a GLB with explicit options.
+pub fn import_glb_with(bytes: &[u8], name: &str, opts: &ImportOptions) -> Result<Model, GlbError> {
+    read_model(bytes, name, opts).map_err(|kind| GlbError {
+        model: name.to_string(),
+        kind,
+    })
+}
+
+/// Budget counters over one model.
+struct Budget {
+    vertices: usize,
+    indices: usize,
+}
+
+pub(crate) fn read_model(bytes: &[u8], name: &str, opts: &ImportOptions) -> R<Model> {
+    let raw = read_raw(bytes, name, opts, opts.purpose == Purpose::Object)?;
+    finish(raw, opts.purpose)
+}
+
+/// A model as read, before the map build's exclusions are applied and warned about.
+pub(crate) struct Raw {
+    pub model: Model,
+    /// Animation tracks (`animation/node.path`).
+    pub tracks: Vec<String>,
+    /// Extensions used and not read.
+    pub ignored: Vec<String>,
+}
+
+/// Reads the document. With `decode_skinned` false, a skinned node keeps its flag but no
+/// mesh (its geometry is never decoded).
+pub(crate) fn read_raw(bytes: &[u8], name: &str, opts: &ImportOptions, decode_skinned: bool) -> R<Raw> {
+    let c = glb::split(bytes)?;
+    let doc = Document::open(&c, opts.max_vertices.saturating_mul(72))?;
+    let json = &doc.json;
+
+    for ext in glb::strings(json, "extensionsRequired")? {
+        if REFUSED_EXTENSIONS.contains(&ext) {
+            return Err(GlbErrorKind::Compressed(ext.to_string()));
+        }
+    }
+    let ignored: Vec<String> = glb::strings(json, "extensionsUsed")?
+        .into_iter()
+        .filter(|e| *e == "EXT_mesh_gpu_instancing")
+        .map(str::to_string)
+        .collect();
+
+    let scenes = array(json, "scenes", "")?;
+    let scene_index = opt_index(json, "scene", "")?.unwrap_or(0);
+    let scene = scenes.get(scene_index).ok_or(GlbErrorKind::NoScene)?;
+    let scene_place = format!("scenes[{scene_index}]");
+
+    let gnodes = array(json, "nodes", "")?;
+    if gnodes.len() > opts.max_nodes {
+        return Err(GlbErrorKind::TooLarge {
+            what: "nodes".into(),
+            got: gnodes.len(),
+            limit: opts.max_nodes,
+        });
+    }
+    let gmeshes = array(json, "meshes", "")?;
+    let materials = array(json, "materials", "")?;
+
+    // The node arena mirrors the file's numbering; `compact` drops what the scene does
+    // not reach.
+    let mut nodes: Vec<Node> = Vec::with_capacity(gnodes.len());
+    for (i, n) in gnodes.iter().enumerate() {
+        nodes.push(read_node(n, i, gnodes.len(), gmeshes.len())?);
+    }
+    let mut roots = Vec::new();
+    for (k, r) in array(scene, "nodes", &scene_place)?.iter().enumerate() {
+        let place = format!("{scene_place}.nodes[{k}]");
+        let i = index_value(r, &place)?;
+        if i >= nodes.len() {
+            return Err(invalid(place, format!("a node index below {}, found {i}", nodes.len())));
+        }
+        roots.push(i);
+    }
+    // Parents from children, refusing a node reached twice (a cycle or a shared child).
+    let mut reached = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = roots.clone();
+    for r in &roots {
+        if reached[*r] {
+            return Err(invalid(
+                format!("{scene_place}.nodes"),
+                format!("each root listed once, found node {r} twice"),
+            ));
+        }
+        reached[*r] = true;
+    }
+    while let Some(n) = stack.pop() {
+        let kids = nodes[n].children.clone();
+        for c in kids {
+            if reached[c] {
+                return Err(invalid(
+                    format!("nodes[{n}].children"),
+                    format!("a tree: node {c} is reached twice (a cycle, or a child with two parents)"),
+                ));
+            }
+            reached[c] = true;
+            nodes[c].parent = Some(n);
+            stack.push(c);
+        }
+    }
+
+    // Which meshes are skinned or morphed, from their attribute names alone.
+    let mut mesh_skinned = vec![false; gmeshes.len()];
+    let mut mesh_morph = vec![false; gmeshes.len()];
+    for (m, mesh) in gmeshes.iter().enumerate() {
+        let place = format!("meshes[{m}]");
+        for (p, prim) in array(mesh, "primitives", &place)?.iter().enumerate() {
+            let pp = format!("{place}.primitives[{p}]");
+            let attrs = prim
+                .get("attributes")
+                .and_then(Value::as_object)
+                .ok_or_else(|| invalid(join(&pp, "attributes"), "an object of attribute accessors"))?;
+            if attrs
+                .iter()
+                .any(|a| a.key.starts_with("JOINTS_") || a.key.starts_with("WEIGHTS_"))
+            {
+                mesh_skinned[m] = true;
+            }
+            if !array(prim, "targets", &pp)?.is_empty() {
+                mesh_morph[m] = true;
+            }
+        }
+    }
+    for (i, (node, g)) in nodes.iter_mut().zip(gnodes).enumerate() {
+        let has_skin = opt_index(g, "skin", &format!("nodes[{i}]"))?.is_some();
+        if let Some(m) = node.mesh {
+            node.skinned = has_skin || mesh_skinned[m];
+            node.morph = mesh_morph[m];
+        }
+    }
+
+    // Decode each mesh a reached node draws, once.
+    let mut decoded: Vec<Option<usize>> = vec![None; gmeshes.len()];
+    let mut meshes: Vec<Mesh> = Vec::new();
+    let mut budget = Budget {
+        vertices: 0,
+        indices: 0,
+    };
+    for i in 0..nodes.len() {
+        if !reached[i] {
+            continue;
+        }
+        let Some(m) = nodes[i].mesh else { continue };
+        if nodes[i].skinned && !decode_skinned {
+            nodes[i].mesh = None;
+            continue;
+        }
+        let slot = match decoded[m] {
+            Some(s) => s,
+            None => {
+                let mesh = read_mesh(&doc, &gmeshes[m], m, materials, opts, &mut budget)?;
+                meshes.push(mesh);
+                decoded[m] = Some(meshes.len() - 1);
+                meshes.len() - 1
+            }
+        };
+        nodes[i].mesh = Some(slot);
+    }
+
+    let mut model = Model {
+        name: name.to_string(),
+        nodes,
+        roots,
+        meshes,
+        warnings: Vec::new(),
+    };
+    let mut new_index: Vec<Option<usize>> = vec![None; model.nodes.len()];
+    for (k, n) in model.traversal().into_iter().enumerate() {
+        new_index[n] = Some(k);
+    }
+    model.compact();
+    let paths = model.node_paths();
+    let mut tracks = Vec::new();
+    for (a, anim) in array(json, "animations", "")?.iter().enumerate() {
+        let ap = format!("animations[{a}]");
+        let aname = match opt_str(anim, "name", &ap)? {
+            Some(s) if !s.is_empty() => s.to_string(),
+            _ => format!("#{a}"),
+        };
+        for (k, ch) in array(anim, "channels", &ap)?.iter().enumerate() {
+            let cp = format!("{ap}.channels[{k}]");
+            let target = ch.get("target");
+            let node = match target {
+                Some(t) => opt_index(t, "node", &join(&cp, "target"))?,
+                None => None,
+            };
+            let what = target
+                .map(|t| opt_str(t, "path", &join(&cp, "target")))
+                .transpose()?
+                .flatten()
+                .unwrap_or("?");
+            // The file's node number, through the compaction, to the node's path.
+            let who = node
+                .and_then(|n| new_index.get(n).copied().flatten())
+                .and_then(|n| paths.get(n))
+                .cloned()
+                .unwrap_or_else(|| match node {
+                    Some(n) => format!("nodes[{n}]"),
+                    None => "(no node)".to_string(),
+                });
+            tracks.push(format!("{aname}/{who}.{what}"));
+        }
+    }
+    Ok(Raw {
+        model,
+        tracks,
+        ignored,
+    })
+}
+
+/// Applies a map build's exclusions (skinned nodes draw nothing) and writes the model's
+/// warnings, one per concern, naming every node or track.
+pub(crate) fn finish(raw: Raw, purpose: Purpose) -> R<Model> {
+    let Raw {
+        mut model,
+        tracks,
+        ignored,
+    } = raw;
+    let paths = model.node_paths();
+    let order = model.traversal();
+    let skinned: Vec<String> = order
+        .iter()
+        .filter(|n| model.nodes[**n].skinned)
+        .map(|n| paths[*n].clone())
+        .collect();
+    let morph: Vec<String> = order
+        .iter()
+        .filter(|n| model.nodes[**n].morph && !(purpose == Purpose::Map && model.nodes[**n].skinned))
+        .map(|n| paths[*n].clone())
+        .collect();
+    model.warnings.clear();
+    if purpose == Purpose::Map && !skinned.is_empty() {
+        for n in model.nodes.iter_mut() {
+            if n.skinned {
+                n.mesh = None;
+            }
+        }
+        if !model.nodes.iter().any(|n| n.mesh.is_some()) {
+            return Err(GlbErrorKind::OnlySkinned(skinned));
+        }
+        model.warnings.push(ImportWarning::SkinnedLeftOut(skinned));
+        model.compact();
+    }
+    if !morph.is_empty() {
+        model.warnings.push(ImportWarning::MorphTargetsIgnored(morph));
+    }
+    if !tracks.is_empty() {
+        model.warnings.push(ImportWarning::AnimationsReadPast(tracks));
+    }
+    if !ignored.is_empty() {
+        model.warnings.push(ImportWarning::ExtensionsIgnored(ignored));
+    }
+    Ok(model)
+}
+
+fn index_value(v: &Value, place: &str) -> R<usize> {
+    match v.as_f64() {
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 4_294_967_296.0 => Ok(n as usize),
+        _ => Err(invalid(place, "a non-negative integer index")),
+    }
+}
+
+fn read_node(n: &Value, i: usize, node_count: usize, mesh_count: usize) -> R<Node> {
+    let place = format!("nodes[{i}]");
+    let mut node = Node::new(opt_str(n, "name", &place)?.unwrap_or(""));
+    for (k, c) in array(n, "children", &place)?.iter().enumerate() {
+        let cp = format!("{place}.children[{k}]");
+        let ci = index_value(c, &cp)?;
+        if ci >= node_count {
+            return Err(invalid(cp, format!("a node index below {node_count}, found {ci}")));
+        }
+        if ci == i {
+            return Err(invalid(cp, "another node (a node cannot be its own child)"));
+        }
+        node.children.push(ci);
+    }
+    if let Some(m) = opt_numbers::<16>(n, "matrix", &place)? {
+        node.local = m;
+    } else {
+        let t = opt_numbers::<3>(n, "translation", &place)?.unwrap_or([0.0; 3]);
+        let r = opt_numbers::<4>(n, "rotation", &place)?.unwrap_or(math::QUAT_IDENTITY);
+        let s = opt_numbers::<3>(n, "scale", &place)?.unwrap_or([1.0; 3]);
+        node.local = math::from_trs(t, r, s);
+    }
+    if let Some(m) = opt_index(n, "mesh", &place)? {
+        if m >= mesh_count {
+            return Err(invalid(
+                join(&place, "mesh"),
+                format!("a mesh index below {mesh_count}, found {m}"),
+            ));
+        }
+        node.mesh = Some(m);
+    }
+    node.camera = n.get("camera").is_some();
+    node.light = n
+        .get("extensions")
+        .and_then(|e| e.get("KHR_lights_punctual"))
+        .is_some();
+    Ok(node)
+}
+
+fn mode_name(mode: u64) -> &'static str {
+    match mode {
+        0 => "POINTS",
+        1 => "LINES",
+        2 => "LINE_LOOP",
+        3 => "LINE_STRIP",
+        5 => "TRIANGLE_STRIP",
+        6 => "TRIANGLE_FAN",
+        _ => "not a glTF mode",
+    }
+}
+
+fn read_mesh(
+    doc: &Document<'_>,
+    mesh: &Value,
+    m: usize,
+    materials: &[Value],
+    opts: &ImportOptions,
+    budget: &mut Budget,
+) -> R<Mesh> {
+    let place = format!("meshes[{m}]");
+    let name = opt_str(mesh, "name", &place)?.unwrap_or("").to_string();
+    let label = if name.is_empty() {
+        place.clone()
+    } else {
+        format!("{place} '{name}'")
+    };
+    let mut out = Mesh {
+        name,
+        primitives: Vec::new(),
+    };
+    for (p, prim) in array(mesh, "primitives", &place)?.iter().enumerate() {
+        let pp = format!("{label} primitives[{p}]");
+        out.primitives
+            .push(read_primitive(doc, prim, &pp, materials, opts, budget)?);
+    }
+    Ok(out)
+}
+
+/// An attribute's accessor, its count checked against POSITION's.
+fn attribute(
+    doc: &Document<'_>,
+    attrs: &Value,
+    key: &str,
+    place: &str,
+    positions: usize,
+) -> R<Option<glb::Accessor>> {
+    let Some(i) = opt_index(attrs, key, &join(place, "attributes"))? else {
+        return Ok(None);
+    };
+    let acc = doc.accessor(i, &format!("{place}.attributes.{key}"))?;
+    if acc.count != positions {
+        return Err(GlbErrorKind::CountMismatch {
+            place: place.to_string(),
+            attribute: key.to_string(),
+            count: acc.count,
+            positions,
+        });
+    }
+    Ok(Some(acc))
+}
+
+fn expect_width(acc: &glb::Accessor, key: &str, widths: &[usize], what: &str) -> R<()> {
+    if widths.contains(&acc.width) && !acc.matrix {
+        Ok(())
+    } else {
+        Err(invalid(
+            format!("{} ({key})", acc.place),
+            format!("{what}, found {} components", acc.width),
+        ))
+    }
+}
+
+fn read_primitive(
+    doc: &Document<'_>,
+    prim: &Value,
+    place: &str,
+    materials: &[Value],
+    opts: &ImportOptions,
+    budget: &mut Budget,
+) -> R<Primitive> {
+    let mode = match prim.get("mode") {
+        None => 4,
+        Some(v) => match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 1e15 => n as u64,
+            _ => return Err(invalid(join(place, "mode"), "a glTF primitive mode (an integer)")),
+        },
+    };
+    if mode != 4 {
+        return Err(GlbErrorKind::NotTriangles {
+            place: place.to_string(),
+            mode,
+            name: mode_name(mode),
+        });
+    }
+    let attrs = prim
+        .get("attributes")
+        .filter(|a| a.as_object().is_some())
+        .ok_or_else(|| invalid(join(place, "attributes"), "an object of attribute accessors"))?;
+    let Some(pos_index) = opt_index(attrs, "POSITION", &join(place, "attributes"))? else {
+        return Err(GlbErrorKind::NoPosition {
+            place: place.to_string(),
+        });
+    };
+    let pos = doc.accessor(pos_index, &format!("{place}.attributes.POSITION"))?;
+    if pos.width != 3 || pos.matrix || !pos.component.is_float() {
+        return Err(invalid(
+            format!("{} (POSITION)", pos.place),
+            "a VEC3 of floats (quantized positions need KHR_mesh_quantization, which is not read)",
+        ));
+    }
+    let n = pos.count;
+    let vertex_room = opts.max_vertices.saturating_sub(budget.vertices);
+    if n > vertex_room {
+        return Err(GlbErrorKind::TooLarge {
+            what: format!("{place}: vertices (the whole model's)"),
+            got: budget.vertices.saturating_add(n),
+            limit: opts.max_vertices,
+        });
+    }
+    budget.vertices += n;
+
+    let normal = attribute(doc, attrs, "NORMAL", place, n)?;
+    let tangent_acc = attribute(doc, attrs, "TANGENT", place, n)?;
+    let mut uvs = Vec::new();
+    for k in 0..4 {
+        uvs.push(attribute(doc, attrs, &format!("TEXCOORD_{k}"), place, n)?);
+    }
+    let color0 = attribute(doc, attrs, "COLOR_0", place, n)?;
+    let color1 = attribute(doc, attrs, "COLOR_1", place, n)?;
+    let uv_sets = attrs
+        .as_object()
+        .map(|a| a.iter().filter(|m| m.key.starts_with("TEXCOORD_")).count())
+        .unwrap_or(0)
+        .min(4) as u8;
+
+    let cap = n.saturating_mul(4);
+    let positions = doc.read_floats(&pos, cap)?;
+    let mut vertices: Vec<MeshVertex> = positions
+        .chunks_exact(3)
+        .map(|p| MeshVertex {
+            position: [p[0], p[1], p[2]],
+            ..MeshVertex::default()
+        })
+        .collect();
+    if let Some(acc) = &normal {
+        expect_width(acc, "NORMAL", &[3], "a VEC3")?;
+        for (v, d) in vertices.iter_mut().zip(doc.read_floats(acc, cap)?.chunks_exact(3)) {
+            v.normal = tangent::unit_normal([d[0], d[1], d[2]]);
+        }
+    }
+    for (k, acc) in uvs.iter().enumerate() {
+        let Some(acc) = acc else { continue };
+        expect_width(acc, &format!("TEXCOORD_{k}"), &[2], "a VEC2")?;
+        let data = doc.read_floats(acc, cap)?;
+        for (v, d) in vertices.iter_mut().zip(data.chunks_exact(2)) {
+            let uv = [d[0], d[1]];
+            match k {
+                0 => v.uv0 = uv,
+                1 => v.uv1 = uv,
+                2 => v.uv2 = uv,
+                _ => v.uv3 = uv,
+            }
+        }
+    }
+    let mut tangents_authored = false;
+    if let Some(acc) = &tangent_acc {
+        expect_width(acc, "TANGENT", &[4], "a VEC4")?;
+        for (v, d) in vertices.iter_mut().zip(doc.read_floats(acc, cap)?.chunks_exact(4)) {
+            // Kept as the exporter wrote it, at unit length.
+            let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            let t = if l.is_finite() && l > 0.0 {
+                [d[0] / l, d[1] / l, d[2] / l]
+            } else {
+                tangent::orthonormal_tangent(v.normal, [0.0; 3])
+            };
+            v.tangent = [t[0], t[1], t[2], if d[3] < 0.0 { -1.0 } else { 1.0 }];
+        }
+        tangents_authored = true;
+    }
+    let read_color = |acc: &Option<glb::Accessor>, key: &str, alpha: f32| -> R<Option<Vec<[f32; 4]>>> {
+        let Some(acc) = acc else { return Ok(None) };
+        expect_width(acc, key, &[3, 4], "a VEC3 or a VEC4")?;
+        let data = doc.read_floats(acc, cap)?;
+        let w = acc.width;
+        Ok(Some(
+            data.chunks_exact(w)
+                .map(|c| {
+                    let g = |i: usize| c.get(i).copied().unwrap_or(alpha).clamp(0.0, 1.0);
+                    [g(0), g(1), g(2), if w == 4 { g(3) } else { 1.0 }]
+                })
+                .collect(),
+        ))
+    };
+    let mut c0 = read_color(&color0, "COLOR_0", 1.0)?;
+    let mut c1 = read_color(&color1, "COLOR_1", 1.0)?;
+    // A set whose every value is its default is absent.
+    const EPS: f32 = 0.5 / 65535.0;
+    if c0
+        .as_ref()
+        .is_some_and(|c| c.iter().all(|v| v.iter().all(|x| *x >= 1.0 - EPS)))
+    {
+        c0 = None;
+    }
+    if c1
+        .as_ref()
+        .is_some_and(|c| c.iter().all(|v| v.iter().all(|x| *x <= EPS)))
+    {
+        c1 = None;
+    }
+
+    let mut indices = match opt_index(prim, "indices", place)? {
+        Some(i) => {
+            let acc = doc.accessor(i, &join(place, "indices"))?;
+            let room = opts.max_indices.saturating_sub(budget.indices);
+            doc.read_indices(&acc, room).map_err(|e| match e {
+                GlbErrorKind::TooLarge { what, got, .. } => GlbErrorKind::TooLarge {
+                    what: format!("{what} (the whole model's)"),
+                    got: budget.indices.saturating_add(got),
+                    limit: opts.max_indices,
+                },
+                e => e,
+            })?
+        }
+        None => {
+            if n > opts.max_indices.saturating_sub(budget.indices) {
+                return Err(GlbErrorKind::TooLarge {
+                    what: format!("{place}: indices (the whole model's)"),
+                    got: budget.indices.saturating_add(n),
+                    limit: opts.max_indices,
+                });
+            }
+            (0..n as u32).collect()
+        }
+    };
+    budget.indices += indices.len();
+    if indices.len() % 3 != 0 {
+        return Err(invalid(
+            join(place, "indices"),
+            format!(
+                "a whole number of triangles (a multiple of 3 indices), found {}",
+                indices.len()
+            ),
+        ));
+    }
+    if let Some((at, index)) = indices.iter().enumerate().find(|(_, i)| **i as usize >= n) {
+        return Err(GlbErrorKind::IndexOutOfRange {
+            place: place.to_string(),
+            index: *index,
+            at,
+            vertices: n,
+        });
+    }
+
+    let normals_authored = normal.is_some();
+    if !normals_authored {
+        // glTF: flat normals, so every corner becomes its own vertex.
+        let extra = indices.len().saturating_sub(n);
+        if extra > opts.max_vertices.saturating_sub(budget.vertices) {
+            return Err(GlbErrorKind::TooLarge {
+                what: format!("{place}: vertices once unwelded for flat normals"),
+                got: budget.vertices.saturating_add(extra),
+                limit: opts.max_vertices,
+            });
+        }
+        budget.vertices += extra;
+        let unweld = |src: &[[f32; 4]]| -> Vec<[f32; 4]> {
+            indices.iter().map(|i| src[*i as usize]).collect()
+        };
+        c0 = c0.as_deref().map(unweld);
+        c1 = c1.as_deref().map(unweld);
+        vertices = indices.iter().map(|i| vertices[*i as usize]).collect();
+        tangent::flat_normals(&mut vertices);
+        indices = (0..vertices.len() as u32).collect();
+        if tangents_authored {
+            for v in vertices.iter_mut() {
+                let t = tangent::orthonormal_tangent(v.normal, [v.tangent[0], v.tangent[1], v.tangent[2]]);
+                v.tangent = [t[0], t[1], t[2], v.tangent[3]];
+            }
+        }
+    }
+    if !tangents_authored {
+        tangent::derive_tangents(&mut vertices, &indices);
+    }
+
+    let material = match opt_index(prim, "material", place)? {
+        None => None,
+        Some(i) => {
+            let mat = materials.get(i).ok_or_else(|| {
+                invalid(
+                    join(place, "material"),
+                    format!("a material index below {}, found {i}", materials.len()),
+                )
+            })?;
+            match opt_str(mat, "name", &format!("materials[{i}]"))? {
+                Some(s) if !s.is_empty() => Some(s.to_string()),
+                _ => Some(format!("#{i}")),
+            }
+        }
+    };
+    let reflection_probe = prim
+        .get("extras")
+        .and_then(|e| e.get("dh"))
+        .and_then(|d| d.get("reflectionProbe"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+
+    Ok(Primitive {
+        vertices,
+        indices,
+        uv_sets,
+        normals_authored,
+        tangents_authored,
+        color0: c0,
+        color1: c1,
+        material,
+        reflection_probe,
+    })
+}

@@ -1,0 +1,358 @@
+//! A volume's resolved palette: what each global palette entry draws as, what it hides,
+//! where its color sits in the palette atlas, and what it does to light.
+
+use std::collections::HashMap;
+
+use dh_content::voxel::blocks::{
+    parse_color, resolve_entry, BlockLook, BlockTables, DrawAs, EntryKey, PlatformPallet,
+};
+use dh_content::voxel::payload::{PaletteEntry, PropValue};
+
+
+use super::fluid::FluidTable;
+use super::light::light_props_for;
+
+/// The surface a face draws in: one draw per surface per region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Surface {
+    /// Opaque (and the unresolved checker).
+    #[default]
+    Opaque = 0,
+    /// Alpha-tested: leaves (fancy), plants.
+    Cutout = 1,
+    /// Blended: glass, water, ice. Written lowest first.
+    Translucent = 2,
+}
+
+impl Surface {
+    /// The three surfaces, in draw order.
+    pub const ALL: [Surface; 3] = [Surface::Opaque, Surface::Cutout, Surface::Translucent];
+}
+
+/// Flag: the cell hides everything behind it (opaque or unresolved).
+pub const FLAG_OPAQUE: u8 = 1;
+/// Flag: the cell is there and see-through (cutout, translucent, or a fluid): it hides
+/// only its own kind.
+pub const FLAG_SEE_THROUGH: u8 = 2;
+/// Flag: the cell's block draws cube faces.
+pub const FLAG_DRAW: u8 = 4;
+/// Flag: the cell holds a fluid drawn from its level (a fluid block, a waterlogged block
+/// or a holder).
+pub const FLAG_FLUID: u8 = 8;
+
+/// Texels along the palette atlas's width.
+pub const ATLAS_WIDTH: usize = 256;
+/// The texel the atlas holds for an entry nothing names a color for (the renderer draws
+/// the unresolved checker on these faces; the texel marks them).
+pub const UNRESOLVED_COLOR: [u8; 4] = [255, 0, 64, 255];
+
+/// One palette entry as the mesher and the light field read it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellLook {
+    /// [`FLAG_OPAQUE`], [`FLAG_SEE_THROUGH`], [`FLAG_DRAW`], [`FLAG_FLUID`].
+    pub flags: u8,
+    /// The surface the block's faces draw in.
+    pub surface: Surface,
+    /// Its kind: cells of one kind (one block id and color, whatever its other
+    /// properties) hide each other when see-through.
+    pub kind: u32,
+    /// A see-through block that keeps the faces between two cells of its own kind.
+    pub inner: bool,
+    /// The palette-atlas coordinate of its color (UV0).
+    pub uv0: [f32; 2],
+    /// How much it cuts light passing into it, 0 to 15.
+    pub opacity: u8,
+    /// The light level it gives off, 0 to 15.
+    pub emission: u8,
+    /// 0 for none, else 1 + the fluid's index in the volume's [`FluidTable`].
+    pub fluid: u8,
+    /// The fluid's level: 0 a source, 1–7 a flow, 8 and up falling.
+    pub fluid_level: u8,
+    /// The surface the fluid's faces draw in.
+    pub fluid_surface: Surface,
+    /// The palette-atlas coordinate of the fluid's color.
+    pub fluid_uv0: [f32; 2],
+    /// Whether it collides.
+    pub solid: bool,
+    /// Whether nothing names a look for it (the checker).
+    pub unresolved: bool,
+}
+
+impl CellLook {
+    const EMPTY: CellLook = CellLook {
+        flags: 0,
+        surface: Surface::Opaque,
+        kind: 0,
+        inner: false,
+        uv0: [0.0, 0.0],
+        opacity: 0,
+        emission: 0,
+        fluid: 0,
+        fluid_level: 0,
+        fluid_surface: Surface::Opaque,
+        fluid_uv0: [0.0, 0.0],
+        solid: false,
+        unresolved: false,
+    };
+}
+
+/// The per-volume palette atlas: one RGBA8 texel per palette entry (row-major,
+/// [`ATLAS_WIDTH`] wide), then one per fluid of the volume's fluid table. UV0 points at a
+/// texel's center.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaletteAtlas {
+    /// Texels across.
+    pub width: usize,
+    /// Texel rows.
+    pub height: usize,
+    /// sRGB RGBA texels, row-major.
+    pub texels: Vec<[u8; 4]>,
+}
+
+impl PaletteAtlas {
+    fn uv(&self, slot: usize) -> [f32; 2] {
+        [
+            ((slot % self.width) as f32 + 0.5) / self.width as f32,
+            ((slot / self.width) as f32 + 0.5) / self.height as f32,
+        ]
+    }
+}
+
+/// A volume's palette resolved once when it opens, for both leaf modes: entry `i` of
+/// [`VoxelLooks::cells`] is global palette index `i`; one more entry at the end is the
+/// unresolved look, which a kernel reads for any index past the palette.
+#[derive(Debug, Clone)]
+pub struct VoxelLooks {
+    fast: Vec<CellLook>,
+    fancy: Vec<CellLook>,
+    fast_flags: Vec<u8>,
+    fancy_flags: Vec<u8>,
+    atlas: PaletteAtlas,
+    fluids: FluidTable,
+    resolved: usize,
+}
+
+fn own_color(e: &PaletteEntry) -> Option<[u8; 4]> {
+    e.properties
+        .iter()
+        .find(|p| p.key == "color")
+        .and_then(|p| match &p.value {
+            PropValue::String(s) => parse_color(s),
+            _ => None,
+        })
+}
+
+fn surface_of(d: DrawAs) -> Surface {
+    match d {
+        DrawAs::Cutout => Surface::Cutout,
+        DrawAs::Translucent => Surface::Translucent,
+        _ => Surface::Opaque,
+    }
+}
+
+impl VoxelLooks {
+    /// Resolves every entry of `palette` through the platform pallet (when given), the
+    /// block tables and the unresolved look (spec "How a block is drawn"), and, when
+    /// `fluids` is given (the platform pallet's blocks declare fluids), reads each entry's
+    /// fluid: a fluid block by its `level`, a block whose state sets the fluid's logged
+    /// property, or a holder. Without `fluids`, water is a translucent cube of the table's
+    /// color, as the spec has it without the platform pallet.
+    pub fn resolve(
+        palette: &[PaletteEntry],
+        tables: &BlockTables,
+        platform: Option<&str>,
+        pallet: Option<&dyn PlatformPallet>,
+        fluids: Option<&FluidTable>,
+    ) -> VoxelLooks {
+        let fluids = fluids.cloned().unwrap_or_default();
+        let n = palette.len();
+        let slots = n + 1 + fluids.fluids.len();
+        let width = ATLAS_WIDTH;
+        let height = slots.div_ceil(width).max(1);
+        let mut atlas = PaletteAtlas {
+            width,
+            height,
+            texels: vec![[0, 0, 0, 0]; width * height],
+        };
+        let mut kinds: HashMap<(String, String, Option<[u8; 4]>), u32> = HashMap::new();
+        let mut fast = Vec::with_capacity(n + 1);
+        let mut fancy = Vec::with_capacity(n + 1);
+        let mut resolved = 0;
+        // Each fluid's own look, for the water in a waterlogged cell.
+        let mut fluid_looks = Vec::with_capacity(fluids.fluids.len());
+        for (fi, f) in fluids.fluids.iter().enumerate() {
+            let key = EntryKey {
+                namespace: &f.namespace,
+                id: f.block.as_str(),
+                color: None,
+            };
+            let look = resolve_entry(tables, key, platform, pallet);
+            let slot = n + 1 + fi;
+            if let Some(t) = atlas.texels.get_mut(slot) {
+                *t = look.color.unwrap_or(UNRESOLVED_COLOR);
+            }
+            fluid_looks.push((surface_of(look.draw), atlas.uv(slot)));
+        }
+        for (i, e) in palette.iter().enumerate() {
+            let color = own_color(e);
+            let key = EntryKey {
+                namespace: &e.ns,
+                id: &e.id,
+                color,
+            };
+            let look = if i == 0 && e.is_empty_entry() {
+                tables
+                    .lookup("dh", "empty", platform, None)
+                    .unwrap_or_else(BlockLook::unresolved)
+            } else {
+                resolve_entry(tables, key, platform, pallet)
+            };
+            if !look.is_unresolved() {
+                resolved += 1;
+            }
+            let kind_key = (e.ns.clone(), e.id.clone(), look.color);
+            let next = kinds.len() as u32 + 1;
+            let kind = *kinds.entry(kind_key).or_insert(next);
+            let (opacity, emission) = light_props_for(&e.ns, &e.id, &look);
+            let mut base = CellLook {
+                kind,
+                inner: look.inner,
+                uv0: atlas.uv(i),
+                opacity,
+                emission,
+                solid: look.solid,
+                unresolved: look.is_unresolved(),
+                ..CellLook::EMPTY
+            };
+            let mut block_drawn = look.draw != DrawAs::Empty;
+            // Fluids.
+            if let Some((fi, level, draws_block)) = fluids.classify(e) {
+                if let Some(&(fs, fuv)) = fluid_looks.get(fi) {
+                    base.fluid = fi as u8 + 1;
+                    base.fluid_level = level;
+                    base.fluid_surface = fs;
+                    base.fluid_uv0 = fuv;
+                    if let Some(f) = fluids.fluids.get(fi) {
+                        base.emission = base.emission.max(f.emission);
+                        base.opacity = base.opacity.max(f.opacity);
+                    }
+                    block_drawn &= draws_block;
+                }
+            }
+            let color = look.color.unwrap_or(if look.is_unresolved() {
+                UNRESOLVED_COLOR
+            } else {
+                [0, 0, 0, 0]
+            });
+            if let Some(t) = atlas.texels.get_mut(i) {
+                *t = color;
+            }
+            let cell = |draw: DrawAs| {
+                let mut c = base;
+                let fluid = if c.fluid != 0 { FLAG_FLUID } else { 0 };
+                match (draw, block_drawn) {
+                    (DrawAs::Opaque, true) => {
+                        c.flags = FLAG_OPAQUE | FLAG_DRAW | fluid;
+                        c.surface = Surface::Opaque;
+                    }
+                    (DrawAs::Cutout | DrawAs::Translucent, true) => {
+                        c.flags = FLAG_SEE_THROUGH | FLAG_DRAW | fluid;
+                        c.surface = surface_of(draw);
+                    }
+                    _ => {
+                        c.flags = if fluid != 0 {
+                            FLAG_SEE_THROUGH | FLAG_FLUID
+                        } else {
+                            0
+                        };
+                        c.surface = Surface::Opaque;
+                    }
+                }
+                c
+            };
+            fancy.push(cell(look.draw));
+            let fast_draw = if look.leaves && look.draw != DrawAs::Empty {
+                DrawAs::Opaque
+            } else {
+                look.draw
+            };
+            let mut f = cell(fast_draw);
+            if look.leaves {
+                // Fast leaves: the holes filled, so the color is drawn at full alpha.
+                f.inner = false;
+            }
+            fast.push(f);
+        }
+        // The unresolved look, for any index past the palette.
+        let slot = n;
+        if let Some(t) = atlas.texels.get_mut(slot) {
+            *t = UNRESOLVED_COLOR;
+        }
+        let unresolved = CellLook {
+            flags: FLAG_OPAQUE | FLAG_DRAW,
+            kind: u32::MAX,
+            uv0: atlas.uv(slot),
+            opacity: 15,
+            solid: true,
+            unresolved: true,
+            ..CellLook::EMPTY
+        };
+        fast.push(unresolved);
+        fancy.push(unresolved);
+        let fast_flags = fast.iter().map(|c| c.flags).collect();
+        let fancy_flags = fancy.iter().map(|c| c.flags).collect();
+        VoxelLooks {
+            fast,
+            fancy,
+            fast_flags,
+            fancy_flags,
+            atlas,
+            fluids,
+            resolved,
+        }
+    }
+
+    /// The looks in force: `opaque_leaves` is `client.voxel.opaqueLeaves` (Minecraft's
+    /// Fast leaves when true). One more entry than the palette: the unresolved look.
+    pub fn cells(&self, opaque_leaves: bool) -> &[CellLook] {
+        if opaque_leaves {
+            &self.fast
+        } else {
+            &self.fancy
+        }
+    }
+
+    /// Just the flags of [`VoxelLooks::cells`], the table the face pass reads per cell.
+    pub fn flags(&self, opaque_leaves: bool) -> &[u8] {
+        if opaque_leaves {
+            &self.fast_flags
+        } else {
+            &self.fancy_flags
+        }
+    }
+
+    /// The palette atlas.
+    pub fn atlas(&self) -> &PaletteAtlas {
+        &self.atlas
+    }
+
+    /// The fluid table the volume was resolved with.
+    pub fn fluids(&self) -> &FluidTable {
+        &self.fluids
+    }
+
+    /// How many palette entries resolved to a look (the rest wear the checker).
+    pub fn resolved_count(&self) -> usize {
+        self.resolved
+    }
+
+    /// Palette entries (not counting the trailing unresolved look).
+    pub fn len(&self) -> usize {
+        self.fast.len() - 1
+    }
+
+    /// Whether the palette is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

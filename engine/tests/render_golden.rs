@@ -1,0 +1,182 @@
+//! Goldens for `dh-engine render` on lavapipe with the Khronos validation layer: the core
+//! render-eval cameras (white, gray, black, bloom, materials) and the logic-map's lamp lit by
+//! a script that presses lampButton and waits. Each capture is compared with the PNG under
+//! `gpu/tests/golden/` by mean and 99th-percentile error; a missing golden is written on the
+//! first run (and the test says so). Each picture is also checked for what the map
+//! describes, so a golden written from a broken render cannot pass silently.
+
+use std::path::{Path, PathBuf};
+
+use dh_engine::catalog::Catalog;
+use dh_engine::extract;
+use dh_engine::host::{Host, HostOptions};
+use dh_engine::script::{self, ScriptRunner};
+use dh_gpu::render::camera::output_size;
+use dh_gpu::render::compare::{compare, decode_png};
+use dh_gpu::render::Renderer;
+use dh_gpu::{testing, RgbaImage};
+use dh_jobs::{FrameTimer, Scheduler};
+
+/// Mean error allowed against a golden.
+const MEAN: f64 = 0.02;
+/// 99th-percentile error allowed.
+const P99: f64 = 0.12;
+/// The capture width (heights follow the cameras' aspect rules).
+const WIDTH: u32 = 320;
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../gpu/tests/golden")
+}
+
+fn check_golden(name: &str, image: &RgbaImage) {
+    let path = golden_dir().join(format!("{name}.png"));
+    if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
+        let _ = image.write_png(&Path::new(&dir).join(format!("{name}.png")));
+    }
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            let golden = decode_png(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let diff = compare(image, &golden).unwrap_or_else(|| {
+                panic!(
+                    "{name}: {}x{} against a {}x{} golden",
+                    image.width, image.height, golden.width, golden.height
+                )
+            });
+            assert!(
+                diff.within(MEAN, P99),
+                "{name}: differs from {}: mean {:.4} (≤ {MEAN}), p99 {:.4} (≤ {P99}), max {:.4}",
+                path.display(),
+                diff.mean,
+                diff.p99,
+                diff.max
+            );
+        }
+        Err(_) => {
+            let _ = std::fs::create_dir_all(golden_dir());
+            image.write_png(&path).unwrap_or_else(|e| panic!("{e}"));
+            eprintln!("{name}: no golden; wrote {}", path.display());
+        }
+    }
+}
+
+fn run_to_end(host: &mut Host, text: Option<&str>) {
+    let Some(text) = text else { return };
+    let mut runner =
+        ScriptRunner::new(script::parse("test", text).unwrap_or_else(|e| panic!("{e}")));
+    let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
+    let timer = FrameTimer::new();
+    while !runner.finished() {
+        host.step(Some(&mut runner), &scheduler, &timer)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+fn shoot(
+    renderer: &mut Renderer,
+    map: &str,
+    script: Option<&str>,
+    cameras: &[&str],
+) -> Vec<(String, RgbaImage)> {
+    let mut host = Host::start(&HostOptions {
+        map: map.into(),
+        ..HostOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    run_to_end(&mut host, script);
+    let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+    let (_, m) = catalog.load_map(map).unwrap_or_else(|e| panic!("{e}"));
+    let x = extract::extract(&host, &catalog, &m);
+    assert!(x.missing.is_empty(), "{:?}", x.missing);
+    cameras
+        .iter()
+        .map(|name| {
+            let cam = x
+                .cameras
+                .iter()
+                .find(|c| c.name == *name)
+                .unwrap_or_else(|| panic!("no camera {name}"));
+            let size = output_size(cam.aspect, Some([WIDTH, WIDTH * 9 / 16]), None);
+            let out = renderer
+                .render(&x.frame, &cam.view, size[0], size[1], None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            (name.to_string(), out.image)
+        })
+        .collect()
+}
+
+fn center(img: &RgbaImage) -> [u8; 4] {
+    img.pixel(img.width / 2, img.height / 2).unwrap_or([0; 4])
+}
+
+fn mean_luma(img: &RgbaImage, x0: u32, y0: u32, x1: u32, y1: u32) -> f64 {
+    let mut s = 0.0;
+    let mut n = 0.0f64;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.pixel(x, y).unwrap_or([0; 4]);
+            s += 0.2126 * f64::from(p[0]) + 0.7152 * f64::from(p[1]) + 0.0722 * f64::from(p[2]);
+            n += 1.0;
+        }
+    }
+    s / n.max(1.0)
+}
+
+#[test]
+fn render_eval_and_logic_map_match_their_goldens() {
+    let gpu = testing::test_gpu();
+    {
+        let mut renderer = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let eval = shoot(
+            &mut renderer,
+            "render-eval",
+            None,
+            &["white", "gray", "black", "bloom", "materials"],
+        );
+        for (name, img) in &eval {
+            let c = center(img);
+            match name.as_str() {
+                // tonemap none: the rooms read their own values on screen.
+                "white" => assert!(c[0] >= 250 && c[1] >= 250 && c[2] >= 250, "white {c:?}"),
+                "gray" => assert!(
+                    c.iter().take(3).all(|v| (120..=136).contains(v)),
+                    "gray {c:?}"
+                ),
+                "black" => assert!(c.iter().take(3).all(|v| *v <= 6), "black {c:?}"),
+                "bloom" => assert!(c[0] == 255 && c[1] == 255 && c[2] == 255, "bloom {c:?}"),
+                _ => {
+                    // The panels differ from one another: several distinct hues across the row.
+                    let y = img.height * 55 / 100;
+                    let mut hues = std::collections::BTreeSet::new();
+                    for x in (0..img.width).step_by(8) {
+                        let p = img.pixel(x, y).unwrap_or([0; 4]);
+                        hues.insert((p[0] / 64, p[1] / 64, p[2] / 64));
+                    }
+                    assert!(hues.len() >= 5, "materials row: {hues:?}");
+                }
+            }
+            check_golden(&format!("render-eval-{name}"), img);
+        }
+        // The lamp: lampButton pressed, the timer's second passes, the lamp is lit.
+        let press = "spawn lampPawn 3 0 1.9 180\nturn lampPawn 180 -30\nuse lampPawn\nwait 96 ticks\nexpect lamp.on == true\n";
+        let lit = shoot(
+            &mut renderer,
+            "logic-map",
+            Some(press),
+            &["lampView", "overview"],
+        );
+        let dark = shoot(&mut renderer, "logic-map", None, &["lampView"]);
+        let (l, d) = (&lit[0].1, &dark[0].1);
+        // The lamp's pool on the alcove floor and walls, around the frame's middle.
+        let (w, h) = (l.width, l.height);
+        let on = mean_luma(l, w / 4, h / 3, 3 * w / 4, h);
+        let off = mean_luma(d, w / 4, h / 3, 3 * w / 4, h);
+        assert!(
+            on > off + 10.0,
+            "the lamp lights its corner: {on:.1} lit vs {off:.1} unlit"
+        );
+        for (name, img) in &lit {
+            check_golden(&format!("logic-map-lamp-{name}"), img);
+        }
+    }
+    testing::finish(gpu);
+}
