@@ -284,6 +284,11 @@ impl<'c> CityRun<'c> {
     /// Runs one tick: the pawn program's commands, then the host's tick.
     pub fn step(&mut self) -> Result<(), HarnessError> {
         let tick = self.host.tick();
+        // The frame is this tick alone: its wall time is measured here, and the scheduler's
+        // figures start here, so time spent between ticks (another run's turn) counts in
+        // neither.
+        let started = Instant::now();
+        let _ = self.scheduler.take_stats();
         {
             let _s = self.timer.scope("pawns");
             for c in self.city.pawn_commands(tick) {
@@ -307,7 +312,7 @@ impl<'c> CityRun<'c> {
         }
         let lines = self.host.step(None, &self.scheduler, &self.timer);
         self.timer.record_job_stats(&self.scheduler.take_stats());
-        self.timer.end_frame();
+        self.timer.end_frame_with_duration(started.elapsed());
         for l in lines? {
             let text = l.to_string();
             self.trace_lines += 1;

@@ -60,3 +60,42 @@ pub fn fuzz_vox(data: &[u8]) {
 pub fn fuzz_blocks(data: &[u8]) {
     crate::voxel::blocks::fuzz_table(data);
 }
+
+/// The GLB importer (both purposes, and as a one-piece folder), the geometry report, the
+/// part table and identity matching, and stream packing of whatever imports, under caps
+/// small enough for a fuzzer's memory limit.
+pub fn fuzz_glb(data: &[u8]) {
+    use crate::gltf::{self, ImportOptions, Purpose};
+    for purpose in [Purpose::Map, Purpose::Object] {
+        let opts = ImportOptions {
+            purpose,
+            max_vertices: 1 << 16,
+            max_indices: 1 << 18,
+            max_nodes: 1 << 12,
+        };
+        let r = gltf::import_glb_with(data, "fuzz.glb", &opts);
+        let _ = gltf::geometry_report(r.as_ref(), &Default::default());
+        let Ok(model) = r else { continue };
+        for w in &model.warnings {
+            let _ = w.to_string();
+        }
+        let ids = crate::parts::match_identities(&model, "fuzz:fuzz.glb", None);
+        let again = crate::parts::match_identities(&model, "fuzz:fuzz.glb", Some(&ids.file));
+        let _ = crate::parts::IdsFile::parse(&again.file.to_text());
+        let materials = Default::default();
+        let placement = crate::parts::Placement {
+            instance_id: crate::schema::common::Guid([7; 16]),
+            pose: gltf::math::IDENTITY,
+            first_id: 0,
+            materials: &materials,
+        };
+        let _ = crate::parts::bake_parts_table(&model, &ids, &placement);
+        for p in model.meshes.iter().flat_map(|m| &m.primitives) {
+            let colors = p.vertex_colors();
+            let _ = crate::mesh::pack_streams(&p.vertices, None, colors.as_deref());
+        }
+        if purpose == Purpose::Map {
+            let _ = gltf::import_pieces("fuzz", &[gltf::Piece { name: "a.glb", bytes: data }], &opts);
+        }
+    }
+}

@@ -197,11 +197,11 @@ pub fn settings(
     let l = map.lighting.clone().unwrap_or_default();
     let r = map.render.clone().unwrap_or_default();
     let v3 = |v: Option<dh_content::schema::common::Vec3>| v.map(|x| x.0);
-    let sun_dir = world_v3(p, "world.sun.direction", v3(l.sun_direction.clone()));
-    let sun_color = world_v3(p, "world.sun.color", v3(l.sun_color.clone()));
+    let sun_dir = world_v3(p, "world.sun.direction", v3(l.sun_direction));
+    let sun_color = world_v3(p, "world.sun.color", v3(l.sun_color));
     let sun_intensity = world_f(p, "world.sun.intensity", l.sun_intensity, None);
-    let amb_sky = world_v3(p, "world.ambient.sky", v3(l.ambient_sky.clone()));
-    let amb_ground = world_v3(p, "world.ambient.ground", v3(l.ambient_ground.clone()));
+    let amb_sky = world_v3(p, "world.ambient.sky", v3(l.ambient_sky));
+    let amb_ground = world_v3(p, "world.ambient.ground", v3(l.ambient_ground));
     let amb_intensity = world_f(p, "world.ambient.intensity", l.ambient_intensity, None);
     let half_lambert = world_f(
         p,
@@ -231,7 +231,7 @@ pub fn settings(
         horizon_softness: world_f(p, "world.sky.horizonSoftness", l.sky_horizon_softness, None),
         intensity: world_f(p, "world.sky.intensity", l.sky_intensity, None),
         sun_disc: world_f(p, "world.sky.sunDisc", l.sky_sun_disc, None),
-        ground: world_v3(p, "world.sky.ground", v3(l.sky_ground.clone())).map(|c| c as f32),
+        ground: world_v3(p, "world.sky.ground", v3(l.sky_ground)).map(|c| c as f32),
         ground_blend: world_f(p, "world.sky.groundBlend", l.sky_ground_blend, None),
     };
     // ambientMode: a console value first; the map's explicit mode; auto takes the sky's

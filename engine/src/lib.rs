@@ -10,3 +10,4 @@ pub mod prefs;
 pub mod render_cmd;
 pub mod run;
 pub mod script;
+pub mod voxel;

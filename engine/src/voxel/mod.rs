@@ -34,7 +34,7 @@ mod place;
 
 pub use fluid::{fluid_height, FluidDef, FluidTable, FLUID_FULL, MINECRAFT_FLUIDS};
 pub use light::{
-    light_props_for, pack_light, reference_light, unpack_light, LightField, LightStats,
+    light_props_for, pack_light, reference_light, unpack_light, ChunkLight, LightField, LightStats,
     LightWorld, BRICK, BRICK_CELLS, LIGHT_OPAQUE,
 };
 pub use looks::{
@@ -42,7 +42,7 @@ pub use looks::{
     FLAG_OPAQUE, FLAG_SEE_THROUGH, UNRESOLVED_COLOR,
 };
 pub use mesh::{
-    mesh_chunk_into, mesh_region, mesh_regions, MeshOptions, MeshScratch, MeshStats, RegionMesh,
+    mesh_chunk_into, mesh_region, mesh_regions, MeshContext, MeshOptions, MeshScratch, MeshStats, RegionMesh,
     SurfaceMesh, FACE_DIRS, VERTEX_BYTES,
 };
 pub use place::Placement;

@@ -274,10 +274,10 @@ mod tests {
         let fwd = sub(transform_point(&inv, [0.0, 0.0, -1.0]), [1.0, 2.0, 3.0]);
         assert!(close(fwd, rotate(q, [0.0, 0.0, -1.0])));
         let m = mul(&v, &inv);
-        for c in 0..4 {
-            for r in 0..4 {
+        for (c, col) in m.iter().enumerate() {
+            for (r, v) in col.iter().enumerate() {
                 let e = if c == r { 1.0 } else { 0.0 };
-                assert!((m[c][r] - e).abs() < 1e-5);
+                assert!((v - e).abs() < 1e-5);
             }
         }
         assert!(inverse(&[[0.0; 4]; 4]).is_none());

@@ -1291,7 +1291,7 @@ impl Renderer {
         let post_set = self.screen_set(r.pool, r.hdr, bloom_result)?;
 
         let mut timer = r.timer;
-        let ((), _) = gpu.immediate(|gpu, cmd| {
+        let ((), value) = gpu.immediate(|gpu, cmd| {
             let mut timed = |name: &str| timer.as_deref_mut().and_then(|t| t.pass(name));
             // Texture uploads.
             for (t, image, staging) in r.uploads {
@@ -1755,6 +1755,6 @@ impl Renderer {
             );
             Ok(())
         })?;
-        Ok(gpu.last_submitted())
+        Ok(value)
     }
 }

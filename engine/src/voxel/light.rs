@@ -1,0 +1,1060 @@
+//! The light field (spec `dh.voxel`, "The light field"): block and sky light per cell,
+//! Minecraft's rules, computed while a volume streams and never saved.
+//!
+//! * Rules: block light loses 1 a step; sky light at 15 falls straight down through
+//!   cells of opacity 0 without loss and loses 1 a step sideways and up; a step into a
+//!   cell loses max(1, its opacity). A cell's own emission is its floor.
+//! * A cell is 16 bits, `SSSS RRRR GGGG BBBB` ([`pack_light`]). Every emitter is seeded
+//!   gray (all three channels at its level), so one block-light pass fills R, G and B.
+//! * Storage: per brick column (16 × 16 cells, the volume's whole height), bricks of 16³
+//!   cells, 8 KiB of light each, and a brick whose cells all hold one value stores that
+//!   value alone. Beside the light, each brick keeps its cells' opacity and emission
+//!   (4 KiB, or one byte when uniform), so a relight never reads the world again, and
+//!   each cell column keeps its lowest cell sky reaches unhindered.
+//! * Computing: increase and decrease queues of packed `u32`s (window index × 16 +
+//!   level) over a dense window copied out of the bricks and back. Whole columns are lit
+//!   as they stream in ([`LightField::light_columns`]: sky from each cell column's
+//!   sources, then every emitter, then what lit neighbors already hold across the
+//!   border), a tile of up to 8 × 8 brick columns a window. A changed cell is relit
+//!   incrementally ([`LightField::set_cell`]): what it lit is taken back, then what is
+//!   brighter around it fills in again. The field is `&mut` while it lights, so it has
+//!   one writer and nothing locks: one light job per volume at a time.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use dh_content::voxel::blocks::{BlockLook, DrawAs};
+
+use super::looks::VoxelLooks;
+use super::{ChunkSource, ChunkView};
+
+/// Cells along a brick's edge.
+pub const BRICK: usize = 16;
+/// Cells in a brick.
+pub const BRICK_CELLS: usize = BRICK * BRICK * BRICK;
+/// The opacity that stops all light.
+pub const LIGHT_OPAQUE: u8 = 15;
+
+/// A window's wall: opacity 15, no emission, never written.
+const PAD: u8 = 0x0F;
+/// Brick columns a tile spans on each horizontal axis.
+const TILE: i32 = 8;
+/// Most cells a window may hold (queue entries carry the index in 28 bits).
+const MAX_WINDOW: usize = 1 << 28;
+
+/// Packs sky light and a gray block light into a cell: `SSSS RRRR GGGG BBBB`.
+pub fn pack_light(sky: u8, block: u8) -> u16 {
+    let b = u16::from(block & 15);
+    (u16::from(sky & 15) << 12) | (b << 8) | (b << 4) | b
+}
+
+/// The sky level and the block light's red, green and blue of a cell.
+pub fn unpack_light(v: u16) -> (u8, [u8; 3]) {
+    (
+        (v >> 12) as u8,
+        [((v >> 8) & 15) as u8, ((v >> 4) & 15) as u8, (v & 15) as u8],
+    )
+}
+
+/// Built-in light levels and opacities of Minecraft blocks that are not the look's
+/// default (an opaque block is 15, anything else 0, leaves and fluids 1), as the
+/// platform pallet's `dh.block` `lightEmission` states them: (id, emission, opacity).
+/// A pallet's own values win when the streamer has them.
+const MINECRAFT_LIGHT: &[(&str, u8, u8)] = &[
+    ("torch", 14, 0),
+    ("wall_torch", 14, 0),
+    ("soul_torch", 10, 0),
+    ("soul_wall_torch", 10, 0),
+    ("redstone_torch", 7, 0),
+    ("redstone_wall_torch", 7, 0),
+    ("lantern", 15, 0),
+    ("soul_lantern", 10, 0),
+    ("glowstone", 15, 15),
+    ("sea_lantern", 15, 15),
+    ("shroomlight", 15, 15),
+    ("jack_o_lantern", 15, 15),
+    ("ochre_froglight", 15, 15),
+    ("verdant_froglight", 15, 15),
+    ("pearlescent_froglight", 15, 15),
+    ("lava", 15, 1),
+    ("fire", 15, 0),
+    ("soul_fire", 10, 0),
+    ("campfire", 15, 0),
+    ("soul_campfire", 10, 0),
+    ("end_rod", 14, 0),
+    ("beacon", 15, 0),
+    ("conduit", 15, 0),
+    ("magma_block", 3, 15),
+    ("crying_obsidian", 10, 15),
+    ("glow_lichen", 7, 0),
+    ("amethyst_cluster", 5, 0),
+    ("water", 0, 1),
+    ("bubble_column", 0, 1),
+    ("ice", 0, 1),
+    ("frosted_ice", 0, 1),
+    ("cobweb", 0, 1),
+    ("slime_block", 0, 1),
+    ("honey_block", 0, 1),
+];
+
+/// A palette entry's (opacity, emission): the built-in Minecraft row when one names the
+/// id, else from the look: not drawn 0, opaque (and unresolved) 15, leaves 1, any other
+/// see-through block 0.
+pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
+    if ns == "minecraft" {
+        if let Some((_, em, op)) = MINECRAFT_LIGHT.iter().find(|(i, _, _)| *i == id) {
+            return (*op, *em);
+        }
+    }
+    let op = match look.draw {
+        DrawAs::Empty => 0,
+        DrawAs::Opaque => LIGHT_OPAQUE,
+        _ if look.leaves => 1,
+        _ => 0,
+    };
+    (op, 0)
+}
+
+/// The world as light reads it, in the field's light space (the grid's cells with the
+/// up axis turned to Y).
+pub trait LightWorld: Sync {
+    /// Fills `out` (`size[0] * size[1] * size[2]` bytes, X fastest, then Y, then Z) with
+    /// the cells of the box at `min`: opacity in the low four bits, emission in the high.
+    fn props_box(&self, min: [i32; 3], size: [usize; 3], out: &mut [u8]);
+}
+
+/// A Y-up grid's chunks read through a volume's looks as a [`LightWorld`].
+#[derive(Debug, Clone)]
+pub struct ChunkLight<'a, S: ChunkSource + ?Sized> {
+    src: &'a S,
+    props: Vec<u8>,
+}
+
+impl<'a, S: ChunkSource + ?Sized> ChunkLight<'a, S> {
+    /// The light world of `src` with each palette index's opacity and emission from
+    /// `looks` (any index past the palette reads as the unresolved look: opaque).
+    pub fn new(src: &'a S, looks: &VoxelLooks) -> Self {
+        let props = looks
+            .cells(true)
+            .iter()
+            .map(|c| (c.opacity.min(15)) | (c.emission.min(15) << 4))
+            .collect();
+        ChunkLight { src, props }
+    }
+
+    /// The packed props of palette index `id`.
+    pub fn props_of(&self, id: u32) -> u8 {
+        self.props[(id as usize).min(self.props.len() - 1)]
+    }
+}
+
+impl<S: ChunkSource + ?Sized> LightWorld for ChunkLight<'_, S> {
+    fn props_box(&self, min: [i32; 3], size: [usize; 3], out: &mut [u8]) {
+        let e = self.src.edge();
+        if e == 0 {
+            return;
+        }
+        let ei = e as i32;
+        let last = self.props.len() - 1;
+        let c0 = min.map(|v| v.div_euclid(ei));
+        let c1 = [0, 1, 2].map(|a| (min[a] + size[a] as i32 - 1).div_euclid(ei));
+        for cz in c0[2]..=c1[2] {
+            for cy in c0[1]..=c1[1] {
+                for cx in c0[0]..=c1[0] {
+                    let view = self.src.chunk([cx, cy, cz]);
+                    let lo = [cx, cy, cz].map(|c| c * ei);
+                    let a = [0, 1, 2].map(|k| lo[k].max(min[k]));
+                    let b = [0, 1, 2].map(|k| (lo[k] + ei).min(min[k] + size[k] as i32));
+                    let nx = (b[0] - a[0]) as usize;
+                    for z in a[2]..b[2] {
+                        for y in a[1]..b[1] {
+                            let o = (a[0] - min[0]) as usize
+                                + size[0]
+                                    * ((y - min[1]) as usize + size[1] * (z - min[2]) as usize);
+                            let Some(row) = out.get_mut(o..o + nx) else {
+                                continue;
+                            };
+                            match view {
+                                ChunkView::Empty => row.fill(self.props[0]),
+                                ChunkView::Uniform(v) => row.fill(self.props_of(v)),
+                                ChunkView::Cells(c) => {
+                                    let s = (a[0] - lo[0]) as usize
+                                        + e * ((y - lo[1]) as usize + e * (z - lo[2]) as usize);
+                                    for (k, r) in row.iter_mut().enumerate() {
+                                        let id = c.get(s + k).copied().unwrap_or(0);
+                                        *r = self.props[(id as usize).min(last)];
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A brick of cells of `T`: one value, or all 4096.
+#[derive(Debug, Clone)]
+enum Brick<T: Copy> {
+    Uniform(T),
+    Cells(Box<[T]>),
+}
+
+impl<T: Copy + PartialEq> Brick<T> {
+    fn get(&self, i: usize) -> T {
+        match self {
+            Brick::Uniform(v) => *v,
+            Brick::Cells(c) => c[i],
+        }
+    }
+
+    fn compact(&mut self) {
+        if let Brick::Cells(c) = self {
+            let f = c[0];
+            if c.iter().all(|&v| v == f) {
+                *self = Brick::Uniform(f);
+            }
+        }
+    }
+
+    fn cells_mut(&mut self) -> &mut [T] {
+        if let Brick::Uniform(v) = *self {
+            *self = Brick::Cells(vec![v; BRICK_CELLS].into_boxed_slice());
+        }
+        match self {
+            Brick::Cells(c) => c,
+            Brick::Uniform(_) => unreachable!("expanded above"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Column {
+    light: Vec<Brick<u16>>,
+    props: Vec<Brick<u8>>,
+    /// Per cell column (x + 16 z): the lowest cell sky reaches unhindered (the top of
+    /// the volume + 1 when sky reaches none).
+    sky_floor: Box<[i32]>,
+}
+
+impl Column {
+    fn bytes(&self) -> usize {
+        let l: usize = self
+            .light
+            .iter()
+            .map(|b| match b {
+                Brick::Uniform(_) => 2,
+                Brick::Cells(_) => BRICK_CELLS * 2,
+            })
+            .sum();
+        let p: usize = self
+            .props
+            .iter()
+            .map(|b| match b {
+                Brick::Uniform(_) => 1,
+                Brick::Cells(_) => BRICK_CELLS,
+            })
+            .sum();
+        l + p + self.sky_floor.len() * 4
+    }
+}
+
+/// What a light field holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LightStats {
+    /// Brick columns lit.
+    pub columns: usize,
+    /// Light bricks holding all their cells.
+    pub bricks: usize,
+    /// Light bricks stored as one value.
+    pub uniform_bricks: usize,
+    /// Bytes held (light, props and sky floors).
+    pub bytes: usize,
+}
+
+/// A dense box of cells copied out of the field: light, props, and the bounding box of
+/// what was written.
+struct Window {
+    min: [i32; 3],
+    dims: [usize; 3],
+    light: Vec<u16>,
+    props: Vec<u8>,
+    dirty_lo: [usize; 3],
+    dirty_hi: [usize; 3],
+}
+
+impl Window {
+    fn new(min: [i32; 3], dims: [usize; 3]) -> Window {
+        let n = dims[0] * dims[1] * dims[2];
+        Window {
+            min,
+            dims,
+            light: vec![0; n],
+            props: vec![PAD; n],
+            dirty_lo: dims,
+            dirty_hi: [0; 3],
+        }
+    }
+
+    fn strides(&self) -> [isize; 6] {
+        let sy = self.dims[0] as isize;
+        let sz = sy * self.dims[1] as isize;
+        [1, -1, sy, -sy, sz, -sz]
+    }
+
+    fn index(&self, cell: [i32; 3]) -> usize {
+        let l = [0, 1, 2].map(|a| (cell[a] - self.min[a]) as usize);
+        l[0] + self.dims[0] * (l[1] + self.dims[1] * l[2])
+    }
+
+    #[inline]
+    fn mark(&mut self, idx: usize) {
+        let x = idx % self.dims[0];
+        let r = idx / self.dims[0];
+        let y = r % self.dims[1];
+        let z = r / self.dims[1];
+        for (a, v) in [x, y, z].into_iter().enumerate() {
+            self.dirty_lo[a] = self.dirty_lo[a].min(v);
+            self.dirty_hi[a] = self.dirty_hi[a].max(v + 1);
+        }
+    }
+}
+
+/// Which channel a pass moves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    Sky,
+    Block,
+}
+
+impl Channel {
+    #[inline]
+    fn get(self, v: u16) -> u8 {
+        match self {
+            Channel::Sky => (v >> 12) as u8,
+            Channel::Block => (v & 15) as u8,
+        }
+    }
+
+    #[inline]
+    fn set(self, v: u16, l: u8) -> u16 {
+        let l = u16::from(l);
+        match self {
+            Channel::Sky => (v & 0x0FFF) | (l << 12),
+            Channel::Block => (v & 0xF000) | (l << 8) | (l << 4) | l,
+        }
+    }
+}
+
+/// The direction index of −Y in the window strides.
+const DOWN: usize = 3;
+
+/// The level a step from a cell at `level` into a cell of opacity `op` arrives with,
+/// going in direction `d`.
+#[inline]
+fn step(ch: Channel, d: usize, level: u8, op: u8) -> u8 {
+    if ch == Channel::Sky && d == DOWN && level == 15 && op == 0 {
+        15
+    } else {
+        level.saturating_sub(op.max(1))
+    }
+}
+
+/// Runs the increase queue `q` over window `w`.
+fn increase(w: &mut Window, ch: Channel, q: &mut Vec<u32>, track: bool) {
+    let s = w.strides();
+    let mut head = 0;
+    while head < q.len() {
+        let v = q[head];
+        head += 1;
+        let idx = (v >> 4) as usize;
+        let level = (v & 15) as u8;
+        if ch.get(w.light[idx]) != level {
+            continue;
+        }
+        for (d, off) in s.iter().enumerate() {
+            let n = (idx as isize + off) as usize;
+            let p = w.props[n];
+            let new = step(ch, d, level, p & 15);
+            let cur = w.light[n];
+            if new > ch.get(cur) {
+                w.light[n] = ch.set(cur, new);
+                if track {
+                    w.mark(n);
+                }
+                if new > 1 {
+                    q.push(((n as u32) << 4) | u32::from(new));
+                }
+            }
+        }
+    }
+    q.clear();
+}
+
+/// Runs the decrease queue `dq` (entries: index × 16 + the level the cell had), clearing
+/// what those cells lit and queuing for `iq` every cell that may light the cleared ones
+/// again.
+fn decrease(w: &mut Window, ch: Channel, dq: &mut Vec<u32>, iq: &mut Vec<u32>) {
+    let s = w.strides();
+    let mut head = 0;
+    while head < dq.len() {
+        let v = dq[head];
+        head += 1;
+        let idx = (v >> 4) as usize;
+        let level = (v & 15) as u8;
+        for (d, off) in s.iter().enumerate() {
+            let n = (idx as isize + off) as usize;
+            let p = w.props[n];
+            if p == PAD {
+                continue;
+            }
+            let cur = w.light[n];
+            let nl = ch.get(cur);
+            if nl == 0 {
+                continue;
+            }
+            let through = if ch == Channel::Sky && d == DOWN && level == 15 {
+                nl == 15 && p & 15 == 0
+            } else {
+                nl < level
+            };
+            if through {
+                let em = if ch == Channel::Block { p >> 4 } else { 0 };
+                w.light[n] = ch.set(cur, em);
+                w.mark(n);
+                dq.push(((n as u32) << 4) | u32::from(nl));
+                if em > 0 {
+                    iq.push(((n as u32) << 4) | u32::from(em));
+                }
+            } else {
+                iq.push(((n as u32) << 4) | u32::from(nl));
+            }
+        }
+    }
+    dq.clear();
+}
+
+/// A volume's light field (one grid's light space).
+#[derive(Debug, Clone)]
+pub struct LightField {
+    y_min: i32,
+    bricks_y: usize,
+    columns: HashMap<[i32; 2], Column>,
+    budget: usize,
+    bytes: usize,
+}
+
+impl LightField {
+    /// An empty field over the light-space cells `y_min .. y_min + height` (rounded out
+    /// to whole bricks), holding at most `budget_mb` MiB (`client.voxel.lightBudgetMb`;
+    /// 0 computes none).
+    pub fn new(y_min: i32, height: usize, budget_mb: usize) -> LightField {
+        let lo = y_min.div_euclid(BRICK as i32);
+        let hi = (y_min + height as i32 + BRICK as i32 - 1).div_euclid(BRICK as i32);
+        LightField {
+            y_min: lo * BRICK as i32,
+            bricks_y: (hi - lo).max(0) as usize,
+            columns: HashMap::new(),
+            budget: budget_mb.saturating_mul(1 << 20),
+            bytes: 0,
+        }
+    }
+
+    /// The lowest cell the field covers.
+    pub fn y_min(&self) -> i32 {
+        self.y_min
+    }
+
+    /// Cells the field covers from bottom to top.
+    pub fn height(&self) -> usize {
+        self.bricks_y * BRICK
+    }
+
+    /// Whether brick column `col` (cell / 16 on X and Z) is lit.
+    pub fn is_lit(&self, col: [i32; 2]) -> bool {
+        self.columns.contains_key(&col)
+    }
+
+    /// What the field holds.
+    pub fn stats(&self) -> LightStats {
+        let mut s = LightStats {
+            columns: self.columns.len(),
+            bytes: self.bytes,
+            ..LightStats::default()
+        };
+        for c in self.columns.values() {
+            for b in &c.light {
+                match b {
+                    Brick::Uniform(_) => s.uniform_bricks += 1,
+                    Brick::Cells(_) => s.bricks += 1,
+                }
+            }
+        }
+        s
+    }
+
+    /// Drops brick column `col` (its region streamed out). Its neighbors keep the light
+    /// it gave them until they are lit again.
+    pub fn forget_column(&mut self, col: [i32; 2]) {
+        if let Some(c) = self.columns.remove(&col) {
+            self.bytes = self.bytes.saturating_sub(c.bytes());
+        }
+    }
+
+    /// The light of one cell (`SSSS RRRR GGGG BBBB`); `None` where the field has no lit
+    /// column. Above the field is open sky (15), below it dark.
+    pub fn light_at(&self, cell: [i32; 3]) -> Option<u16> {
+        let col = [cell[0].div_euclid(16), cell[2].div_euclid(16)];
+        let c = self.columns.get(&col)?;
+        let y = cell[1] - self.y_min;
+        if y < 0 {
+            return Some(0);
+        }
+        let by = y as usize / BRICK;
+        let Some(b) = c.light.get(by) else {
+            return Some(pack_light(15, 0));
+        };
+        let l = [cell[0].rem_euclid(16), y % 16, cell[2].rem_euclid(16)].map(|v| v as usize);
+        Some(b.get(l[0] + BRICK * (l[1] + BRICK * l[2])))
+    }
+
+    /// The lowest cell sky reaches unhindered in cell column (`x`, `z`) (the top of the
+    /// field + 1 when none); `None` where the column is not lit.
+    pub fn sky_floor(&self, x: i32, z: i32) -> Option<i32> {
+        let c = self.columns.get(&[x.div_euclid(16), z.div_euclid(16)])?;
+        let i = x.rem_euclid(16) as usize + 16 * z.rem_euclid(16) as usize;
+        c.sky_floor.get(i).copied()
+    }
+
+    /// Lights the brick columns in `cols` that are not lit yet, in the order given, a
+    /// tile (8 × 8 brick columns) at a time, until the time `slice` is spent
+    /// (`client.voxel.lightSliceMs`; checked between tiles, `None` for no limit) or the
+    /// budget is: no farther column is lit once the field holds its budget. Returns how
+    /// many columns it lit; the caller calls again with what is left.
+    pub fn light_columns(
+        &mut self,
+        world: &impl LightWorld,
+        cols: &[[i32; 2]],
+        slice: Option<Duration>,
+    ) -> usize {
+        let start = Instant::now();
+        let mut tiles: Vec<([i32; 2], Vec<[i32; 2]>)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for &c in cols {
+            if self.columns.contains_key(&c) || !seen.insert(c) {
+                continue;
+            }
+            let t = [c[0].div_euclid(TILE), c[1].div_euclid(TILE)];
+            match tiles.iter_mut().find(|(k, _)| *k == t) {
+                Some((_, v)) => v.push(c),
+                None => tiles.push((t, vec![c])),
+            }
+        }
+        let mut lit = 0;
+        for (_, new) in tiles {
+            if self.bricks_y == 0 || self.bytes >= self.budget {
+                break;
+            }
+            if let Some(s) = slice {
+                if lit > 0 && start.elapsed() >= s {
+                    break;
+                }
+            }
+            lit += self.light_tile(world, &new);
+        }
+        lit
+    }
+
+    /// Loads the lit columns' cells inside the window's interior.
+    fn load(&self, w: &mut Window, with_light: bool) {
+        let d = w.dims;
+        let lo = [w.min[0] + 1, w.min[1] + 1, w.min[2] + 1];
+        let hi = [
+            w.min[0] + d[0] as i32 - 1,
+            w.min[1] + d[1] as i32 - 1,
+            w.min[2] + d[2] as i32 - 1,
+        ];
+        let ylo = lo[1].max(self.y_min);
+        let yhi = hi[1].min(self.y_min + self.height() as i32);
+        for bz in lo[2].div_euclid(16)..=(hi[2] - 1).div_euclid(16) {
+            for bx in lo[0].div_euclid(16)..=(hi[0] - 1).div_euclid(16) {
+                let Some(col) = self.columns.get(&[bx, bz]) else {
+                    continue;
+                };
+                let x0 = lo[0].max(bx * 16);
+                let x1 = hi[0].min(bx * 16 + 16);
+                let z0 = lo[2].max(bz * 16);
+                let z1 = hi[2].min(bz * 16 + 16);
+                let nx = (x1 - x0) as usize;
+                for z in z0..z1 {
+                    for y in ylo..yhi {
+                        let by = ((y - self.y_min) / 16) as usize;
+                        let s = (x0 - bx * 16) as usize
+                            + BRICK * ((y - self.y_min) as usize % 16 + BRICK * (z - bz * 16) as usize);
+                        let o = w.index([x0, y, z]);
+                        match &col.props[by] {
+                            Brick::Uniform(v) => w.props[o..o + nx].fill(*v),
+                            Brick::Cells(c) => w.props[o..o + nx].copy_from_slice(&c[s..s + nx]),
+                        }
+                        if with_light {
+                            match &col.light[by] {
+                                Brick::Uniform(v) => w.light[o..o + nx].fill(*v),
+                                Brick::Cells(c) => {
+                                    w.light[o..o + nx].copy_from_slice(&c[s..s + nx])
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the window's dirty box back into the lit columns (light only).
+    fn store_dirty(&mut self, w: &Window) {
+        self.store_box(w, w.dirty_lo, w.dirty_hi);
+    }
+
+    /// Writes the window's cells `lo .. hi` (window coordinates) back into the lit
+    /// columns (light only).
+    fn store_box(&mut self, w: &Window, lo: [usize; 3], hi: [usize; 3]) {
+        if (0..3).any(|a| lo[a] >= hi[a]) {
+            return;
+        }
+        let lo = [0, 1, 2].map(|a| w.min[a] + lo[a] as i32);
+        let hi = [0, 1, 2].map(|a| w.min[a] + hi[a] as i32);
+        let ylo = lo[1].max(self.y_min);
+        let yhi = hi[1].min(self.y_min + self.height() as i32);
+        let mut grown = 0usize;
+        for bz in lo[2].div_euclid(16)..=(hi[2] - 1).div_euclid(16) {
+            for bx in lo[0].div_euclid(16)..=(hi[0] - 1).div_euclid(16) {
+                let y_min = self.y_min;
+                let Some(col) = self.columns.get_mut(&[bx, bz]) else {
+                    continue;
+                };
+                let x0 = lo[0].max(bx * 16);
+                let x1 = hi[0].min(bx * 16 + 16);
+                let z0 = lo[2].max(bz * 16);
+                let z1 = hi[2].min(bz * 16 + 16);
+                let nx = (x1 - x0) as usize;
+                for z in z0..z1 {
+                    for y in ylo..yhi {
+                        let by = ((y - y_min) / 16) as usize;
+                        let s = (x0 - bx * 16) as usize
+                            + BRICK * ((y - y_min) as usize % 16 + BRICK * (z - bz * 16) as usize);
+                        let o = w.index([x0, y, z]);
+                        let src = &w.light[o..o + nx];
+                        let brick = &mut col.light[by];
+                        if let Brick::Uniform(v) = brick {
+                            if src.iter().all(|x| x == v) {
+                                continue;
+                            }
+                            grown += BRICK_CELLS * 2 - 2;
+                        }
+                        brick.cells_mut()[s..s + nx].copy_from_slice(src);
+                    }
+                }
+            }
+        }
+        self.bytes += grown;
+    }
+
+    /// Lights the new columns `new` (all in one tile).
+    fn light_tile(&mut self, world: &impl LightWorld, new: &[[i32; 2]]) -> usize {
+        let h = self.height();
+        let bx0 = new.iter().map(|c| c[0]).min().unwrap_or(0);
+        let bx1 = new.iter().map(|c| c[0]).max().unwrap_or(0);
+        let bz0 = new.iter().map(|c| c[1]).min().unwrap_or(0);
+        let bz1 = new.iter().map(|c| c[1]).max().unwrap_or(0);
+        // The new columns, 15 cells of their neighbors around, and a wall cell.
+        let min = [bx0 * 16 - 16, self.y_min - 1, bz0 * 16 - 16];
+        let dims = [
+            ((bx1 - bx0 + 1) * 16 + 32) as usize,
+            h + 2,
+            ((bz1 - bz0 + 1) * 16 + 32) as usize,
+        ];
+        if dims[0] * dims[1] * dims[2] >= MAX_WINDOW {
+            return 0;
+        }
+        let mut w = Window::new(min, dims);
+        self.load(&mut w, true);
+        // The new columns' props from the world.
+        let mut buf = vec![0u8; BRICK * h * BRICK];
+        for c in new {
+            world.props_box([c[0] * 16, self.y_min, c[1] * 16], [BRICK, h, BRICK], &mut buf);
+            for z in 0..BRICK {
+                for y in 0..h {
+                    let o = w.index([c[0] * 16, self.y_min + y as i32, c[1] * 16 + z as i32]);
+                    let s = BRICK * (y + h * z);
+                    w.props[o..o + BRICK].copy_from_slice(&buf[s..s + BRICK]);
+                    w.light[o..o + BRICK].fill(0);
+                }
+            }
+        }
+        let is_new = |bx: i32, bz: i32| new.contains(&[bx, bz]);
+        let top = self.y_min + h as i32 - 1;
+        let sy = dims[0] as isize;
+        let mut floors: HashMap<[i32; 2], Vec<i32>> = HashMap::new();
+        let mut q: Vec<u32> = Vec::new();
+        // Sky: each new cell column's run from the top.
+        for c in new {
+            let mut fl = vec![top + 1; 256];
+            for lz in 0..16 {
+                for lx in 0..16 {
+                    let x = c[0] * 16 + lx;
+                    let z = c[1] * 16 + lz;
+                    let mut idx = w.index([x, top, z]) as isize;
+                    let mut y = top;
+                    while y >= self.y_min {
+                        let p = w.props[idx as usize];
+                        if p & 15 != 0 {
+                            let l = 15u8.saturating_sub((p & 15).max(1));
+                            if l > 0 && y == top {
+                                w.light[idx as usize] = Channel::Sky.set(w.light[idx as usize], l);
+                                if l > 1 {
+                                    q.push(((idx as u32) << 4) | u32::from(l));
+                                }
+                            }
+                            break;
+                        }
+                        w.light[idx as usize] |= 0xF000;
+                        y -= 1;
+                        idx -= sy;
+                    }
+                    fl[(lx + 16 * lz) as usize] = y + 1;
+                }
+            }
+            floors.insert(*c, fl);
+        }
+        let floor_of = |floors: &HashMap<[i32; 2], Vec<i32>>, x: i32, z: i32| -> Option<i32> {
+            let k = [x.div_euclid(16), z.div_euclid(16)];
+            let i = (x.rem_euclid(16) + 16 * z.rem_euclid(16)) as usize;
+            if let Some(f) = floors.get(&k) {
+                return f.get(i).copied();
+            }
+            self.columns.get(&k).and_then(|c| c.sky_floor.get(i).copied())
+        };
+        // Seeds: the run cells beside a lower neighbor, and each run's bottom.
+        for c in new {
+            for lz in 0..16 {
+                for lx in 0..16 {
+                    let x = c[0] * 16 + lx;
+                    let z = c[1] * 16 + lz;
+                    let Some(f) = floor_of(&floors, x, z) else {
+                        continue;
+                    };
+                    if f > top {
+                        continue;
+                    }
+                    let mut hi = f + 1;
+                    for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                        if let Some(nf) = floor_of(&floors, x + dx, z + dz) {
+                            hi = hi.max(nf.min(top + 1));
+                        }
+                    }
+                    for y in f..hi {
+                        let idx = w.index([x, y, z]);
+                        q.push(((idx as u32) << 4) | 15);
+                    }
+                }
+            }
+        }
+        // What lit neighbors hold across the border.
+        let mut bq: Vec<u32> = Vec::new();
+        for c in new {
+            for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                let (nx, nz) = (c[0] + dx, c[1] + dz);
+                if is_new(nx, nz) || !self.columns.contains_key(&[nx, nz]) {
+                    continue;
+                }
+                for k in 0..16 {
+                    let (x, z) = match (dx, dz) {
+                        (1, _) => (nx * 16, c[1] * 16 + k),
+                        (-1, _) => (nx * 16 + 15, c[1] * 16 + k),
+                        (_, 1) => (c[0] * 16 + k, nz * 16),
+                        _ => (c[0] * 16 + k, nz * 16 + 15),
+                    };
+                    for y in self.y_min..=top {
+                        let idx = w.index([x, y, z]);
+                        let v = w.light[idx];
+                        let s = Channel::Sky.get(v);
+                        if s > 1 {
+                            q.push(((idx as u32) << 4) | u32::from(s));
+                        }
+                        let b = Channel::Block.get(v);
+                        if b > 1 {
+                            bq.push(((idx as u32) << 4) | u32::from(b));
+                        }
+                    }
+                }
+            }
+        }
+        increase(&mut w, Channel::Sky, &mut q, false);
+        // Emitters.
+        for c in new {
+            for z in 0..16 {
+                for y in self.y_min..=top {
+                    let o = w.index([c[0] * 16, y, c[1] * 16 + z]);
+                    for idx in o..o + 16 {
+                        let em = w.props[idx] >> 4;
+                        if em > Channel::Block.get(w.light[idx]) {
+                            w.light[idx] = Channel::Block.set(w.light[idx], em);
+                            bq.push(((idx as u32) << 4) | u32::from(em));
+                        }
+                    }
+                }
+            }
+        }
+        increase(&mut w, Channel::Block, &mut bq, false);
+        // Store the new columns whole.
+        for c in new {
+            let mut col = Column {
+                light: Vec::with_capacity(self.bricks_y),
+                props: Vec::with_capacity(self.bricks_y),
+                sky_floor: floors
+                    .remove(c)
+                    .unwrap_or_else(|| vec![top + 1; 256])
+                    .into_boxed_slice(),
+            };
+            for by in 0..self.bricks_y {
+                let mut l = vec![0u16; BRICK_CELLS];
+                let mut p = vec![0u8; BRICK_CELLS];
+                for z in 0..16 {
+                    for y in 0..16 {
+                        let cy = self.y_min + (by * 16 + y) as i32;
+                        let o = w.index([c[0] * 16, cy, c[1] * 16 + z as i32]);
+                        let s = BRICK * (y + BRICK * z);
+                        l[s..s + 16].copy_from_slice(&w.light[o..o + 16]);
+                        p[s..s + 16].copy_from_slice(&w.props[o..o + 16]);
+                    }
+                }
+                let mut lb = Brick::Cells(l.into_boxed_slice());
+                lb.compact();
+                let mut pb = Brick::Cells(p.into_boxed_slice());
+                pb.compact();
+                col.light.push(lb);
+                col.props.push(pb);
+            }
+            self.bytes += col.bytes();
+            self.columns.insert(*c, col);
+        }
+        // The ring: lit neighbors took light from the new columns.
+        self.store_ring(&w, new);
+        new.len()
+    }
+
+    /// Stores the window's light into the lit columns around `new` (not `new` itself).
+    fn store_ring(&mut self, w: &Window, new: &[[i32; 2]]) {
+        let mut ring: Vec<[i32; 2]> = Vec::new();
+        for c in new {
+            for dz in -1..=1 {
+                for dx in -1..=1 {
+                    let k = [c[0] + dx, c[1] + dz];
+                    if !new.contains(&k) && self.columns.contains_key(&k) && !ring.contains(&k) {
+                        ring.push(k);
+                    }
+                }
+            }
+        }
+        for k in ring {
+            let mut sub = Window::new([0; 3], [0; 3]);
+            // Only the part of the window inside this column.
+            for (a, lo, hi) in [(0usize, k[0] * 16, k[0] * 16 + 16), (2, k[1] * 16, k[1] * 16 + 16)] {
+                let wl = w.min[a] + 1;
+                let wh = w.min[a] + w.dims[a] as i32 - 1;
+                sub.dirty_lo[a] = (lo.max(wl) - w.min[a]).max(0) as usize;
+                sub.dirty_hi[a] = (hi.min(wh) - w.min[a]).max(0) as usize;
+            }
+            sub.dirty_lo[1] = 1;
+            sub.dirty_hi[1] = w.dims[1] - 1;
+            if sub.dirty_lo[0] >= sub.dirty_hi[0] || sub.dirty_lo[2] >= sub.dirty_hi[2] {
+                continue;
+            }
+            self.store_box(w, sub.dirty_lo, sub.dirty_hi);
+        }
+    }
+
+    /// Relights after cell `cell` (light space) changed to `props` (opacity in the low
+    /// four bits, emission in the high; [`ChunkLight::props_of`] gives a palette entry's):
+    /// what the cell lit is taken back, then what is brighter around it fills in again.
+    /// Returns false, and changes nothing, when the cell's column is not lit or the cell
+    /// is outside the field (the new cell is read when its column is lit).
+    pub fn set_cell(&mut self, cell: [i32; 3], props: u8) -> bool {
+        let col_key = [cell[0].div_euclid(16), cell[2].div_euclid(16)];
+        let y = cell[1] - self.y_min;
+        if y < 0 || y as usize >= self.height() {
+            return false;
+        }
+        let by = y as usize / BRICK;
+        let li = cell[0].rem_euclid(16) as usize
+            + BRICK * (y as usize % 16 + BRICK * cell[2].rem_euclid(16) as usize);
+        let Some(col) = self.columns.get_mut(&col_key) else {
+            return false;
+        };
+        let old = col.props[by].get(li);
+        if old == props {
+            return true;
+        }
+        let uniform_before = matches!(col.props[by], Brick::Uniform(_));
+        col.props[by].cells_mut()[li] = props;
+        if uniform_before {
+            self.bytes += BRICK_CELLS - 1;
+        }
+        let sky_changes = old & 15 != props & 15;
+        let top = self.y_min + self.height() as i32 - 1;
+        // The window: 15 cells around (and a wall); the whole height below when the
+        // opacity changed, since sky falls without loss.
+        let (ylo, yhi) = if sky_changes {
+            (self.y_min - 1, (cell[1] + 16).min(top + 1))
+        } else {
+            ((cell[1] - 16).max(self.y_min - 1), (cell[1] + 16).min(top + 1))
+        };
+        let min = [cell[0] - 16, ylo, cell[2] - 16];
+        let dims = [33, (yhi - ylo + 1) as usize, 33];
+        let mut w = Window::new(min, dims);
+        self.load(&mut w, true);
+        let c = w.index(cell);
+        let s = w.strides();
+        let mut dq: Vec<u32> = Vec::new();
+        let mut iq: Vec<u32> = Vec::new();
+        for ch in [Channel::Block, Channel::Sky] {
+            if ch == Channel::Sky && !sky_changes {
+                continue;
+            }
+            let cur = w.light[c];
+            let old_l = ch.get(cur);
+            if old_l > 0 {
+                w.light[c] = ch.set(cur, 0);
+                w.mark(c);
+                dq.push(((c as u32) << 4) | u32::from(old_l));
+            }
+            decrease(&mut w, ch, &mut dq, &mut iq);
+            if ch == Channel::Block {
+                let em = props >> 4;
+                if em > ch.get(w.light[c]) {
+                    w.light[c] = ch.set(w.light[c], em);
+                    w.mark(c);
+                    iq.push(((c as u32) << 4) | u32::from(em));
+                }
+            } else if cell[1] == top {
+                // The top cell takes the sky straight from above.
+                let op = props & 15;
+                let l = if op == 0 { 15 } else { 15u8.saturating_sub(op.max(1)) };
+                if l > ch.get(w.light[c]) {
+                    w.light[c] = ch.set(w.light[c], l);
+                    w.mark(c);
+                    if l > 1 {
+                        iq.push(((c as u32) << 4) | u32::from(l));
+                    }
+                }
+            }
+            for off in s {
+                let n = (c as isize + off) as usize;
+                let nl = ch.get(w.light[n]);
+                if nl > 1 {
+                    iq.push(((n as u32) << 4) | u32::from(nl));
+                }
+            }
+            increase(&mut w, ch, &mut iq, true);
+        }
+        if sky_changes {
+            // The column's sky floor: the run from the top grows down through a cell
+            // that opened under it, and stops over one that closed inside it.
+            let i = cell[0].rem_euclid(16) as usize + 16 * cell[2].rem_euclid(16) as usize;
+            let f = self
+                .columns
+                .get(&col_key)
+                .and_then(|c| c.sky_floor.get(i).copied())
+                .unwrap_or(top + 1);
+            let nf = if props & 15 != 0 {
+                if cell[1] >= f {
+                    cell[1] + 1
+                } else {
+                    f
+                }
+            } else if cell[1] == f - 1 {
+                let mut yy = cell[1];
+                let mut idx = c as isize;
+                while yy >= self.y_min && w.props[idx as usize] & 15 == 0 {
+                    yy -= 1;
+                    idx -= s[2];
+                }
+                yy + 1
+            } else {
+                f
+            };
+            if let Some(col) = self.columns.get_mut(&col_key) {
+                if let Some(fl) = col.sky_floor.get_mut(i) {
+                    *fl = nf;
+                }
+            }
+        }
+        self.store_dirty(&w);
+        true
+    }
+}
+
+/// A straightforward reference: the light of every cell of the box at `min` of `size`
+/// cells (X fastest, then Y, then Z), walls all around and open sky above, found by
+/// relaxing every cell against its six neighbors until nothing changes. For tests.
+pub fn reference_light(world: &impl LightWorld, min: [i32; 3], size: [usize; 3]) -> Vec<u16> {
+    let n = size[0] * size[1] * size[2];
+    let mut props = vec![0u8; n];
+    world.props_box(min, size, &mut props);
+    let idx = |x: usize, y: usize, z: usize| x + size[0] * (y + size[1] * z);
+    let mut sky = vec![0u8; n];
+    let mut block: Vec<u8> = props.iter().map(|p| p >> 4).collect();
+    loop {
+        let mut changed = false;
+        for z in 0..size[2] {
+            for y in (0..size[1]).rev() {
+                for x in 0..size[0] {
+                    let i = idx(x, y, z);
+                    let op = props[i] & 15;
+                    let loss = op.max(1);
+                    // Sky: from above (or the open sky over the top).
+                    let above = if y + 1 == size[1] { 15 } else { sky[idx(x, y + 1, z)] };
+                    let mut s = if above == 15 && op == 0 {
+                        15
+                    } else {
+                        above.saturating_sub(loss)
+                    };
+                    let mut b = props[i] >> 4;
+                    let mut nbs: Vec<usize> = Vec::with_capacity(5);
+                    if x > 0 {
+                        nbs.push(idx(x - 1, y, z));
+                    }
+                    if x + 1 < size[0] {
+                        nbs.push(idx(x + 1, y, z));
+                    }
+                    if y > 0 {
+                        nbs.push(idx(x, y - 1, z));
+                    }
+                    if z > 0 {
+                        nbs.push(idx(x, y, z - 1));
+                    }
+                    if z + 1 < size[2] {
+                        nbs.push(idx(x, y, z + 1));
+                    }
+                    if y + 1 < size[1] {
+                        b = b.max(block[idx(x, y + 1, z)].saturating_sub(loss));
+                    }
+                    for j in nbs {
+                        s = s.max(sky[j].saturating_sub(loss));
+                        b = b.max(block[j].saturating_sub(loss));
+                    }
+                    if s != sky[i] || b != block[i] {
+                        sky[i] = s;
+                        block[i] = b;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (0..n).map(|i| pack_light(sky[i], block[i])).collect()
+}

@@ -1,0 +1,754 @@
+//! The region mesher (spec `dh.voxel`, "How the engine draws it", "Corner occlusion";
+//! runtime assets, "Voxel volumes").
+//!
+//! A region is `regionChunks`³ chunks meshed together into one [`RegionMesh`], one
+//! [`SurfaceMesh`] per surface. Each chunk is read with a one-cell border from its 26
+//! neighbors (so faces on chunk and region borders are culled exactly as inside one),
+//! classified into per-row bit masks (one `u64` per X row: opaque, see-through, drawn,
+//! fluid), and its faces found six directions at a time with shifts and masks: a face
+//! shows where its cell is drawn and the neighbor does not hide it. Only see-through
+//! cells facing see-through cells are compared one by one (a see-through cell hides
+//! only its own kind, unless the kind is `inner`). Nothing is allocated per cell.
+//!
+//! Each face writes four vertices straight into the GPU stream split (position, the
+//! octahedral basis, the four UV sets) and six `u32` indices:
+//!
+//! * UV0: the palette-atlas texel of the cell's look.
+//! * UV1: the face corner's cell coordinates along the face's tangent and bitangent, so
+//!   a texture repeats once a cell.
+//! * UV2: x is the corner's occlusion count (0–3): how many of the two edge cells and
+//!   the diagonal cell in the layer in front hide it, two hiding edges counting 3;
+//!   y is 0. Each quad is split along the diagonal whose corners are lighter.
+//! * UV3: zero.
+
+use dh_content::mesh::{
+    pack_basis, unpack_basis, MeshVertex, PackedMesh, ATTRIBUTES_STRIDE, BASIS_STRIDE,
+    POSITION_STRIDE, STREAM_ALIGN,
+};
+use dh_jobs::Scheduler;
+
+use super::fluid::{corner_heights, fluid_face_shows, is_source_or_falling};
+use super::looks::{CellLook, Surface, VoxelLooks, FLAG_DRAW, FLAG_OPAQUE};
+use super::place::Placement;
+use super::{ChunkSource, ChunkView};
+
+/// Bytes a vertex takes on the GPU: position 12, basis 8, attributes 32.
+pub const VERTEX_BYTES: usize = 52;
+
+/// The six face directions (unit normals in the grid's cells): +X, −X, +Y, −Y, +Z, −Z.
+pub const FACE_DIRS: [[i32; 3]; 6] = [
+    [1, 0, 0],
+    [-1, 0, 0],
+    [0, 1, 0],
+    [0, -1, 0],
+    [0, 0, 1],
+    [0, 0, -1],
+];
+
+/// Each direction's tangent (+U); the bitangent is cross(normal, tangent), and the
+/// corners (−t,−b) (+t,−b) (+t,+b) (−t,+b) wind counter-clockwise seen from outside.
+const TANGENTS: [[i32; 3]; 6] = [
+    [0, 0, -1],
+    [0, 0, 1],
+    [1, 0, 0],
+    [1, 0, 0],
+    [1, 0, 0],
+    [-1, 0, 0],
+];
+
+const CORNER_SIGNS: [(i32, i32); 4] = [(-1, -1), (1, -1), (1, 1), (-1, 1)];
+
+fn cross(a: [i32; 3], b: [i32; 3]) -> [i32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// How regions are meshed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshOptions {
+    /// `client.voxel.opaqueLeaves`: leaves drawn solid (Fast) or cut out with their
+    /// inner faces (Fancy).
+    pub opaque_leaves: bool,
+    /// `client.voxel.regionChunks`: chunks along each side of a region.
+    pub region_chunks: usize,
+}
+
+impl Default for MeshOptions {
+    /// The spec's defaults: opaque leaves, 2 chunks a side.
+    fn default() -> Self {
+        MeshOptions {
+            opaque_leaves: true,
+            region_chunks: 2,
+        }
+    }
+}
+
+/// One surface's mesh, already split into the GPU streams.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SurfaceMesh {
+    /// Meters, world-handed.
+    pub positions: Vec<[f32; 3]>,
+    /// The octahedral normal and tangent ([`dh_content::mesh::pack_basis`]).
+    pub basis: Vec<[u16; 4]>,
+    /// UV0, UV1, UV2, UV3, a float2 each.
+    pub attributes: Vec<[f32; 8]>,
+    /// The triangle list, six indices a quad.
+    pub indices: Vec<u32>,
+}
+
+impl SurfaceMesh {
+    /// Vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Quads (every face is one).
+    pub fn quad_count(&self) -> usize {
+        self.indices.len() / 6
+    }
+
+    /// Whether it draws nothing.
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// Bytes of vertex and index buffers on the GPU.
+    pub fn byte_size(&self) -> usize {
+        self.positions.len() * VERTEX_BYTES + self.indices.len() * 4
+    }
+
+    /// The vertices as CPU records (the basis decoded), for tools and tests.
+    pub fn to_vertices(&self) -> Vec<MeshVertex> {
+        (0..self.positions.len())
+            .map(|i| {
+                let (normal, tangent) = unpack_basis(self.basis[i]);
+                let a = self.attributes[i];
+                MeshVertex {
+                    position: self.positions[i],
+                    normal,
+                    tangent,
+                    uv0: [a[0], a[1]],
+                    uv1: [a[2], a[3]],
+                    uv2: [a[4], a[5]],
+                    uv3: [a[6], a[7]],
+                }
+            })
+            .collect()
+    }
+
+    /// The vertex streams in one buffer, each on a 16-byte boundary, as
+    /// [`dh_content::mesh::pack_streams`] lays them out (no lightmap, no color stream).
+    pub fn pack(&self) -> PackedMesh {
+        let n = self.positions.len();
+        let align = |v: usize| v.div_ceil(STREAM_ALIGN) * STREAM_ALIGN;
+        let basis_offset = align(n * POSITION_STRIDE as usize);
+        let attributes_offset = align(basis_offset + n * BASIS_STRIDE as usize);
+        let end = align(attributes_offset + n * ATTRIBUTES_STRIDE as usize);
+        let mut bytes = Vec::with_capacity(end);
+        for p in &self.positions {
+            for c in p {
+                bytes.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        bytes.resize(basis_offset, 0);
+        for b in &self.basis {
+            for c in b {
+                bytes.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        bytes.resize(attributes_offset, 0);
+        for a in &self.attributes {
+            for c in a {
+                bytes.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        bytes.resize(end, 0);
+        PackedMesh {
+            bytes,
+            vertex_count: n as u32,
+            position_offset: 0,
+            basis_offset,
+            attributes_offset,
+            lightmap_offset: None,
+            color_offset: None,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.positions.clear();
+        self.basis.clear();
+        self.attributes.clear();
+        self.indices.clear();
+    }
+
+    /// Reorders the quads lowest first (by the lowest world Y of their corners), which
+    /// is back to front seen from above; a stable sort, so equal heights keep their order.
+    pub fn sort_lowest_first(&mut self) {
+        let quads = self.indices.len() / 6;
+        if quads < 2 {
+            return;
+        }
+        let mut keys: Vec<(f32, u32)> = (0..quads)
+            .map(|q| {
+                let y = self.indices[q * 6..q * 6 + 6]
+                    .iter()
+                    .map(|&i| self.positions.get(i as usize).map_or(0.0, |p| p[1]))
+                    .fold(f32::INFINITY, f32::min);
+                (y, q as u32)
+            })
+            .collect();
+        keys.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut out = Vec::with_capacity(self.indices.len());
+        for (_, q) in keys {
+            let q = q as usize;
+            out.extend_from_slice(&self.indices[q * 6..q * 6 + 6]);
+        }
+        self.indices = out;
+    }
+}
+
+/// One region's mesh: one [`SurfaceMesh`] per surface ([`Surface::ALL`] order), one draw
+/// each.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RegionMesh {
+    /// The region's coordinates (chunk / regionChunks on each axis).
+    pub region: [i32; 3],
+    /// Opaque, cutout, translucent.
+    pub surfaces: [SurfaceMesh; 3],
+    /// Chunks of the region that drew a face.
+    pub chunks_with_faces: u32,
+}
+
+impl RegionMesh {
+    /// The surface mesh for `s`.
+    pub fn surface(&self, s: Surface) -> &SurfaceMesh {
+        &self.surfaces[s as usize]
+    }
+
+    /// Quads over every surface.
+    pub fn quad_count(&self) -> usize {
+        self.surfaces.iter().map(SurfaceMesh::quad_count).sum()
+    }
+
+    /// Bytes of vertex and index buffers over every surface.
+    pub fn byte_size(&self) -> usize {
+        self.surfaces.iter().map(SurfaceMesh::byte_size).sum()
+    }
+
+    /// Whether it draws nothing (a region that frees its `maxMeshes` slot).
+    pub fn is_empty(&self) -> bool {
+        self.surfaces.iter().all(SurfaceMesh::is_empty)
+    }
+}
+
+/// Totals over meshed regions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MeshStats {
+    /// Regions meshed.
+    pub regions: usize,
+    /// Chunks that drew a face.
+    pub chunks_with_faces: usize,
+    /// Quads.
+    pub quads: usize,
+    /// Bytes of vertex and index buffers.
+    pub bytes: usize,
+}
+
+impl MeshStats {
+    /// Totals of `meshes`.
+    pub fn of(meshes: &[RegionMesh]) -> MeshStats {
+        let mut s = MeshStats::default();
+        for m in meshes {
+            s.regions += 1;
+            s.chunks_with_faces += m.chunks_with_faces as usize;
+            s.quads += m.quad_count();
+            s.bytes += m.byte_size();
+        }
+        s
+    }
+}
+
+/// Per-thread buffers a mesher reuses from chunk to chunk.
+#[derive(Debug, Clone, Default)]
+pub struct MeshScratch {
+    ids: Vec<u32>,
+    opq: Vec<u64>,
+    st: Vec<u64>,
+    draw: Vec<u64>,
+    fl: Vec<u64>,
+}
+
+/// Everything about a volume that does not change from region to region: its looks in
+/// force and the placement, precomputed per face direction.
+#[derive(Debug, Clone)]
+pub struct MeshContext<'a> {
+    looks: &'a [CellLook],
+    flags: &'a [u8],
+    /// The grid's axes in meters (the linear part's columns).
+    axis: [[f32; 3]; 3],
+    translation: [f64; 3],
+    lin: [[f64; 3]; 3],
+    /// Per direction, per corner: the corner's offset from the cell's minimum, in cells.
+    corner: [[[i32; 3]; 4]; 6],
+    /// The same in meters.
+    corner_m: [[[f32; 3]; 4]; 6],
+    bitangent: [[i32; 3]; 6],
+    basis: [[u16; 4]; 6],
+    basis_back: [[u16; 4]; 6],
+    mirrored: bool,
+    region_chunks: usize,
+}
+
+impl<'a> MeshContext<'a> {
+    /// The context for `looks` (in the leaf mode `options` picks) placed by `placement`.
+    pub fn new(
+        looks: &'a VoxelLooks,
+        placement: &Placement,
+        options: &MeshOptions,
+    ) -> MeshContext<'a> {
+        let m = placement.m;
+        let lin = [
+            [m[0][0], m[0][1], m[0][2]],
+            [m[1][0], m[1][1], m[1][2]],
+            [m[2][0], m[2][1], m[2][2]],
+        ];
+        let axis = [0, 1, 2].map(|c| [0, 1, 2].map(|r| lin[r][c] as f32));
+        let mirrored = placement.mirrors();
+        let mut corner = [[[0; 3]; 4]; 6];
+        let mut corner_m = [[[0.0f32; 3]; 4]; 6];
+        let mut bitangent = [[0; 3]; 6];
+        let mut basis = [[0u16; 4]; 6];
+        let mut basis_back = [[0u16; 4]; 6];
+        for d in 0..6 {
+            let n = FACE_DIRS[d];
+            let t = TANGENTS[d];
+            let b = cross(n, t);
+            bitangent[d] = b;
+            for (k, (su, sv)) in CORNER_SIGNS.iter().enumerate() {
+                // Twice the offset from the cell's center, then halved onto 0..1.
+                let twice = [0, 1, 2].map(|a| n[a] + su * t[a] + sv * b[a]);
+                let c = twice.map(|v| (v + 1) / 2);
+                corner[d][k] = c;
+                corner_m[d][k] = placement
+                    .vector(c.map(f64::from))
+                    .map(|v| v as f32);
+            }
+            let nw = placement.normal(n.map(f64::from));
+            let tw = super::place::normalize(placement.vector(t.map(f64::from)));
+            let w = if mirrored { -1.0 } else { 1.0 };
+            let nf = nw.map(|v| v as f32);
+            let tf = tw.map(|v| v as f32);
+            basis[d] = pack_basis(nf, [tf[0], tf[1], tf[2], w]);
+            basis_back[d] = pack_basis(nf.map(|v| -v), [tf[0], tf[1], tf[2], -w]);
+        }
+        MeshContext {
+            looks: looks.cells(options.opaque_leaves),
+            flags: looks.flags(options.opaque_leaves),
+            axis,
+            translation: [m[0][3], m[1][3], m[2][3]],
+            lin,
+            corner,
+            corner_m,
+            bitangent,
+            basis,
+            basis_back,
+            mirrored,
+            region_chunks: options.region_chunks.max(1),
+        }
+    }
+
+    #[inline]
+    fn look(&self, id: u32) -> &CellLook {
+        let i = (id as usize).min(self.looks.len() - 1);
+        &self.looks[i]
+    }
+
+    #[inline]
+    fn flag(&self, id: u32) -> u8 {
+        let i = (id as usize).min(self.flags.len() - 1);
+        self.flags[i]
+    }
+
+    fn point(&self, p: [f64; 3]) -> [f32; 3] {
+        let l = &self.lin;
+        let t = &self.translation;
+        [0, 1, 2].map(|r| (l[r][0] * p[0] + l[r][1] * p[1] + l[r][2] * p[2] + t[r]) as f32)
+    }
+}
+
+/// Copies chunk `chunk`'s cells with a one-cell border read from its neighbors into
+/// `ids` ((edge + 2)³, X fastest). Returns false when the chunk itself draws nothing for
+/// certain (empty, or uniform of a look that draws nothing, or uniform opaque and
+/// buried on all six sides), in which case `ids` is not filled.
+fn gather<S: ChunkSource + ?Sized>(
+    src: &S,
+    ctx: &MeshContext<'_>,
+    chunk: [i32; 3],
+    ids: &mut Vec<u32>,
+) -> bool {
+    let e = src.edge();
+    let p = e + 2;
+    match src.chunk(chunk) {
+        ChunkView::Empty => return false,
+        ChunkView::Uniform(v) => {
+            let f = ctx.flag(v);
+            if f & FLAG_DRAW == 0 && f & super::looks::FLAG_FLUID == 0 {
+                return false;
+            }
+            if f & FLAG_OPAQUE != 0 {
+                let buried = FACE_DIRS.iter().all(|d| {
+                    let c = [chunk[0] + d[0], chunk[1] + d[1], chunk[2] + d[2]];
+                    matches!(src.chunk(c), ChunkView::Uniform(w) if ctx.flag(w) & FLAG_OPAQUE != 0)
+                });
+                if buried {
+                    return false;
+                }
+            }
+        }
+        ChunkView::Cells(_) => {}
+    }
+    ids.clear();
+    ids.resize(p * p * p, 0);
+    // Per axis, for a neighbor offset -1, 0, 1: (first padded cell, count, first source
+    // cell).
+    let span = |d: i32| -> (usize, usize, usize) {
+        match d {
+            -1 => (0, 1, e - 1),
+            0 => (1, e, 0),
+            _ => (e + 1, 1, 0),
+        }
+    };
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                let view = src.chunk([chunk[0] + dx, chunk[1] + dy, chunk[2] + dz]);
+                let (px, nx, sx) = span(dx);
+                let (py, ny, sy) = span(dy);
+                let (pz, nz, sz) = span(dz);
+                for z in 0..nz {
+                    for y in 0..ny {
+                        let dst = px + p * ((py + y) + p * (pz + z));
+                        let row = &mut ids[dst..dst + nx];
+                        match view {
+                            ChunkView::Empty => {}
+                            ChunkView::Uniform(v) => row.fill(v),
+                            ChunkView::Cells(c) => {
+                                let s = sx + e * ((sy + y) + e * (sz + z));
+                                match c.get(s..s + nx) {
+                                    Some(from) => row.copy_from_slice(from),
+                                    None => row.fill(0),
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Meshes chunk `chunk` of `src` into `out` (appending to its surfaces). Returns whether
+/// the chunk drew a face. The chunk's edge must be at most 62 cells (rows of edge + 2
+/// bits fit a `u64`); the payload's edges are 8, 16 and 32.
+pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
+    src: &S,
+    ctx: &MeshContext<'_>,
+    chunk: [i32; 3],
+    scratch: &mut MeshScratch,
+    out: &mut RegionMesh,
+) -> bool {
+    let e = src.edge();
+    if e == 0 || e > 62 {
+        return false;
+    }
+    if !gather(src, ctx, chunk, &mut scratch.ids) {
+        return false;
+    }
+    let p = e + 2;
+    let ids = &scratch.ids;
+    // Classify into row masks.
+    for v in [
+        &mut scratch.opq,
+        &mut scratch.st,
+        &mut scratch.draw,
+        &mut scratch.fl,
+    ] {
+        v.clear();
+        v.resize(p * p, 0);
+    }
+    let flags = ctx.flags;
+    let last = flags.len() - 1;
+    for (r, row) in ids.chunks_exact(p).enumerate() {
+        let (mut o, mut s, mut d, mut f) = (0u64, 0u64, 0u64, 0u64);
+        for (x, &id) in row.iter().enumerate() {
+            let g = u64::from(flags[(id as usize).min(last)]);
+            o |= (g & 1) << x;
+            s |= ((g >> 1) & 1) << x;
+            d |= ((g >> 2) & 1) << x;
+            f |= ((g >> 3) & 1) << x;
+        }
+        scratch.opq[r] = o;
+        scratch.st[r] = s;
+        scratch.draw[r] = d;
+        scratch.fl[r] = f;
+    }
+    let opq = &scratch.opq;
+    let st = &scratch.st;
+    let interior: u64 = ((1u64 << e) - 1) << 1;
+    let ei = e as i32;
+    let origin = chunk.map(|c| i64::from(c) * i64::from(ei));
+    let base = ctx.point(origin.map(|v| v as f64));
+    let step = [p as isize * p as isize, p as isize, 1];
+    let offs: [isize; 6] = [1, -1, step[1], -step[1], step[0], -step[0]];
+    let before = out.quad_count();
+    let opq_at = |x: i32, y: i32, z: i32| -> u32 {
+        ((opq[y as usize + p * z as usize] >> x) & 1) as u32
+    };
+    for z in 1..=e {
+        for y in 1..=e {
+            let r = y + p * z;
+            let dr = scratch.draw[r] & interior;
+            let fr = scratch.fl[r] & interior;
+            if dr | fr == 0 {
+                continue;
+            }
+            let o = opq[r] & dr;
+            let s = st[r] & dr;
+            for d in 0..6 {
+                let (no, ns) = match d {
+                    0 => (opq[r] >> 1, st[r] >> 1),
+                    1 => (opq[r] << 1, st[r] << 1),
+                    2 => (opq[r + 1], st[r + 1]),
+                    3 => (opq[r - 1], st[r - 1]),
+                    4 => (opq[r + p], st[r + p]),
+                    _ => (opq[r - p], st[r - p]),
+                };
+                let mut vis = (o | s) & !no;
+                let mut chk = s & !no & ns;
+                while chk != 0 {
+                    let x = chk.trailing_zeros() as usize;
+                    chk &= chk - 1;
+                    let i = x + p * r;
+                    let ni = (i as isize + offs[d]) as usize;
+                    if hides(ctx.look(ids[ni]), ctx.look(ids[i])) {
+                        vis &= !(1u64 << x);
+                    }
+                }
+                while vis != 0 {
+                    let x = vis.trailing_zeros() as i32;
+                    vis &= vis - 1;
+                    let look = ctx.look(ids[x as usize + p * r]);
+                    let (yi, zi) = (y as i32, z as i32);
+                    let n = FACE_DIRS[d];
+                    let t = TANGENTS[d];
+                    let b = ctx.bitangent[d];
+                    let (fx, fy, fz) = (x + n[0], yi + n[1], zi + n[2]);
+                    let mut ao = [0u8; 4];
+                    for (k, (su, sv)) in CORNER_SIGNS.iter().enumerate() {
+                        let s1 = opq_at(fx + su * t[0], fy + su * t[1], fz + su * t[2]);
+                        let s2 = opq_at(fx + sv * b[0], fy + sv * b[1], fz + sv * b[2]);
+                        let c = opq_at(
+                            fx + su * t[0] + sv * b[0],
+                            fy + su * t[1] + sv * b[1],
+                            fz + su * t[2] + sv * b[2],
+                        );
+                        ao[k] = if s1 & s2 == 1 { 3 } else { (s1 + s2 + c) as u8 };
+                    }
+                    let local = [x - 1, yi - 1, zi - 1];
+                    let cell_pos = add(
+                        base,
+                        [0, 1, 2].map(|a| {
+                            ctx.axis[0][a] * local[0] as f32
+                                + ctx.axis[1][a] * local[1] as f32
+                                + ctx.axis[2][a] * local[2] as f32
+                        }),
+                    );
+                    let gcell = [0, 1, 2].map(|a| origin[a] + i64::from(local[a]));
+                    let mesh = &mut out.surfaces[look.surface as usize];
+                    let v0 = mesh.positions.len() as u32;
+                    for k in 0..4 {
+                        mesh.positions.push(add(cell_pos, ctx.corner_m[d][k]));
+                        mesh.basis.push(ctx.basis[d]);
+                        let c = ctx.corner[d][k];
+                        let g = [0, 1, 2].map(|a| gcell[a] + i64::from(c[a]));
+                        let u = (g[0] * i64::from(t[0]) + g[1] * i64::from(t[1]) + g[2] * i64::from(t[2])) as f32;
+                        let v = (g[0] * i64::from(b[0]) + g[1] * i64::from(b[1]) + g[2] * i64::from(b[2])) as f32;
+                        mesh.attributes.push([
+                            look.uv0[0],
+                            look.uv0[1],
+                            u,
+                            v,
+                            f32::from(ao[k]),
+                            0.0,
+                            0.0,
+                            0.0,
+                        ]);
+                    }
+                    mesh.indices
+                        .extend_from_slice(&quad_indices(v0, ao, ctx.mirrored));
+                }
+            }
+            // Fluids.
+            let mut fbits = fr;
+            while fbits != 0 {
+                let x = fbits.trailing_zeros() as i32;
+                fbits &= fbits - 1;
+                let i = x as isize + (p * r) as isize;
+                let nb = |dx: i32, dy: i32, dz: i32| -> &CellLook {
+                    let j = i + dx as isize + step[1] * dy as isize + step[0] * dz as isize;
+                    ctx.look(ids.get(j as usize).copied().unwrap_or(0))
+                };
+                let local = [x - 1, y as i32 - 1, z as i32 - 1];
+                let gcell = [0, 1, 2].map(|a| origin[a] + i64::from(local[a]));
+                fluid_cell(ctx, &nb, gcell, out);
+            }
+        }
+    }
+    out.quad_count() > before
+}
+
+#[inline]
+fn add(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+/// Whether see-through neighbor `nb` hides the face of see-through drawn cell `cell`: a
+/// cell of its own kind does (unless the kind keeps its inner faces), and so does a fluid
+/// source or falling column toward a blended block (glass gives its face up to water).
+#[inline]
+fn hides(nb: &CellLook, cell: &CellLook) -> bool {
+    if nb.fluid != 0
+        && nb.fluid != cell.fluid
+        && is_source_or_falling(nb.fluid_level)
+        && cell.surface == Surface::Translucent
+    {
+        return true;
+    }
+    nb.flags & FLAG_DRAW != 0 && nb.kind == cell.kind && !cell.inner
+}
+
+/// The six indices of the quad at `v0` with corner occlusion `ao`: split along the
+/// diagonal whose corners are lighter (fewer hiding cells; 0–2 on a tie), wound the other
+/// way when the placement mirrors.
+#[inline]
+fn quad_indices(v0: u32, ao: [u8; 4], mirrored: bool) -> [u32; 6] {
+    let t: [u32; 6] = if ao[0] + ao[2] <= ao[1] + ao[3] {
+        [0, 1, 2, 0, 2, 3]
+    } else {
+        [1, 2, 3, 1, 3, 0]
+    };
+    let t = if mirrored {
+        [t[0], t[2], t[1], t[3], t[5], t[4]]
+    } else {
+        t
+    };
+    t.map(|i| v0 + i)
+}
+
+/// Writes the faces of one fluid cell: each face that shows, its top corners at the
+/// surface's corner heights, drawn from both sides, not measured for occlusion.
+fn fluid_cell<'a>(
+    ctx: &MeshContext<'_>,
+    nb: &impl Fn(i32, i32, i32) -> &'a CellLook,
+    gcell: [i64; 3],
+    out: &mut RegionMesh,
+) {
+    let c = *nb(0, 0, 0);
+    let heights = corner_heights(nb);
+    let mesh = &mut out.surfaces[c.fluid_surface as usize];
+    for d in 0..6 {
+        if !fluid_face_shows(nb, FACE_DIRS[d], &heights) {
+            continue;
+        }
+        let t = TANGENTS[d];
+        let b = ctx.bitangent[d];
+        let corners = ctx.corner[d].map(|k| {
+            let y = if k[1] == 1 {
+                heights[(k[0] + 2 * k[2]) as usize]
+            } else {
+                0.0
+            };
+            [k[0] as f32, y, k[2] as f32]
+        });
+        for back in [false, true] {
+            let v0 = mesh.positions.len() as u32;
+            for (k, corner) in corners.iter().enumerate() {
+                let p = [0, 1, 2].map(|a| gcell[a] as f64 + f64::from(corner[a]));
+                mesh.positions.push(ctx.point(p));
+                mesh.basis.push(if back {
+                    ctx.basis_back[d]
+                } else {
+                    ctx.basis[d]
+                });
+                let kc = ctx.corner[d][k];
+                let g = [0, 1, 2].map(|a| gcell[a] + i64::from(kc[a]));
+                let u = (g[0] * i64::from(t[0]) + g[1] * i64::from(t[1]) + g[2] * i64::from(t[2])) as f32;
+                let v = (g[0] * i64::from(b[0]) + g[1] * i64::from(b[1]) + g[2] * i64::from(b[2])) as f32;
+                mesh.attributes
+                    .push([c.fluid_uv0[0], c.fluid_uv0[1], u, v, 0.0, 0.0, 0.0, 0.0]);
+            }
+            mesh.indices
+                .extend_from_slice(&quad_indices(v0, [0; 4], ctx.mirrored != back));
+        }
+    }
+}
+
+/// Meshes region `region` (chunks `region * regionChunks` up to the next region on each
+/// axis) of `src`: every chunk's faces into one mesh per surface, the translucent faces
+/// then written lowest first.
+pub fn mesh_region<S: ChunkSource + ?Sized>(
+    src: &S,
+    ctx: &MeshContext<'_>,
+    region: [i32; 3],
+    scratch: &mut MeshScratch,
+) -> RegionMesh {
+    let mut out = RegionMesh {
+        region,
+        ..RegionMesh::default()
+    };
+    let rc = ctx.region_chunks as i32;
+    for cz in 0..rc {
+        for cy in 0..rc {
+            for cx in 0..rc {
+                let chunk = [
+                    region[0] * rc + cx,
+                    region[1] * rc + cy,
+                    region[2] * rc + cz,
+                ];
+                if mesh_chunk_into(src, ctx, chunk, scratch, &mut out) {
+                    out.chunks_with_faces += 1;
+                }
+            }
+        }
+    }
+    out.surfaces[Surface::Translucent as usize].sort_lowest_first();
+    out
+}
+
+/// Meshes `regions` in parallel on `scheduler` (one job per region), the results in the
+/// order asked.
+pub fn mesh_regions<S: ChunkSource + ?Sized>(
+    scheduler: &Scheduler,
+    src: &S,
+    ctx: &MeshContext<'_>,
+    regions: &[[i32; 3]],
+) -> Vec<RegionMesh> {
+    scheduler.parallel_map(regions, 1, |_, &r| {
+        let mut scratch = MeshScratch::default();
+        mesh_region(src, ctx, r, &mut scratch)
+    })
+}
+
+impl RegionMesh {
+    /// Empties every surface, keeping the buffers' capacity.
+    pub fn clear(&mut self) {
+        for s in &mut self.surfaces {
+            s.clear();
+        }
+        self.chunks_with_faces = 0;
+    }
+}
