@@ -1,29 +1,51 @@
 //! The type-erased job reference that travels through the deques.
 
-/// A job as the deques carry it: a pointer to its data and the function that runs
-/// it. Scope jobs point at a boxed closure, graph jobs at the graph's run state
-/// (with the node index in `arg`), parallel-for helpers at the loop's state.
+use std::mem::{align_of, size_of, MaybeUninit};
+
+/// The two machine words a job carries by value: a graph node's index, or a
+/// small scope closure stored in place of a heap allocation.
+pub(crate) type Words = [MaybeUninit<usize>; 2];
+
+/// Whether a value of type `F` fits in [`Words`] (size and alignment).
+pub(crate) const fn fits_inline<F>() -> bool {
+    size_of::<F>() <= size_of::<Words>() && align_of::<F>() <= align_of::<Words>()
+}
+
+/// A job as the deques carry it: a pointer to its data, the function that runs
+/// it and two words passed by value. Scope jobs point at their scope and carry
+/// the closure in `words` (or a pointer to it, boxed, when it does not fit);
+/// graph jobs point at the graph's run state with the node index in `words`;
+/// parallel-for helpers and join's second half point at state on the waiting
+/// thread's stack.
 ///
 /// Contract for whoever creates one (every constructor is `unsafe` for this): the
 /// data behind `data` stays alive and valid until `exec` has signalled completion
 /// to whoever waits for it, each `JobRef` is executed at most once by the
 /// scheduler (copies are handed out only when `exec` tolerates several runs), and
 /// `exec` never unwinds: it catches the job's panic and hands it to the waiter.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub(crate) struct JobRef {
     data: *const (),
-    exec: unsafe fn(*const (), usize),
-    arg: usize,
+    exec: unsafe fn(*const (), Words),
+    words: Words,
 }
 
-// SAFETY: a JobRef is only a pointer plus a function; the creator guarantees
-// (see the type's contract) that the data it points to may be used from any
-// scheduler thread: every constructor requires the closure or state to be `Send`
-// or `Sync` as appropriate.
+impl std::fmt::Debug for JobRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobRef")
+            .field("data", &self.data)
+            .finish_non_exhaustive()
+    }
+}
+
+// SAFETY: a JobRef is only a pointer, a function and plain words; the creator
+// guarantees (see the type's contract) that the data it points to and the value
+// it carries may be used from any scheduler thread: every constructor requires
+// the closure or state to be `Send` or `Sync` as appropriate.
 unsafe impl Send for JobRef {}
 
 impl JobRef {
-    /// Makes a job reference.
+    /// Makes a job reference that carries `arg` (read back with [`arg`]).
     ///
     /// # Safety
     /// The caller upholds the contract on [`JobRef`]: `data` is valid for `exec`
@@ -32,13 +54,43 @@ impl JobRef {
     #[inline]
     pub(crate) unsafe fn new(
         data: *const (),
-        exec: unsafe fn(*const (), usize),
+        exec: unsafe fn(*const (), Words),
         arg: usize,
     ) -> Self {
-        Self { data, exec, arg }
+        Self {
+            data,
+            exec,
+            words: [MaybeUninit::new(arg), MaybeUninit::uninit()],
+        }
     }
 
-    /// Whether both references point to the same job data.
+    /// Makes a job reference that carries `value` by value (moved into the
+    /// reference; `exec` moves it out with [`take_inline`]).
+    ///
+    /// # Safety
+    /// As [`new`](Self::new), and `exec` treats `words` as holding a `T`, which it
+    /// takes out exactly once (copies of the reference are never executed).
+    ///
+    /// # Panics
+    /// If `T` does not fit ([`fits_inline`]); callers choose this constructor
+    /// with that same constant condition, so the check compiles away.
+    #[inline]
+    pub(crate) unsafe fn with_value<T>(
+        data: *const (),
+        exec: unsafe fn(*const (), Words),
+        value: T,
+    ) -> Self {
+        assert!(fits_inline::<T>());
+        let mut words: Words = [MaybeUninit::uninit(); 2];
+        // SAFETY: `words` is large and aligned enough for a T (asserted above,
+        // a constant condition), and writing does not read the old bytes.
+        unsafe { words.as_mut_ptr().cast::<T>().write(value) };
+        Self { data, exec, words }
+    }
+
+    /// Whether both references point to the same job data. Only meaningful
+    /// between references whose data are distinct live objects or the same
+    /// one (join compares against its own stack job).
     #[inline]
     pub(crate) fn same_data(&self, other: &JobRef) -> bool {
         std::ptr::eq(self.data, other.data)
@@ -52,6 +104,28 @@ impl JobRef {
     #[inline]
     pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded from this function's contract and the creator's.
-        unsafe { (self.exec)(self.data, self.arg) }
+        unsafe { (self.exec)(self.data, self.words) }
     }
+}
+
+/// The `usize` a reference made by [`JobRef::new`] carries.
+///
+/// # Safety
+/// `words` comes from a reference made by [`JobRef::new`].
+#[inline]
+pub(crate) unsafe fn arg(words: Words) -> usize {
+    // SAFETY: `JobRef::new` initialised the first word with the argument.
+    unsafe { words[0].assume_init() }
+}
+
+/// Moves the `T` out of the words of a reference made by [`JobRef::with_value`].
+///
+/// # Safety
+/// `words` comes from a reference made by `JobRef::with_value::<T>`, and this is
+/// the one time its value is taken.
+#[inline]
+pub(crate) unsafe fn take_inline<T>(words: Words) -> T {
+    // SAFETY: `with_value` wrote a valid T at the start of the (suitably sized
+    // and aligned) words; the caller takes it once, so it is not duplicated.
+    unsafe { words.as_ptr().cast::<T>().read() }
 }

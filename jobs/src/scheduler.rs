@@ -14,7 +14,7 @@ use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::{Backoff, CachePadded};
 
 use crate::error::JobsError;
-use crate::job::JobRef;
+use crate::job::{JobRef, Words};
 use crate::scope::Scope;
 
 /// Which queue a job waits in. Every thread takes all the critical work it can
@@ -150,6 +150,7 @@ impl Sleep {
 
     #[cold]
     fn wake_any(&self) {
+        DBG[0].fetch_add(1, Ordering::Relaxed);
         for index in 1..self.sleeping.len() {
             if self.wake(index) {
                 return;
@@ -428,6 +429,7 @@ fn worker_main(ctx: ThreadCtx, parker: Parker) {
     let shared = Arc::clone(&ctx.shared);
     let me = ctx.index;
     loop {
+        DBG[2].fetch_add(1, Ordering::Relaxed);
         if let Some((job, lane)) = ctx.find_work() {
             ctx.execute(job, lane);
             continue;
@@ -440,6 +442,7 @@ fn worker_main(ctx: ThreadCtx, parker: Parker) {
         let backoff = Backoff::new();
         for _ in 0..SPIN_ROUNDS {
             backoff.snooze();
+            DBG[3].fetch_add(1, Ordering::Relaxed);
             found = ctx.find_work();
             if found.is_some() || shared.shutdown.load(Ordering::Acquire) {
                 break;
@@ -454,6 +457,7 @@ fn worker_main(ctx: ThreadCtx, parker: Parker) {
             found = ctx.find_work();
             if found.is_none() && !shared.shutdown.load(Ordering::Acquire) && !shared.has_pinned(me)
             {
+                DBG[1].fetch_add(1, Ordering::Relaxed);
                 parker.park_timeout(PARK_TIMEOUT);
             }
             if shared.sleep.sleeping[me].swap(false, Ordering::AcqRel) {
@@ -897,7 +901,9 @@ impl Scheduler {
     }
 }
 
+pub static DBG: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 fn stop(shared: &Shared, handles: Vec<JoinHandle<()>>) {
+    eprintln!("DBG wakes {} parks {} outer {} spins {}", DBG[0].load(Ordering::Relaxed), DBG[1].load(Ordering::Relaxed), DBG[2].load(Ordering::Relaxed), DBG[3].load(Ordering::Relaxed));
     shared.shutdown.store(true, Ordering::SeqCst);
     for unparker in shared.sleep.unparkers.iter().flatten() {
         unparker.unpark();
@@ -984,7 +990,7 @@ impl ParFor<'_> {
 
     /// # Safety
     /// `data` points to a live `ParFor` (see `run_chunks`).
-    unsafe fn execute_par_for(data: *const (), _arg: usize) {
+    unsafe fn execute_par_for(data: *const (), _words: Words) {
         // SAFETY: `run_chunks` keeps the state alive until `pending` reaches 0,
         // and this job decrements it only as its very last access.
         let state = unsafe { &*(data as *const ParFor<'_>) };
@@ -1011,7 +1017,7 @@ impl<F: FnOnce() -> R, R> StackJob<F, R> {
 
     /// # Safety
     /// `data` points to a live `StackJob<F, R>` that has not run yet.
-    unsafe fn execute_stack(data: *const (), _arg: usize) {
+    unsafe fn execute_stack(data: *const (), _words: Words) {
         // SAFETY: the joining thread keeps the job alive until `done` is set,
         // which is the last access below; the job is pushed once, so this is the
         // only thread touching `f` and `result` until `done` is published.

@@ -7,8 +7,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use crossbeam_utils::CachePadded;
+
 use crate::error::JobsError;
-use crate::job::JobRef;
+use crate::job::{fits_inline, take_inline, JobRef, Words};
 use crate::scheduler::{Lane, Pin, Shared};
 
 /// The handle [`Scheduler::scope`](crate::Scheduler::scope) passes to its closure
@@ -26,7 +28,10 @@ use crate::scheduler::{Lane, Pin, Shared};
 /// ```
 pub struct Scope<'scope> {
     shared: &'scope Shared,
-    pending: AtomicUsize,
+    /// Jobs spawned and not finished yet. In a line of its own: every spawn and
+    /// every finish writes it, from any thread, while the scope itself lives on
+    /// the waiting thread's stack among that thread's hot locals.
+    pending: CachePadded<AtomicUsize>,
     panicked: AtomicBool,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     /// Invariant in `'scope`, like `std::thread::Scope`, and carrying the bounds of
@@ -45,18 +50,12 @@ impl std::fmt::Debug for Scope<'_> {
     }
 }
 
-/// A spawned scope job, boxed.
-struct HeapJob<'scope, F> {
-    f: F,
-    scope: *const Scope<'scope>,
-}
-
 impl<'scope> Scope<'scope> {
     #[inline]
     pub(crate) fn new(shared: &'scope Shared) -> Self {
         Self {
             shared,
-            pending: AtomicUsize::new(0),
+            pending: CachePadded::new(AtomicUsize::new(0)),
             panicked: AtomicBool::new(false),
             panic: Mutex::new(None),
             marker: PhantomData,
@@ -94,7 +93,7 @@ impl<'scope> Scope<'scope> {
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        let job = self.heap_job(f);
+        let job = self.job(f);
         self.shared.push(job, lane);
     }
 
@@ -116,37 +115,46 @@ impl<'scope> Scope<'scope> {
                 threads,
             });
         }
-        let job = self.heap_job(f);
+        let job = self.job(f);
         self.shared.push_pinned(index, job, lane);
         Ok(())
     }
 
+    /// Counts the job in and wraps it for the deques: the closure travels inside
+    /// the job reference when it is small enough (no allocation), boxed when not.
     #[inline]
-    fn heap_job<F>(&self, f: F) -> JobRef
+    fn job<F>(&self, f: F) -> JobRef
     where
         F: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
         self.pending.fetch_add(1, Ordering::Relaxed);
-        let job = Box::new(HeapJob { f, scope: self });
-        // SAFETY: the box stays alive until `execute_heap` takes it back; the scope
-        // it points to outlives the job because `Scheduler::scope` waits for
-        // `pending == 0` and the job's decrement is its last access; F is Send;
-        // the reference is pushed exactly once; `execute_heap` catches panics.
-        unsafe { JobRef::new(Box::into_raw(job) as *const (), Self::execute_heap::<F>, 0) }
+        let scope = self as *const Self as *const ();
+        if fits_inline::<F>() {
+            // SAFETY: the scope outlives the job because `Scheduler::scope` waits
+            // for `pending == 0` and the job's decrement is its last access; F
+            // fits the reference (checked) and is Send; the reference is pushed
+            // exactly once, so `execute` takes the closure once; it catches panics.
+            unsafe { JobRef::with_value(scope, Self::execute::<F>, f) }
+        } else {
+            // SAFETY: as above; the reference carries the box's pointer instead,
+            // which `execute` takes back (and frees) exactly once.
+            unsafe { JobRef::with_value(scope, Self::execute::<Box<F>>, Box::new(f)) }
+        }
     }
 
     /// # Safety
-    /// `data` comes from `Box::into_raw` in `heap_job` and runs once.
-    unsafe fn execute_heap<F>(data: *const (), _arg: usize)
+    /// `data` is the scope that made the job with `JobRef::with_value::<G>` in
+    /// `job`, and the reference runs once.
+    unsafe fn execute<G>(data: *const (), words: Words)
     where
-        F: FnOnce(&Scope<'scope>) + Send + 'scope,
+        G: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        // SAFETY: see the function's contract; ownership returns to this box.
-        let job = unsafe { Box::from_raw(data as *mut HeapJob<'scope, F>) };
-        let HeapJob { f, scope } = *job;
+        // SAFETY: see the function's contract: the words hold the job's closure
+        // (or its box), taken out this one time.
+        let f = unsafe { take_inline::<G>(words) };
         // SAFETY: the scope is alive until its pending count reaches zero, which
         // happens only at the decrement below.
-        let scope = unsafe { &*scope };
+        let scope = unsafe { &*(data as *const Scope<'scope>) };
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| f(scope))) {
             let mut slot = scope.panic.lock().unwrap_or_else(PoisonError::into_inner);
             slot.get_or_insert(payload);

@@ -28,8 +28,11 @@ USAGE:
         give a byte-identical pallet. Exits 1 when any error is reported.
     dh check <dir> [--json]
         Validate a source pallet without writing anything; reports every error.
-    dh inspect <file.pallet> [--json]
-        List a compiled pallet's manifest and entries.
+    dh inspect <file.pallet | payload.dh-vox.bin> [--json]
+        List a compiled pallet's manifest and entries (and summarize each voxel payload
+        in it), or summarize a voxel payload file (its shards <payload>.<n> are read from
+        beside it): grids with their non-empty cell counts and the total, the palette,
+        region and chunk counts, and chunks and bytes per body mode.
     dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
         Import a MagicaVoxel or Teardown .vox: writes <name>.dh-vox and its
         <name>.dh-vox.bin payload into the pallet folder (default: beside the file).
@@ -309,10 +312,19 @@ fn import(args: &Args) -> Result<bool, CliError> {
 }
 
 fn inspect(args: &Args) -> Result<bool, CliError> {
-    let path = args
-        .input
-        .clone()
-        .ok_or_else(|| CliError::Usage("`dh inspect` needs a .pallet file".into()))?;
+    let path = args.input.clone().ok_or_else(|| {
+        CliError::Usage("`dh inspect` needs a .pallet or .dh-vox.bin file".into())
+    })?;
+    let mut magic = [0u8; 8];
+    {
+        use std::io::Read;
+        let mut f = std::fs::File::open(&path)
+            .map_err(|e| CliError::Failed(format!("cannot open {}: {e}", path.display())))?;
+        let _ = f.read(&mut magic);
+    }
+    if magic.starts_with(b"DHVX") {
+        return inspect_payload_file(&path, args.json);
+    }
     let pallet = Pallet::open(&path).map_err(|e| CliError::Failed(e.to_string()))?;
     let m = pallet.manifest();
     let stdout = std::io::stdout();
@@ -388,6 +400,212 @@ fn inspect(args: &Args) -> Result<bool, CliError> {
                 e.path
             );
         }
+        for e in pallet.entries() {
+            if !e.path.ends_with(".dh-vox.bin") {
+                continue;
+            }
+            let mut shards = Vec::new();
+            for n in 0u16.. {
+                let name = dh_content::pallet::voxel_shard_name(e.path, n);
+                match pallet.range(&name) {
+                    Ok(bytes) => shards.push(bytes),
+                    Err(_) => break,
+                }
+            }
+            let summary = PayloadSummary::read(e.path, &shards)
+                .map_err(|err| CliError::Failed(err.to_string()))?;
+            let _ = writeln!(o);
+            let _ = write!(o, "{}", summary.to_table());
+        }
+    }
+    Ok(true)
+}
+
+/// What `dh inspect` says about a voxel payload.
+struct PayloadSummary {
+    name: String,
+    header: String,
+    grids: Vec<(String, Option<u32>, u64)>,
+    palette: Vec<String>,
+    regions: usize,
+    shards: usize,
+    chunks: u64,
+    /// (chunks, body bytes) per mode: uniform, packed, sparse.
+    modes: [(u64, u64); 3],
+    lz4_chunks: u64,
+}
+
+impl PayloadSummary {
+    fn read(
+        name: &str,
+        shards: &[&[u8]],
+    ) -> Result<PayloadSummary, dh_content::voxel::payload::PayloadError> {
+        use dh_content::voxel::payload::PayloadReader;
+        let r = PayloadReader::open_named(name, shards)?;
+        let h = r.header();
+        let header = format!(
+            "platform {}  format {}  voxel {} m  chunk edge {}  origin {:?}",
+            if h.platform.is_empty() {
+                "-"
+            } else {
+                &h.platform
+            },
+            if h.format.is_empty() { "-" } else { &h.format },
+            h.voxel_size,
+            h.chunk_edge,
+            h.origin
+        );
+        let mut cells = vec![0u64; r.grids().len()];
+        let mut modes = [(0u64, 0u64); 3];
+        let mut chunks = 0u64;
+        let mut lz4_chunks = 0u64;
+        let mut buf = Vec::new();
+        for (ri, region) in r.regions().iter().enumerate() {
+            let n = r.chunk_table(ri)?.entries().len();
+            for ci in 0..n {
+                chunks += 1;
+                let (codec, body) = r.chunk_body(ri, ci)?;
+                if codec == 1 {
+                    lz4_chunks += 1;
+                }
+                if let Some(m) = body.first().and_then(|m| modes.get_mut(*m as usize)) {
+                    m.0 += 1;
+                    m.1 += body.len() as u64;
+                }
+                r.read_chunk_into(ri, ci, &mut buf)?;
+                if let Some(c) = cells.get_mut(region.grid as usize) {
+                    *c += buf.iter().filter(|v| **v != 0).count() as u64;
+                }
+            }
+        }
+        let grids = r
+            .grids()
+            .iter()
+            .zip(cells)
+            .map(|(g, c)| (g.name.clone(), g.parent, c))
+            .collect();
+        let palette = r
+            .palette()
+            .iter()
+            .map(|p| format!("{}:{}", p.ns, p.id))
+            .collect();
+        Ok(PayloadSummary {
+            name: name.to_string(),
+            header,
+            grids,
+            palette,
+            regions: r.regions().len(),
+            shards: r.shard_count(),
+            chunks,
+            modes,
+            lz4_chunks,
+        })
+    }
+
+    fn total_cells(&self) -> u64 {
+        self.grids.iter().map(|g| g.2).sum()
+    }
+
+    fn to_table(&self) -> String {
+        let mut s = format!("payload  {}\n         {}\n", self.name, self.header);
+        s.push_str(&format!("grids    {}\n", self.grids.len()));
+        for (i, (name, parent, cells)) in self.grids.iter().enumerate() {
+            let parent = parent.map_or("-".to_string(), |p| format!("#{p}"));
+            s.push_str(&format!(
+                "  #{i:<4} {cells:>12} cells  parent {parent:<5} {name}\n"
+            ));
+        }
+        s.push_str(&format!(
+            "  total {:>12} non-empty cells\n",
+            self.total_cells()
+        ));
+        let shown: Vec<&str> = self.palette.iter().take(12).map(String::as_str).collect();
+        let more = self.palette.len().saturating_sub(shown.len());
+        s.push_str(&format!(
+            "palette  {} entries: {}{}\n",
+            self.palette.len(),
+            shown.join(", "),
+            if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+        s.push_str(&format!(
+            "regions  {} in {} shard(s); chunks {} ({} LZ4)\n",
+            self.regions, self.shards, self.chunks, self.lz4_chunks
+        ));
+        for (label, (n, bytes)) in ["uniform", "packed", "sparse"].iter().zip(self.modes) {
+            s.push_str(&format!(
+                "  {label:<8} {n:>8} chunks {bytes:>12} body bytes\n"
+            ));
+        }
+        s
+    }
+
+    fn to_json(&self) -> String {
+        let mut s = String::from("{\"payload\":");
+        dh_content::jsonc::write_string(&self.name, &mut s);
+        s.push_str(",\"grids\":[");
+        for (i, (name, parent, cells)) in self.grids.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str("{\"name\":");
+            dh_content::jsonc::write_string(name, &mut s);
+            match parent {
+                Some(p) => s.push_str(&format!(",\"parent\":{p}")),
+                None => s.push_str(",\"parent\":null"),
+            }
+            s.push_str(&format!(",\"cells\":{cells}}}"));
+        }
+        s.push_str(&format!(
+            "],\"totalCells\":{},\"palette\":{},\"regions\":{},\"shards\":{},\"chunks\":{},\"lz4Chunks\":{},\"modes\":{{",
+            self.total_cells(),
+            self.palette.len(),
+            self.regions,
+            self.shards,
+            self.chunks,
+            self.lz4_chunks
+        ));
+        for (i, (label, (n, bytes))) in ["uniform", "packed", "sparse"]
+            .iter()
+            .zip(self.modes)
+            .enumerate()
+        {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&format!("\"{label}\":{{\"chunks\":{n},\"bytes\":{bytes}}}"));
+        }
+        s.push_str("}}");
+        s
+    }
+}
+
+fn inspect_payload_file(path: &Path, json: bool) -> Result<bool, CliError> {
+    let mut files = Vec::new();
+    let read = |p: &Path| {
+        std::fs::read(p).map_err(|e| CliError::Failed(format!("cannot read {}: {e}", p.display())))
+    };
+    files.push(read(path)?);
+    for n in 1u16.. {
+        let mut sibling = path.as_os_str().to_owned();
+        sibling.push(format!(".{n}"));
+        let sibling = PathBuf::from(sibling);
+        if !sibling.is_file() {
+            break;
+        }
+        files.push(read(&sibling)?);
+    }
+    let views: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+    let name = path.display().to_string();
+    let summary =
+        PayloadSummary::read(&name, &views).map_err(|e| CliError::Failed(e.to_string()))?;
+    if json {
+        println!("{}", summary.to_json());
+    } else {
+        print!("{}", summary.to_table());
     }
     Ok(true)
 }

@@ -195,3 +195,75 @@ fn import_vox_then_build_ships_the_payload_not_the_source() {
     assert!(p.range("voxels/axes.dh-vox.bin").is_ok());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sums the voxel counts of every XYZI chunk of a .vox, walking the chunks independently
+/// of the importer (each chunk: 4-byte id, u32 content size, u32 children size).
+fn xyzi_total(bytes: &[u8]) -> u64 {
+    let u32_at = |i: usize| {
+        u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]) as usize
+    };
+    let mut total = 0u64;
+    // "VOX " + version, then the MAIN chunk header (12 bytes); its children follow.
+    let mut i = 8 + 12;
+    while i + 12 <= bytes.len() {
+        let id = &bytes[i..i + 4];
+        let content = u32_at(i + 4);
+        let children = u32_at(i + 8);
+        if id == b"XYZI" {
+            total += u32_at(i + 12) as u64;
+        }
+        i += 12 + content + children;
+    }
+    total
+}
+
+#[test]
+fn inspect_a_payload_counts_every_cell() {
+    let Some(fixtures) = vox_fixtures() else {
+        return;
+    };
+    let dir = temp_dir("inspect");
+    let src = fixtures.join("vox_character.vox");
+    let r = dh()
+        .args(["import", "vox"])
+        .arg(&src)
+        .arg("--into")
+        .arg(&dir)
+        .output()
+        .expect("dh runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let r = dh()
+        .arg("inspect")
+        .arg(dir.join("vox_character.dh-vox.bin"))
+        .arg("--json")
+        .output()
+        .expect("dh runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v = dh_content::jsonc::parse(&String::from_utf8_lossy(&r.stdout)).expect("JSON");
+    let expected = xyzi_total(&std::fs::read(&src).expect("fixture"));
+    assert!(expected > 0);
+    assert_eq!(
+        v.get("totalCells").and_then(|t| t.as_f64()),
+        Some(expected as f64)
+    );
+    let grid_sum: f64 = v
+        .get("grids")
+        .and_then(|g| g.as_array())
+        .expect("grids")
+        .iter()
+        .filter_map(|g| g.get("cells").and_then(|c| c.as_f64()))
+        .sum();
+    assert_eq!(grid_sum, expected as f64);
+    // The text form names the same total.
+    let r = dh()
+        .arg("inspect")
+        .arg(dir.join("vox_character.dh-vox.bin"))
+        .output()
+        .expect("dh runs");
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        text.contains(&format!("{expected} non-empty cells")),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -414,11 +414,9 @@ fn decrease(w: &mut Window, ch: Channel, dq: &mut Vec<u32>, iq: &mut Vec<u32>) {
             if nl == 0 {
                 continue;
             }
-            let through = if ch == Channel::Sky && d == DOWN && level == 15 {
-                nl == 15 && p & 15 == 0
-            } else {
-                nl < level
-            };
+            // Lit through this cell: a dimmer neighbor, or the sky's lossless fall.
+            let through =
+                nl < level || (ch == Channel::Sky && d == DOWN && level == 15 && p & 15 == 0);
             if through {
                 let em = if ch == Channel::Block { p >> 4 } else { 0 };
                 w.light[n] = ch.set(cur, em);

@@ -1,0 +1,411 @@
+//! Voxel meshing and light, on the spec's synthetic world (runtime assets, "Voxel
+//! volumes"): 512 × 128 × 512 blocks chunked at 16, meshed within 128 m of a camera
+//! standing over its middle; and the light field (dh.voxel, "The light field"): cold
+//! lighting of a 306-column spawn radius, and one torch placed and removed.
+//!
+//! `cargo bench -p dh-bench --bench voxel`. It prints one table: chunks wanted and with
+//! faces, quads, MiB of vertex and index buffers (52 B a vertex, 4 B an index), µs per
+//! chunk on one thread, wall ms on 1 and 2 workers (dh-jobs), and the peer, the
+//! `block-mesh` crate's `visible_block_faces` (culled, unit quads only, no vertices) and
+//! `greedy_quads` on the same chunks, from padded 18³ arrays built before timing (its
+//! time does not include reading the neighbors, ours does). Each figure is the best of
+//! several runs.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use block_mesh::ndshape::{ConstShape, ConstShape3u32};
+use block_mesh::{
+    greedy_quads, visible_block_faces, GreedyQuadsBuffer, MergeVoxel, UnitQuadBuffer, Voxel,
+    VoxelVisibility, RIGHT_HANDED_Y_UP_CONFIG,
+};
+use dh_content::voxel::blocks::BlockTables;
+use dh_content::voxel::payload::PaletteEntry;
+use dh_engine::voxel::{
+    mesh_chunk_into, mesh_regions, ChunkLight, LightField, MapChunks, MeshContext, MeshOptions,
+    MeshScratch, MeshStats, Placement, RegionMesh, VoxelLooks, FLAG_DRAW, FLAG_OPAQUE,
+};
+use dh_jobs::Scheduler;
+
+const EDGE: i32 = 16;
+const SIZE: [i32; 3] = [512, 128, 512];
+const AIR: u32 = 0;
+const STONE: u32 = 1;
+const DIRT: u32 = 2;
+const GRASS: u32 = 3;
+const SAND: u32 = 4;
+const WATER: u32 = 5;
+const LOG: u32 = 6;
+const LEAVES: u32 = 7;
+const TORCH: u32 = 8;
+
+fn palette() -> Vec<PaletteEntry> {
+    let mc = |id: &str| PaletteEntry::new("minecraft", id);
+    vec![
+        PaletteEntry::empty(),
+        mc("stone"),
+        mc("dirt"),
+        mc("grass_block"),
+        mc("sand"),
+        mc("water"),
+        mc("oak_log"),
+        mc("oak_leaves"),
+        mc("torch"),
+    ]
+}
+
+fn hash(x: i32, z: i32, salt: u32) -> u32 {
+    let mut h = (x as u32).wrapping_mul(0x9E37_79B1) ^ (z as u32).wrapping_mul(0x85EB_CA77) ^ salt;
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2C1B_3C6D);
+    h ^= h >> 12;
+    h
+}
+
+/// Smooth value noise in [0, 1) at scale `s`.
+fn noise(x: i32, z: i32, s: i32, salt: u32) -> f32 {
+    let (gx, gz) = (x.div_euclid(s), z.div_euclid(s));
+    let (fx, fz) = (
+        x.rem_euclid(s) as f32 / s as f32,
+        z.rem_euclid(s) as f32 / s as f32,
+    );
+    let v = |a, b| (hash(a, b, salt) & 0xFFFF) as f32 / 65536.0;
+    let sm = |t: f32| t * t * (3.0 - 2.0 * t);
+    let (ux, uz) = (sm(fx), sm(fz));
+    let a = v(gx, gz) + (v(gx + 1, gz) - v(gx, gz)) * ux;
+    let b = v(gx, gz + 1) + (v(gx + 1, gz + 1) - v(gx, gz + 1)) * ux;
+    a + (b - a) * uz
+}
+
+/// The synthetic world: rolling terrain between about 40 and 80, stone under dirt and
+/// grass, sand and water below 52, oak trees, and caves of air.
+fn world() -> MapChunks {
+    let mut w = MapChunks::new(EDGE as usize);
+    let sea = 52;
+    for z in 0..SIZE[2] {
+        for x in 0..SIZE[0] {
+            let h = (40.0 + 28.0 * noise(x, z, 64, 1) + 10.0 * noise(x, z, 16, 2)) as i32;
+            for y in 0..h.max(sea) {
+                let v = if y >= h {
+                    WATER
+                } else if y == h - 1 {
+                    if h <= sea + 1 {
+                        SAND
+                    } else {
+                        GRASS
+                    }
+                } else if y >= h - 4 {
+                    DIRT
+                } else if y > 8 && noise(x + y * 7, z - y * 5, 12, 3) > 0.82 {
+                    AIR
+                } else {
+                    STONE
+                };
+                if v != AIR {
+                    w.set([x, y, z], v);
+                }
+            }
+            if h > sea + 1 && hash(x, z, 9) % 97 == 0 && x % 32 > 3 && z % 32 > 3 {
+                for y in h..h + 5 {
+                    w.set([x, y, z], LOG);
+                }
+                for dy in 3..7 {
+                    for dz in -2..=2 {
+                        for dx in -2..=2 {
+                            let c = [x + dx, h + dy, z + dz];
+                            if (dx != 0 || dz != 0 || dy > 4) && w.get(c) == AIR {
+                                w.set(c, LEAVES);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    w.compact();
+    w
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Bv(u8);
+
+impl Voxel for Bv {
+    fn get_visibility(&self) -> VoxelVisibility {
+        match self.0 {
+            0 => VoxelVisibility::Empty,
+            1 => VoxelVisibility::Opaque,
+            _ => VoxelVisibility::Translucent,
+        }
+    }
+}
+
+impl MergeVoxel for Bv {
+    type MergeValue = u8;
+    fn merge_value(&self) -> u8 {
+        self.0
+    }
+}
+
+type Padded = ConstShape3u32<18, 18, 18>;
+
+fn best<F: FnMut()>(runs: usize, mut f: F) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn main() {
+    let t = Instant::now();
+    let w = world();
+    eprintln!(
+        "voxel: world {}x{}x{} in {} chunks, built in {:.1} s",
+        SIZE[0],
+        SIZE[1],
+        SIZE[2],
+        w.chunks.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let tables = BlockTables::builtin().expect("built-in tables load");
+    let looks = VoxelLooks::resolve(
+        &palette(),
+        tables,
+        Some("com.mojang.minecraft"),
+        None,
+        None,
+    );
+    // The camera over the middle, 2 m above the ground there.
+    let mut ground = SIZE[1] - 1;
+    while ground > 0 && w.get([SIZE[0] / 2, ground, SIZE[2] / 2]) == AIR {
+        ground -= 1;
+    }
+    let cam = [SIZE[0] as f32 / 2.0, ground as f32 + 2.0, SIZE[2] as f32 / 2.0];
+    let mut wanted = Vec::new();
+    for cz in 0..SIZE[2] / EDGE {
+        for cy in 0..SIZE[1] / EDGE {
+            for cx in 0..SIZE[0] / EDGE {
+                let c = [cx, cy, cz].map(|v| (v * EDGE + EDGE / 2) as f32);
+                let d2: f32 = (0..3).map(|a| (c[a] - cam[a]).powi(2)).sum();
+                if d2 <= 128.0 * 128.0 {
+                    wanted.push([cx, cy, cz]);
+                }
+            }
+        }
+    }
+    let opts1 = MeshOptions {
+        region_chunks: 1,
+        ..MeshOptions::default()
+    };
+    let id = Placement::identity();
+    let ctx = MeshContext::new(&looks, &id, &opts1);
+    // One thread, chunk by chunk into a reused mesh.
+    let mut scratch = MeshScratch::default();
+    let mut out = RegionMesh::default();
+    let mut faced = 0;
+    let mut quads = 0;
+    let mut bytes = 0;
+    let one = best(7, || {
+        faced = 0;
+        quads = 0;
+        bytes = 0;
+        for &c in &wanted {
+            out.clear();
+            if mesh_chunk_into(&w, &ctx, c, &mut scratch, &mut out) {
+                faced += 1;
+            }
+            quads += out.quad_count();
+            bytes += out.byte_size();
+        }
+        black_box(&out);
+    });
+    let per_chunk_us = one.as_secs_f64() * 1e6 / wanted.len() as f64;
+    let per_faced_us = one.as_secs_f64() * 1e6 / faced.max(1) as f64;
+    // 1 and 2 workers, region by region (regionChunks 1: a region is a chunk).
+    let mut walls = Vec::new();
+    for threads in [1, 2] {
+        let s = Scheduler::new(threads).expect("a scheduler");
+        let mut stats = MeshStats::default();
+        let wall = best(7, || {
+            let m = mesh_regions(&s, &w, &ctx, &wanted);
+            stats = MeshStats::of(&m);
+            black_box(m);
+        });
+        assert_eq!(stats.quads, quads);
+        walls.push(wall);
+    }
+    // regionChunks 2: the regions holding the wanted chunks, on 2 workers.
+    let opts2 = MeshOptions::default();
+    let ctx2 = MeshContext::new(&looks, &id, &opts2);
+    let mut regions: Vec<[i32; 3]> = wanted.iter().map(|c| c.map(|v| v.div_euclid(2))).collect();
+    regions.sort();
+    regions.dedup();
+    let s2 = Scheduler::new(2).expect("a scheduler");
+    let mut rstats = MeshStats::default();
+    let rwall = best(7, || {
+        let m = mesh_regions(&s2, &w, &ctx2, &regions);
+        rstats = MeshStats::of(&m);
+        black_box(m);
+    });
+    // The peer: block-mesh on the same chunks, padded arrays built before timing.
+    let flags = looks.flags(true);
+    let class = |v: u32| -> u8 {
+        let f = flags[(v as usize).min(flags.len() - 1)];
+        if f & FLAG_OPAQUE != 0 {
+            1
+        } else if f & FLAG_DRAW != 0 {
+            2 + v as u8
+        } else {
+            0
+        }
+    };
+    let padded: Vec<Vec<Bv>> = wanted
+        .iter()
+        .map(|c| {
+            let mut v = vec![Bv(0); Padded::USIZE];
+            for z in 0..18 {
+                for y in 0..18 {
+                    for x in 0..18 {
+                        let cell = [
+                            c[0] * EDGE + x - 1,
+                            c[1] * EDGE + y - 1,
+                            c[2] * EDGE + z - 1,
+                        ];
+                        v[Padded::linearize([x as u32, y as u32, z as u32]) as usize] =
+                            Bv(class(w.get(cell)));
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    let faces = &RIGHT_HANDED_Y_UP_CONFIG.faces;
+    let mut ubuf = UnitQuadBuffer::new();
+    let mut bm_quads = 0;
+    let bm = best(7, || {
+        bm_quads = 0;
+        for v in &padded {
+            ubuf.reset();
+            visible_block_faces(v, &Padded {}, [0; 3], [17; 3], faces, &mut ubuf);
+            bm_quads += ubuf.num_quads();
+        }
+    });
+    let mut gbuf = GreedyQuadsBuffer::new(Padded::USIZE);
+    let mut gq = 0;
+    let greedy = best(5, || {
+        gq = 0;
+        for v in &padded {
+            greedy_quads(v, &Padded {}, [0; 3], [17; 3], faces, &mut gbuf);
+            gq += gbuf.quads.num_quads();
+        }
+    });
+    let mib = bytes as f64 / (1024.0 * 1024.0);
+    println!("## Voxel meshing: {}x{}x{} at 16, 128 m radius", SIZE[0], SIZE[1], SIZE[2]);
+    println!();
+    println!("| what | ours | spec |");
+    println!("| --- | --- | --- |");
+    println!("| chunks wanted | {} | 936 |", wanted.len());
+    println!("| chunks with faces | {faced} | 664 |");
+    println!("| quads | {quads} | about 213 thousand |");
+    println!("| vertex + index buffers | {mib:.1} MiB | 47 MiB |");
+    println!(
+        "| per chunk, one thread | {per_chunk_us:.1} µs ({per_faced_us:.1} µs per chunk with faces) | 200–300 µs |"
+    );
+    println!(
+        "| wall, 1 worker | {:.2} ms | |",
+        walls[0].as_secs_f64() * 1e3
+    );
+    println!(
+        "| wall, 2 workers | {:.2} ms | 35 ms on 8 threads |",
+        walls[1].as_secs_f64() * 1e3
+    );
+    println!(
+        "| regionChunks 2: {} regions, 2 workers | {:.2} ms, {} quads | |",
+        rstats.regions,
+        rwall.as_secs_f64() * 1e3,
+        rstats.quads
+    );
+    println!(
+        "| block-mesh visible_block_faces (quads only) | {:.2} ms, {:.1} µs a chunk, {} quads | |",
+        bm.as_secs_f64() * 1e3,
+        bm.as_secs_f64() * 1e6 / wanted.len() as f64,
+        bm_quads
+    );
+    println!(
+        "| block-mesh greedy_quads | {:.2} ms, {:.1} µs a chunk, {} quads | |",
+        greedy.as_secs_f64() * 1e3,
+        greedy.as_secs_f64() * 1e6 / wanted.len() as f64,
+        gq
+    );
+    println!();
+
+    // Light: a 306-column spawn radius, cold.
+    let spawn = [SIZE[0] / 32, SIZE[2] / 32];
+    let mut cols = Vec::new();
+    let r2 = 9.87f32 * 9.87;
+    for z in 0..SIZE[2] / 16 {
+        for x in 0..SIZE[0] / 16 {
+            let d2 = ((x - spawn[0]) as f32 + 0.5).powi(2) + ((z - spawn[1]) as f32 + 0.5).powi(2);
+            if d2 <= r2 {
+                cols.push([x, z]);
+            }
+        }
+    }
+    cols.sort_by_key(|c| (c[0] - spawn[0]).pow(2) + (c[1] - spawn[1]).pow(2));
+    let lw = ChunkLight::new(&w, &looks);
+    let mut field = LightField::new(0, SIZE[1] as usize, 96);
+    let cold = best(5, || {
+        field = LightField::new(0, SIZE[1] as usize, 96);
+        let n = field.light_columns(&lw, &cols, None);
+        assert_eq!(n, cols.len());
+    });
+    let st = field.stats();
+    // A torch on the ground at the spawn, placed and removed.
+    let (tx, tz) = (spawn[0] * 16 + 8, spawn[1] * 16 + 8);
+    let mut ty = SIZE[1] - 1;
+    while ty > 0 && w.get([tx, ty - 1, tz]) == AIR {
+        ty -= 1;
+    }
+    let torch = lw.props_of(TORCH);
+    let air = lw.props_of(AIR);
+    let mut place = Vec::new();
+    let mut remove = Vec::new();
+    for _ in 0..200 {
+        let t = Instant::now();
+        field.set_cell([tx, ty, tz], torch);
+        place.push(t.elapsed());
+        let t = Instant::now();
+        field.set_cell([tx, ty, tz], air);
+        remove.push(t.elapsed());
+    }
+    place.sort();
+    remove.sort();
+    println!("## Voxel light");
+    println!();
+    println!("| what | ours | spec |");
+    println!("| --- | --- | --- |");
+    println!(
+        "| cold lighting, {} columns ({} tall) | {:.1} ms, {:.3} ms a column | 0.68 s, 2.2 ms a column (384 tall) |",
+        cols.len(),
+        SIZE[1],
+        cold.as_secs_f64() * 1e3,
+        cold.as_secs_f64() * 1e3 / cols.len() as f64
+    );
+    println!(
+        "| field held | {:.1} KiB a column ({} full bricks, {} uniform) | about 46 KiB a column |",
+        st.bytes as f64 / 1024.0 / st.columns.max(1) as f64,
+        st.bricks,
+        st.uniform_bricks
+    );
+    println!(
+        "| torch placed (median of 200) | {:.3} ms | 2.5 ms |",
+        place[place.len() / 2].as_secs_f64() * 1e3
+    );
+    println!(
+        "| torch removed (median of 200) | {:.3} ms | 0.5 ms |",
+        remove[remove.len() / 2].as_secs_f64() * 1e3
+    );
+}
