@@ -387,13 +387,22 @@ impl<'a> Parser<'a> {
 
     fn number(&mut self) -> Result<f64, SyntaxError> {
         let start = self.i;
-        if self.peek() == Some(b'-') {
+        let negative = self.peek() == Some(b'-');
+        if negative {
             self.i += 1;
         }
+        // The digits as an exact integer mantissa while they fit (Clinger's fast path:
+        // a mantissa below 2^53 scaled by an exact power of ten up to 10^22 rounds
+        // correctly in one operation); anything else goes through the full parser.
+        let mut mantissa: u64 = 0;
+        let mut digits = 0u32;
+        let mut scale: i32 = 0;
         match self.peek() {
             Some(b'0') => self.i += 1,
             Some(b'1'..=b'9') => {
-                while matches!(self.peek(), Some(b'0'..=b'9')) {
+                while let Some(c @ b'0'..=b'9') = self.peek() {
+                    mantissa = mantissa.wrapping_mul(10).wrapping_add((c - b'0') as u64);
+                    digits += 1;
                     self.i += 1;
                 }
             }
@@ -404,11 +413,18 @@ impl<'a> Parser<'a> {
             if !matches!(self.peek(), Some(b'0'..=b'9')) {
                 return Err(self.err("expected a digit after the decimal point"));
             }
-            while matches!(self.peek(), Some(b'0'..=b'9')) {
+            while let Some(c @ b'0'..=b'9') = self.peek() {
+                if mantissa != 0 || c != b'0' {
+                    digits += 1;
+                }
+                mantissa = mantissa.wrapping_mul(10).wrapping_add((c - b'0') as u64);
+                scale -= 1;
                 self.i += 1;
             }
         }
+        let mut exact = digits <= 15;
         if matches!(self.peek(), Some(b'e' | b'E')) {
+            exact = false;
             self.i += 1;
             if matches!(self.peek(), Some(b'+' | b'-')) {
                 self.i += 1;
@@ -419,6 +435,18 @@ impl<'a> Parser<'a> {
             while matches!(self.peek(), Some(b'0'..=b'9')) {
                 self.i += 1;
             }
+        }
+        if exact && scale >= -22 {
+            const POW10: [f64; 23] = [
+                1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+                1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+            ];
+            let m = mantissa as f64;
+            let v = match POW10.get((-scale) as usize) {
+                Some(p) if scale < 0 => m / p,
+                _ => m,
+            };
+            return Ok(if negative { -v } else { v });
         }
         let text = &self.text[start..self.i];
         match text.parse::<f64>() {
@@ -631,6 +659,34 @@ mod tests {
         let v = parse(r#""a\n\u00e9\ud83d\ude00\"""#).unwrap();
         assert_eq!(v.as_str(), Some("a\né😀\""));
         assert_eq!(v.to_json(), "\"a\\né😀\\\"\"");
+    }
+
+    #[test]
+    fn numbers_match_the_full_parser() {
+        // The fast path must agree with str::parse bit for bit.
+        for text in [
+            "0", "-0", "1", "-1", "0.1", "0.3", "1.5", "-2.25", "123456789012345",
+            "0.000000000000000000001", "3.141592653589793", "9007199254740993",
+            "1234567.8901234", "0.1e1", "100.000", "1e22", "12345678901234567890",
+            "0.0000000000000000000000001", "-0.5", "2.5e-7", "42.42",
+        ] {
+            let ours = parse(text).unwrap().as_f64().unwrap();
+            let std: f64 = text.parse().unwrap();
+            assert_eq!(ours.to_bits(), std.to_bits(), "{text}");
+        }
+        // A pseudo-random sweep of decimals with up to 15 digits.
+        let mut x: u64 = 0x9e3779b97f4a7c15;
+        for _ in 0..20000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let int = x % 100_000;
+            let frac = (x >> 20) % 1_000_000_000;
+            let text = format!("{int}.{frac:09}");
+            let ours = parse(&text).unwrap().as_f64().unwrap();
+            let std: f64 = text.parse().unwrap();
+            assert_eq!(ours.to_bits(), std.to_bits(), "{text}");
+        }
     }
 
     #[test]

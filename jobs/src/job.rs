@@ -4,7 +4,7 @@ use std::mem::{align_of, size_of, MaybeUninit};
 
 /// The two machine words a job carries by value: a graph node's index, or a
 /// small scope closure stored in place of a heap allocation.
-pub(crate) type Words = [MaybeUninit<usize>; 2];
+pub(crate) type Words = [MaybeUninit<usize>; 1];
 
 /// Whether a value of type `F` fits in [`Words`] (size and alignment).
 pub(crate) const fn fits_inline<F>() -> bool {
@@ -60,7 +60,7 @@ impl JobRef {
         Self {
             data,
             exec,
-            words: [MaybeUninit::new(arg), MaybeUninit::uninit()],
+            words: [MaybeUninit::new(arg)],
         }
     }
 
@@ -81,7 +81,7 @@ impl JobRef {
         value: T,
     ) -> Self {
         assert!(fits_inline::<T>());
-        let mut words: Words = [MaybeUninit::uninit(); 2];
+        let mut words: Words = [MaybeUninit::uninit(); 1];
         // SAFETY: `words` is large and aligned enough for a T (asserted above,
         // a constant condition), and writing does not read the old bytes.
         unsafe { words.as_mut_ptr().cast::<T>().write(value) };

@@ -43,6 +43,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod barrier;
 mod error;
 mod graph;
 mod job;

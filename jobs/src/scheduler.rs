@@ -4,7 +4,7 @@ use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
-use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -13,6 +13,7 @@ use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::{Backoff, CachePadded};
 
+use crate::barrier::Barrier;
 use crate::error::JobsError;
 use crate::job::{JobRef, Words};
 use crate::scope::Scope;
@@ -131,18 +132,21 @@ struct Sleep {
     sleeping: Box<[CachePadded<AtomicBool>]>,
     unparkers: Box<[Option<Unparker>]>,
     count: AtomicUsize,
+    /// Orders a push against a sleeper's registration (see `crate::barrier`).
+    barrier: Barrier,
 }
 
 impl Sleep {
     /// Wakes one sleeping worker, if any. Called after every push.
     ///
-    /// The fence pairs with the one in `worker_main`'s sleep path: either this
-    /// thread sees the sleeper's registration, or the sleeper's re-check sees the
-    /// pushed job, so no wake-up is lost (a lost one would leave a worker parked
-    /// while a frame has work for it).
+    /// The barrier's light side pairs with its heavy side in `worker_main`'s
+    /// sleep path: either this thread sees the sleeper's registration, or the
+    /// sleeper's re-check sees the pushed job, so no wake-up is lost (a lost one
+    /// would leave a worker parked while a frame has work for it). With
+    /// `membarrier` the light side costs nothing at run time.
     #[inline]
     fn notify_one(&self) {
-        fence(Ordering::SeqCst);
+        self.barrier.light();
         if self.count.load(Ordering::Relaxed) != 0 {
             self.wake_any();
         }
@@ -150,7 +154,6 @@ impl Sleep {
 
     #[cold]
     fn wake_any(&self) {
-        DBG[0].fetch_add(1, Ordering::Relaxed);
         for index in 1..self.sleeping.len() {
             if self.wake(index) {
                 return;
@@ -158,9 +161,10 @@ impl Sleep {
         }
     }
 
-    /// Wakes `index` if it sleeps (after a pinned push); fenced as `notify_one`.
+    /// Wakes `index` if it sleeps (after a pinned push); ordered as `notify_one`.
+    #[inline]
     fn notify_thread(&self, index: usize) {
-        fence(Ordering::SeqCst);
+        self.barrier.light();
         if self.count.load(Ordering::Relaxed) > 0 {
             self.wake(index);
         }
@@ -429,7 +433,6 @@ fn worker_main(ctx: ThreadCtx, parker: Parker) {
     let shared = Arc::clone(&ctx.shared);
     let me = ctx.index;
     loop {
-        DBG[2].fetch_add(1, Ordering::Relaxed);
         if let Some((job, lane)) = ctx.find_work() {
             ctx.execute(job, lane);
             continue;
@@ -442,7 +445,6 @@ fn worker_main(ctx: ThreadCtx, parker: Parker) {
         let backoff = Backoff::new();
         for _ in 0..SPIN_ROUNDS {
             backoff.snooze();
-            DBG[3].fetch_add(1, Ordering::Relaxed);
             found = ctx.find_work();
             if found.is_some() || shared.shutdown.load(Ordering::Acquire) {
                 break;
@@ -451,13 +453,16 @@ fn worker_main(ctx: ThreadCtx, parker: Parker) {
         if found.is_none() && !shared.shutdown.load(Ordering::Acquire) {
             // Register as a sleeper, then look once more: a push that raced with
             // the registration is seen either here or by the pusher's notify.
+            // Without the barrier that guarantees it, do not sleep; spin again.
             shared.sleep.sleeping[me].store(true, Ordering::SeqCst);
             shared.sleep.count.fetch_add(1, Ordering::SeqCst);
-            fence(Ordering::SeqCst);
+            let ordered = shared.sleep.barrier.heavy();
             found = ctx.find_work();
-            if found.is_none() && !shared.shutdown.load(Ordering::Acquire) && !shared.has_pinned(me)
+            if ordered
+                && found.is_none()
+                && !shared.shutdown.load(Ordering::Acquire)
+                && !shared.has_pinned(me)
             {
-                DBG[1].fetch_add(1, Ordering::Relaxed);
                 parker.park_timeout(PARK_TIMEOUT);
             }
             if shared.sleep.sleeping[me].swap(false, Ordering::AcqRel) {
@@ -537,6 +542,7 @@ impl Scheduler {
                 sleeping: (0..threads).map(|_| CachePadded::default()).collect(),
                 unparkers,
                 count: AtomicUsize::new(0),
+                barrier: Barrier::new(),
             },
             shutdown: AtomicBool::new(false),
             epoch: Instant::now(),
@@ -901,9 +907,7 @@ impl Scheduler {
     }
 }
 
-pub static DBG: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 fn stop(shared: &Shared, handles: Vec<JoinHandle<()>>) {
-    eprintln!("DBG wakes {} parks {} outer {} spins {}", DBG[0].load(Ordering::Relaxed), DBG[1].load(Ordering::Relaxed), DBG[2].load(Ordering::Relaxed), DBG[3].load(Ordering::Relaxed));
     shared.shutdown.store(true, Ordering::SeqCst);
     for unparker in shared.sleep.unparkers.iter().flatten() {
         unparker.unpark();
