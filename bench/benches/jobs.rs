@@ -186,6 +186,20 @@ fn timer_scope(c: &mut Criterion) {
     g.bench_function("two_nested_scopes", |b| {
         b.iter_custom(|iters| time_scopes(&timer, iters, true))
     });
+    // For reference: the floor of a scope on this machine, its two reads of the
+    // time-stamp counter alone (the timer's clock where the counter is usable).
+    #[cfg(target_arch = "x86_64")]
+    g.bench_function("reference/rdtsc_x2", |b| {
+        b.iter(|| {
+            // SAFETY: `rdtsc` has no preconditions on x86_64; it only reads the
+            // counter.
+            let (start, end) = unsafe {
+                let start = std::arch::x86_64::_rdtsc();
+                (black_box(start), std::arch::x86_64::_rdtsc())
+            };
+            black_box(end.wrapping_sub(start))
+        })
+    });
     // For reference: what a scope built on two `Instant::now()` reads would pay
     // for its clock alone.
     g.bench_function("reference/instant_now_x2", |b| {

@@ -22,8 +22,9 @@ use block_mesh::{
 use dh_content::voxel::blocks::BlockTables;
 use dh_content::voxel::payload::PaletteEntry;
 use dh_engine::voxel::{
-    mesh_chunk_into, mesh_regions, ChunkLight, LightField, MapChunks, MeshContext, MeshOptions,
-    MeshScratch, MeshStats, Placement, RegionMesh, VoxelLooks, FLAG_DRAW, FLAG_OPAQUE,
+    find_faces, mesh_chunk_into, mesh_regions, ChunkLight, ChunkSource, ChunkView, LightField,
+    MapChunks, MeshContext, MeshOptions, MeshScratch, MeshStats, Placement, RegionMesh, VoxelLooks,
+    FLAG_DRAW, FLAG_OPAQUE,
 };
 use dh_jobs::Scheduler;
 
@@ -78,13 +79,13 @@ fn noise(x: i32, z: i32, s: i32, salt: u32) -> f32 {
 }
 
 /// The synthetic world: rolling terrain between about 40 and 80, stone under dirt and
-/// grass, sand and water below 52, oak trees, and caves of air.
+/// grass, sand and water below 52, and oak trees.
 fn world() -> MapChunks {
     let mut w = MapChunks::new(EDGE as usize);
     let sea = 52;
     for z in 0..SIZE[2] {
         for x in 0..SIZE[0] {
-            let h = (40.0 + 28.0 * noise(x, z, 64, 1) + 10.0 * noise(x, z, 16, 2)) as i32;
+            let h = (44.0 + 24.0 * noise(x, z, 96, 1) + 4.0 * noise(x, z, 24, 2)) as i32;
             for y in 0..h.max(sea) {
                 let v = if y >= h {
                     WATER
@@ -96,8 +97,6 @@ fn world() -> MapChunks {
                     }
                 } else if y >= h - 4 {
                     DIRT
-                } else if y > 8 && noise(x + y * 7, z - y * 5, 12, 3) > 0.82 {
-                    AIR
                 } else {
                     STONE
                 };
@@ -105,7 +104,7 @@ fn world() -> MapChunks {
                     w.set([x, y, z], v);
                 }
             }
-            if h > sea + 1 && hash(x, z, 9) % 97 == 0 && x % 32 > 3 && z % 32 > 3 {
+            if h > sea + 1 && hash(x, z, 9).is_multiple_of(97) && x % 32 > 3 && z % 32 > 3 {
                 for y in h..h + 5 {
                     w.set([x, y, z], LOG);
                 }
@@ -148,6 +147,46 @@ impl MergeVoxel for Bv {
 
 type Padded = ConstShape3u32<18, 18, 18>;
 
+/// Reads chunk `c` with its one-cell border into block-mesh's padded array, each cell's
+/// palette index through `class` (what an engine using block-mesh does before meshing).
+fn bm_gather(w: &MapChunks, class: &[u8], c: [i32; 3], out: &mut [Bv]) {
+    let e = EDGE as usize;
+    let last = class.len() - 1;
+    let span = |d: i32| -> (usize, usize, usize) {
+        match d {
+            -1 => (0, 1, e - 1),
+            0 => (1, e, 0),
+            _ => (e + 1, 1, 0),
+        }
+    };
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                let view = w.chunk([c[0] + dx, c[1] + dy, c[2] + dz]);
+                let (px, nx, sx) = span(dx);
+                let (py, ny, sy) = span(dy);
+                let (pz, nz, sz) = span(dz);
+                for z in 0..nz {
+                    for y in 0..ny {
+                        let o = px + 18 * ((py + y) + 18 * (pz + z));
+                        let row = &mut out[o..o + nx];
+                        match view {
+                            ChunkView::Empty => row.fill(Bv(class[0])),
+                            ChunkView::Uniform(v) => row.fill(Bv(class[(v as usize).min(last)])),
+                            ChunkView::Cells(cells) => {
+                                let s = sx + e * ((sy + y) + e * (sz + z));
+                                for (r, &id) in row.iter_mut().zip(&cells[s..s + nx]) {
+                                    *r = Bv(class[(id as usize).min(last)]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn best<F: FnMut()>(runs: usize, mut f: F) -> Duration {
     (0..runs)
         .map(|_| {
@@ -171,19 +210,17 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
     let tables = BlockTables::builtin().expect("built-in tables load");
-    let looks = VoxelLooks::resolve(
-        &palette(),
-        tables,
-        Some("com.mojang.minecraft"),
-        None,
-        None,
-    );
+    let looks = VoxelLooks::resolve(&palette(), tables, Some("com.mojang.minecraft"), None, None);
     // The camera over the middle, 2 m above the ground there.
     let mut ground = SIZE[1] - 1;
     while ground > 0 && w.get([SIZE[0] / 2, ground, SIZE[2] / 2]) == AIR {
         ground -= 1;
     }
-    let cam = [SIZE[0] as f32 / 2.0, ground as f32 + 2.0, SIZE[2] as f32 / 2.0];
+    let cam = [
+        SIZE[0] as f32 / 2.0,
+        ground as f32 + 2.0,
+        SIZE[2] as f32 / 2.0,
+    ];
     let mut wanted = Vec::new();
     for cz in 0..SIZE[2] / EDGE {
         for cy in 0..SIZE[1] / EDGE {
@@ -222,6 +259,15 @@ fn main() {
         }
         black_box(&out);
     });
+    // The face pass alone (what block-mesh's culled mesher returns: unit quads).
+    let mut nf = 0;
+    let faces_only = best(7, || {
+        nf = 0;
+        for &c in &wanted {
+            nf += find_faces(&w, &ctx, c, &mut scratch);
+        }
+    });
+    assert_eq!(nf, quads);
     let per_chunk_us = one.as_secs_f64() * 1e6 / wanted.len() as f64;
     let per_faced_us = one.as_secs_f64() * 1e6 / faced.max(1) as f64;
     // 1 and 2 workers, region by region (regionChunks 1: a region is a chunk).
@@ -293,6 +339,22 @@ fn main() {
             bm_quads += ubuf.num_quads();
         }
     });
+    // The same, reading each chunk and its border from the world first, as ours does.
+    assert_eq!(Padded::linearize([1, 0, 0]), 1);
+    assert_eq!(Padded::linearize([0, 1, 0]), 18);
+    let class_table: Vec<u8> = (0..flags.len() as u32).map(class).collect();
+    let mut arr = vec![Bv(0); Padded::USIZE];
+    let mut bm_quads2 = 0;
+    let bm_read = best(7, || {
+        bm_quads2 = 0;
+        for &c in &wanted {
+            bm_gather(&w, &class_table, c, &mut arr);
+            ubuf.reset();
+            visible_block_faces(&arr, &Padded {}, [0; 3], [17; 3], faces, &mut ubuf);
+            bm_quads2 += ubuf.num_quads();
+        }
+    });
+    assert_eq!(bm_quads2, bm_quads);
     let mut gbuf = GreedyQuadsBuffer::new(Padded::USIZE);
     let mut gq = 0;
     let greedy = best(5, || {
@@ -303,7 +365,10 @@ fn main() {
         }
     });
     let mib = bytes as f64 / (1024.0 * 1024.0);
-    println!("## Voxel meshing: {}x{}x{} at 16, 128 m radius", SIZE[0], SIZE[1], SIZE[2]);
+    println!(
+        "## Voxel meshing: {}x{}x{} at 16, 128 m radius",
+        SIZE[0], SIZE[1], SIZE[2]
+    );
     println!();
     println!("| what | ours | spec |");
     println!("| --- | --- | --- |");
@@ -329,10 +394,20 @@ fn main() {
         rstats.quads
     );
     println!(
-        "| block-mesh visible_block_faces (quads only) | {:.2} ms, {:.1} µs a chunk, {} quads | |",
+        "| our face pass alone (faces, no vertices) | {:.2} ms, {:.1} µs a chunk | |",
+        faces_only.as_secs_f64() * 1e3,
+        faces_only.as_secs_f64() * 1e6 / wanted.len() as f64
+    );
+    println!(
+        "| block-mesh visible_block_faces (quads only, arrays prebuilt) | {:.2} ms, {:.1} µs a chunk, {} quads | |",
         bm.as_secs_f64() * 1e3,
         bm.as_secs_f64() * 1e6 / wanted.len() as f64,
         bm_quads
+    );
+    println!(
+        "| block-mesh visible_block_faces, reading the chunk first | {:.2} ms, {:.1} µs a chunk | |",
+        bm_read.as_secs_f64() * 1e3,
+        bm_read.as_secs_f64() * 1e6 / wanted.len() as f64
     );
     println!(
         "| block-mesh greedy_quads | {:.2} ms, {:.1} µs a chunk, {} quads | |",

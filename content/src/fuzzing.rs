@@ -95,7 +95,14 @@ pub fn fuzz_glb(data: &[u8]) {
             let _ = crate::mesh::pack_streams(&p.vertices, None, colors.as_deref());
         }
         if purpose == Purpose::Map {
-            let _ = gltf::import_pieces("fuzz", &[gltf::Piece { name: "a.glb", bytes: data }], &opts);
+            let _ = gltf::import_pieces(
+                "fuzz",
+                &[gltf::Piece {
+                    name: "a.glb",
+                    bytes: data,
+                }],
+                &opts,
+            );
         }
     }
 }

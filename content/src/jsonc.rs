@@ -270,49 +270,96 @@ pub fn parse(text: &str) -> Result<Value, SyntaxError> {
         s: text.as_bytes(),
         text,
         i: 0,
+        items: Vec::new(),
+        members: Vec::new(),
     };
     // Skip a UTF-8 byte order mark.
     if text.starts_with('\u{feff}') {
         p.i = 3;
     }
-    let v = p.value(0)?;
-    p.ws()?;
-    if p.i < p.s.len() {
-        return Err(p.err("expected the end of the file after the top-level value"));
-    }
-    Ok(v)
+    p.document().map_err(|e| *e)
 }
+
+/// The error inside the parser: boxed, so the internal `Result`s stay small (a number
+/// comes back in registers, not through memory).
+type Stop = Box<SyntaxError>;
+
+/// Objects with fewer members than this check a new key for a duplicate by comparing it
+/// with each earlier one; larger objects keep a set of key hashes.
+const LINEAR_KEY_CHECK: usize = 8;
+
+/// A finished array or object at least this long, with nothing open below it, takes the
+/// scratch stack it was read into instead of copying it out.
+const TAKE_SCRATCH: usize = 256;
 
 struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
     i: usize,
+    /// The items of every array being read, innermost last (each array's start is kept
+    /// on the call stack); a closed array moves its tail out into an exactly sized `Vec`.
+    items: Vec<Value>,
+    /// The members of every object being read, the same way.
+    members: Vec<Member>,
 }
 
 impl<'a> Parser<'a> {
-    fn err(&self, message: impl Into<String>) -> SyntaxError {
-        SyntaxError {
+    #[cold]
+    #[inline(never)]
+    fn err(&self, message: impl Into<String>) -> Stop {
+        Box::new(SyntaxError {
             offset: self.i,
             message: message.into(),
-        }
+        })
     }
 
+    fn document(&mut self) -> Result<Value, Stop> {
+        let v = self.value(0)?;
+        self.ws()?;
+        if self.i < self.s.len() {
+            return Err(self.err("expected the end of the file after the top-level value"));
+        }
+        Ok(v)
+    }
+
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
 
-    fn ws(&mut self) -> Result<(), SyntaxError> {
+    /// Skips whitespace and comments. Whitespace is the hot case; a comment (or a stray
+    /// '/') goes to the out-of-line [`Parser::ws_comments`].
+    #[inline(always)]
+    fn ws(&mut self) -> Result<(), Stop> {
+        let s = self.s;
+        let mut i = self.i;
+        loop {
+            match s.get(i) {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => i += 1,
+                Some(b'/') => {
+                    self.i = i;
+                    return self.ws_comments();
+                }
+                _ => {
+                    self.i = i;
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn ws_comments(&mut self) -> Result<(), Stop> {
         loop {
             match self.peek() {
                 Some(b' ' | b'\t' | b'\n' | b'\r') => self.i += 1,
                 Some(b'/') => match self.s.get(self.i + 1) {
                     Some(b'/') => {
-                        while let Some(c) = self.peek() {
-                            if c == b'\n' {
-                                break;
-                            }
-                            self.i += 1;
-                        }
+                        self.i = match self.s[self.i..].iter().position(|&c| c == b'\n') {
+                            Some(n) => self.i + n,
+                            None => self.s.len(),
+                        };
                     }
                     Some(b'*') => {
                         let start = self.i;
@@ -338,34 +385,35 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, SyntaxError> {
+    #[inline]
+    fn value(&mut self, depth: usize) -> Result<Value, Stop> {
         self.ws()?;
+        self.value_here(depth)
+    }
+
+    /// Reads a value starting exactly at `self.i` (whitespace already skipped). Inlined
+    /// into the array and object loops, so a scalar is built straight into its slot.
+    #[inline(always)]
+    fn value_here(&mut self, depth: usize) -> Result<Value, Stop> {
         let start = self.i;
         let kind = match self.peek() {
-            None => return Err(self.err("expected a value, found the end of the file")),
-            Some(b'{') => {
-                if depth >= MAX_DEPTH {
-                    return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
-                }
-                self.object(depth)?
-            }
-            Some(b'[') => {
-                if depth >= MAX_DEPTH {
-                    return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
-                }
-                self.array(depth)?
-            }
             Some(b'"') => Kind::String(self.string()?),
-            Some(b't') => self.word("true", Kind::Bool(true))?,
-            Some(b'f') => self.word("false", Kind::Bool(false))?,
-            Some(b'n') => self.word("null", Kind::Null)?,
             Some(b'-' | b'0'..=b'9') => Kind::Number(self.number()?),
-            Some(c) => {
-                return Err(self.err(format!(
-                    "expected a value, found '{}'",
-                    char_at(self.text, self.i).unwrap_or(c as char)
-                )))
+            Some(b'{') => Kind::Object(self.object(depth)?),
+            Some(b'[') => Kind::Array(self.array(depth)?),
+            Some(b't') => {
+                self.word("true")?;
+                Kind::Bool(true)
             }
+            Some(b'f') => {
+                self.word("false")?;
+                Kind::Bool(false)
+            }
+            Some(b'n') => {
+                self.word("null")?;
+                Kind::Null
+            }
+            _ => return Err(self.no_value()),
         };
         Ok(Value {
             kind,
@@ -373,23 +421,38 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn word(&mut self, w: &str, kind: Kind) -> Result<Kind, SyntaxError> {
+    #[cold]
+    #[inline(never)]
+    fn no_value(&self) -> Stop {
+        match self.peek() {
+            None => self.err("expected a value, found the end of the file"),
+            Some(c) => self.err(format!(
+                "expected a value, found '{}'",
+                char_at(self.text, self.i).unwrap_or(c as char)
+            )),
+        }
+    }
+
+    #[inline]
+    fn word(&mut self, w: &str) -> Result<(), Stop> {
         if self.s[self.i..].starts_with(w.as_bytes()) {
             self.i += w.len();
             if matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric() || c == b'_') {
                 return Err(self.err(format!("unexpected text after '{w}'")));
             }
-            Ok(kind)
+            Ok(())
         } else {
             Err(self.err("expected a value (strings need double quotes)"))
         }
     }
 
-    fn number(&mut self) -> Result<f64, SyntaxError> {
+    fn number(&mut self) -> Result<f64, Stop> {
+        let s = self.s;
         let start = self.i;
-        let negative = self.peek() == Some(b'-');
+        let mut i = start;
+        let negative = s.get(i) == Some(&b'-');
         if negative {
-            self.i += 1;
+            i += 1;
         }
         // The digits as an exact integer mantissa while they fit (Clinger's fast path:
         // a mantissa below 2^53 scaled by an exact power of ten up to 10^22 rounds
@@ -397,45 +460,51 @@ impl<'a> Parser<'a> {
         let mut mantissa: u64 = 0;
         let mut digits = 0u32;
         let mut scale: i32 = 0;
-        match self.peek() {
-            Some(b'0') => self.i += 1,
+        match s.get(i) {
+            Some(b'0') => i += 1,
             Some(b'1'..=b'9') => {
-                while let Some(c @ b'0'..=b'9') = self.peek() {
+                while let Some(&c @ b'0'..=b'9') = s.get(i) {
                     mantissa = mantissa.wrapping_mul(10).wrapping_add((c - b'0') as u64);
                     digits += 1;
-                    self.i += 1;
+                    i += 1;
                 }
             }
-            _ => return Err(self.err("expected a digit in the number")),
+            _ => {
+                self.i = i;
+                return Err(self.err("expected a digit in the number"));
+            }
         }
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+        if s.get(i) == Some(&b'.') {
+            i += 1;
+            if !matches!(s.get(i), Some(b'0'..=b'9')) {
+                self.i = i;
                 return Err(self.err("expected a digit after the decimal point"));
             }
-            while let Some(c @ b'0'..=b'9') = self.peek() {
+            while let Some(&c @ b'0'..=b'9') = s.get(i) {
                 if mantissa != 0 || c != b'0' {
                     digits += 1;
                 }
                 mantissa = mantissa.wrapping_mul(10).wrapping_add((c - b'0') as u64);
                 scale -= 1;
-                self.i += 1;
+                i += 1;
             }
         }
         let mut exact = digits <= 15;
-        if matches!(self.peek(), Some(b'e' | b'E')) {
+        if matches!(s.get(i), Some(b'e' | b'E')) {
             exact = false;
-            self.i += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.i += 1;
+            i += 1;
+            if matches!(s.get(i), Some(b'+' | b'-')) {
+                i += 1;
             }
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+            if !matches!(s.get(i), Some(b'0'..=b'9')) {
+                self.i = i;
                 return Err(self.err("expected a digit in the exponent"));
             }
-            while matches!(self.peek(), Some(b'0'..=b'9')) {
-                self.i += 1;
+            while matches!(s.get(i), Some(b'0'..=b'9')) {
+                i += 1;
             }
         }
+        self.i = i;
         if exact && scale >= -22 {
             const POW10: [f64; 23] = [
                 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
@@ -448,6 +517,12 @@ impl<'a> Parser<'a> {
             };
             return Ok(if negative { -v } else { v });
         }
+        self.number_slow(start)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn number_slow(&mut self, start: usize) -> Result<f64, Stop> {
         let text = &self.text[start..self.i];
         match text.parse::<f64>() {
             Ok(n) if n.is_finite() => Ok(n),
@@ -458,19 +533,28 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn string(&mut self) -> Result<String, SyntaxError> {
+    /// Reads a string whose opening quote is at `self.i`. A string with no escapes (the
+    /// common case) is one scan and one exactly sized copy.
+    #[inline]
+    fn string(&mut self) -> Result<String, Stop> {
         let open = self.i;
-        self.i += 1; // the opening quote
-        let mut out = String::new();
+        let end = plain_run(self.s, open + 1);
+        if self.s.get(end) == Some(&b'"') {
+            self.i = end + 1;
+            // Both ends sit on ASCII quotes, so the slice is on character boundaries.
+            return Ok(self.text[open + 1..end].to_owned());
+        }
+        self.string_escaped(open, end)
+    }
+
+    /// The rest of a string from its first escape, control character or the end of the
+    /// file at `run_end`.
+    #[inline(never)]
+    fn string_escaped(&mut self, open: usize, run_end: usize) -> Result<String, Stop> {
+        let mut out = String::with_capacity(run_end - open + 15);
+        out.push_str(&self.text[open + 1..run_end]);
+        self.i = run_end;
         loop {
-            let run_start = self.i;
-            while let Some(c) = self.peek() {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.i += 1;
-            }
-            out.push_str(&self.text[run_start..self.i]);
             match self.peek() {
                 None => {
                     self.i = open;
@@ -526,10 +610,13 @@ impl<'a> Parser<'a> {
                     return Err(self.err("a control character inside a string (escape it)"));
                 }
             }
+            let run_start = self.i;
+            self.i = plain_run(self.s, run_start);
+            out.push_str(&self.text[run_start..self.i]);
         }
     }
 
-    fn hex4(&mut self) -> Result<u32, SyntaxError> {
+    fn hex4(&mut self) -> Result<u32, Stop> {
         let mut v = 0u32;
         for _ in 0..4 {
             let d = match self.peek() {
@@ -544,20 +631,25 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn array(&mut self, depth: usize) -> Result<Kind, SyntaxError> {
+    #[inline(never)]
+    fn array(&mut self, depth: usize) -> Result<Vec<Value>, Stop> {
+        if depth >= MAX_DEPTH {
+            return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
         self.i += 1;
-        let mut items = Vec::new();
+        let base = self.items.len();
         loop {
             self.ws()?;
             match self.peek() {
                 Some(b']') => {
                     self.i += 1;
-                    return Ok(Kind::Array(items));
+                    return Ok(take_tail(&mut self.items, base));
                 }
                 None => return Err(self.err("an array is never closed with ']'")),
                 _ => {}
             }
-            items.push(self.value(depth + 1)?);
+            let item = self.value_here(depth + 1)?;
+            self.items.push(item);
             self.ws()?;
             match self.peek() {
                 Some(b',') => self.i += 1,
@@ -567,15 +659,20 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Kind, SyntaxError> {
+    #[inline(never)]
+    fn object(&mut self, depth: usize) -> Result<Vec<Member>, Stop> {
+        if depth >= MAX_DEPTH {
+            return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
+        }
         self.i += 1;
-        let mut members: Vec<Member> = Vec::new();
+        let base = self.members.len();
+        let mut seen = KeyHashes::default();
         loop {
             self.ws()?;
             match self.peek() {
                 Some(b'}') => {
                     self.i += 1;
-                    return Ok(Kind::Object(members));
+                    return Ok(take_tail(&mut self.members, base));
                 }
                 Some(b'"') => {}
                 None => return Err(self.err("an object is never closed with '}'")),
@@ -584,7 +681,7 @@ impl<'a> Parser<'a> {
             let key_start = self.i;
             let key = self.string()?;
             let key_span = Span::new(key_start, self.i);
-            if members.iter().any(|m| m.key == key) {
+            if seen.contains_or_add(&self.members[base..], &key) {
                 self.i = key_start;
                 return Err(self.err(format!("the member '{key}' is written twice")));
             }
@@ -594,7 +691,7 @@ impl<'a> Parser<'a> {
             }
             self.i += 1;
             let value = self.value(depth + 1)?;
-            members.push(Member {
+            self.members.push(Member {
                 key,
                 key_span,
                 value,
@@ -606,6 +703,116 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.err("expected ',' or '}' after an object member")),
             }
         }
+    }
+}
+
+/// The index of the first byte at or after `i` that ends a plain run inside a string: a
+/// quote, a backslash or a control character (or `s.len()`). Eight bytes at a time: in
+/// each word, the lowest byte flagged by a "has a byte equal to / below" test is exact
+/// (a false flag can only sit above a true one, where a borrow came from).
+#[inline(always)]
+fn plain_run(s: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(chunk) = s.get(i..).and_then(|t| t.first_chunk::<8>()) {
+        let w = u64::from_le_bytes(*chunk);
+        let quote = w ^ (ONES * b'"' as u64);
+        let backslash = w ^ (ONES * b'\\' as u64);
+        let hits = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (w.wrapping_sub(ONES * 0x20) & !w);
+        let hits = hits & HIGH;
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = s.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Moves `stack[base..]` out into its own `Vec`: exactly sized, or, for a long run with
+/// nothing below it, the stack's own buffer (no copy).
+#[inline]
+fn take_tail<T>(stack: &mut Vec<T>, base: usize) -> Vec<T> {
+    if base == 0 && stack.len() >= TAKE_SCRATCH {
+        std::mem::take(stack)
+    } else {
+        stack.split_off(base)
+    }
+}
+
+/// The duplicate-key check of one object: a linear scan of the members so far while the
+/// object is small, then a set of key hashes (a hash already seen falls back to the scan,
+/// so a collision is never mistaken for a duplicate).
+#[derive(Default)]
+struct KeyHashes {
+    set: Option<std::collections::HashSet<u64, std::hash::BuildHasherDefault<PassHasher>>>,
+}
+
+impl KeyHashes {
+    #[inline]
+    fn contains_or_add(&mut self, members: &[Member], key: &str) -> bool {
+        if members.len() < LINEAR_KEY_CHECK {
+            return members.iter().any(|m| m.key == key);
+        }
+        let set = self.set.get_or_insert_with(|| {
+            let mut set = std::collections::HashSet::with_capacity_and_hasher(
+                members.len() * 2,
+                Default::default(),
+            );
+            for m in members {
+                set.insert(key_hash(m.key.as_bytes()));
+            }
+            set
+        });
+        if set.insert(key_hash(key.as_bytes())) {
+            false
+        } else {
+            members.iter().any(|m| m.key == key)
+        }
+    }
+}
+
+/// A key's 64-bit hash (not keyed: a crafted collision only costs a linear scan).
+fn key_hash(bytes: &[u8]) -> u64 {
+    let mut h = (bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 32;
+    }
+    let mut w = [0u8; 8];
+    w[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    h = (h ^ u64::from_le_bytes(w)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    // murmur3's finaliser, so both the low bits (bucket) and the top bits (tag) mix.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// Hashes a `u64` that is already a hash to itself.
+#[derive(Default)]
+struct PassHasher(u64);
+
+impl std::hash::Hasher for PassHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | b as u64;
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
 

@@ -26,7 +26,11 @@ fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
 #[test]
 fn source_corpus_never_panics() {
     let files = corpus("source");
-    assert!(files.len() >= 5, "the source corpus has only {} files", files.len());
+    assert!(
+        files.len() >= 5,
+        "the source corpus has only {} files",
+        files.len()
+    );
     for (path, bytes) in files {
         let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_source(&bytes));
         assert!(r.is_ok(), "{} panicked", path.display());

@@ -109,7 +109,10 @@ impl Gltf {
         };
         let ct = num(a, "componentType").unwrap();
         let count = num(a, "count").unwrap();
-        let norm = matches!(a.get("normalized").map(|v| &v.kind), Some(jsonc::Kind::Bool(true)));
+        let norm = matches!(
+            a.get("normalized").map(|v| &v.kind),
+            Some(jsonc::Kind::Bool(true))
+        );
         let size = match ct {
             5121 | 5120 => 1,
             5123 | 5122 => 2,
@@ -129,11 +132,19 @@ impl Gltf {
                         5125 => u32::from_le_bytes(b.try_into().unwrap()) as f64,
                         5123 => {
                             let x = u16::from_le_bytes(b.try_into().unwrap()) as f64;
-                            if norm { x / 65535.0 } else { x }
+                            if norm {
+                                x / 65535.0
+                            } else {
+                                x
+                            }
                         }
                         5121 => {
                             let x = b[0] as f64;
-                            if norm { x / 255.0 } else { x }
+                            if norm {
+                                x / 255.0
+                            } else {
+                                x
+                            }
                         }
                         _ => panic!("component {ct}"),
                     };
@@ -147,11 +158,20 @@ impl Gltf {
     fn traversal(&self) -> Vec<usize> {
         let scene = &arr(&self.json, "scenes")[num(&self.json, "scene").unwrap_or(0)];
         let mut out = Vec::new();
-        let mut stack: Vec<usize> = arr(scene, "nodes").iter().rev().map(|v| v.as_f64().unwrap() as usize).collect();
+        let mut stack: Vec<usize> = arr(scene, "nodes")
+            .iter()
+            .rev()
+            .map(|v| v.as_f64().unwrap() as usize)
+            .collect();
         while let Some(n) = stack.pop() {
             out.push(n);
             let node = &arr(&self.json, "nodes")[n];
-            stack.extend(arr(node, "children").iter().rev().map(|v| v.as_f64().unwrap() as usize));
+            stack.extend(
+                arr(node, "children")
+                    .iter()
+                    .rev()
+                    .map(|v| v.as_f64().unwrap() as usize),
+            );
         }
         out
     }
@@ -165,8 +185,15 @@ fn angle_degrees(a: [f32; 3], b: [f32; 3]) -> f64 {
     let a = a.map(f64::from);
     let b = b.map(f64::from);
     let d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    let c = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-    (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt().atan2(d).to_degrees()
+    let c = [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ];
+    (c[0] * c[0] + c[1] * c[1] + c[2] * c[2])
+        .sqrt()
+        .atan2(d)
+        .to_degrees()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -175,11 +202,11 @@ fn angle_degrees(a: [f32; 3], b: [f32; 3]) -> f64 {
 /// A GLB of `json` and `bin` (each padded to 4 bytes).
 fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
     let mut j = json.as_bytes().to_vec();
-    while j.len() % 4 != 0 {
+    while j.len() & 3 != 0 {
         j.push(b' ');
     }
     let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
+    while b.len() & 3 != 0 {
         b.push(0);
     }
     let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
@@ -207,8 +234,15 @@ struct Bin {
 }
 
 impl Bin {
-    fn push(&mut self, data: &[u8], component: u32, ty: &str, count: usize, normalized: bool) -> usize {
-        while self.bytes.len() % 4 != 0 {
+    fn push(
+        &mut self,
+        data: &[u8],
+        component: u32,
+        ty: &str,
+        count: usize,
+        normalized: bool,
+    ) -> usize {
+        while self.bytes.len() & 3 != 0 {
             self.bytes.push(0);
         }
         self.views.push(format!(
@@ -220,7 +254,11 @@ impl Bin {
         self.accessors.push(format!(
             r#"{{"bufferView":{},"componentType":{component},"type":"{ty}","count":{count}{}}}"#,
             self.views.len() - 1,
-            if normalized { r#","normalized":true"# } else { "" }
+            if normalized {
+                r#","normalized":true"#
+            } else {
+                ""
+            }
         ));
         self.accessors.len() - 1
     }
@@ -278,13 +316,24 @@ fn every_fixture_imports_or_is_refused_with_the_spec_error() {
         if name == "Box_Draco.glb" {
             for r in [&map, &obj] {
                 let e = r.as_ref().unwrap_err();
-                assert_eq!(e.kind, GlbErrorKind::Compressed("KHR_draco_mesh_compression".into()));
-                assert!(e.to_string().starts_with("Box_Draco.glb: the file requires KHR_draco_mesh_compression"));
+                assert_eq!(
+                    e.kind,
+                    GlbErrorKind::Compressed("KHR_draco_mesh_compression".into())
+                );
+                assert!(e
+                    .to_string()
+                    .starts_with("Box_Draco.glb: the file requires KHR_draco_mesh_compression"));
             }
             let lines = geometry_report(map.as_ref().map_err(|e| e), &BTreeSet::new());
             assert_eq!(lines.len(), 1);
             assert_eq!(lines[0].0, Severity::Error);
-            assert!(lines[0].1.starts_with("geometry: this map would fail to load"), "{}", lines[0].1);
+            assert!(
+                lines[0]
+                    .1
+                    .starts_with("geometry: this map would fail to load"),
+                "{}",
+                lines[0].1
+            );
             continue;
         }
         let obj = obj.unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -292,7 +341,10 @@ fn every_fixture_imports_or_is_refused_with_the_spec_error() {
         if skinned_only.contains(&name.as_str()) {
             // A map of nothing but skinned nodes still errors: the build would be empty.
             let e = map.unwrap_err();
-            assert!(matches!(e.kind, GlbErrorKind::OnlySkinned(ref n) if !n.is_empty()), "{name}: {e}");
+            assert!(
+                matches!(e.kind, GlbErrorKind::OnlySkinned(ref n) if !n.is_empty()),
+                "{name}: {e}"
+            );
         } else {
             let m = map.unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(m.triangle_count(), obj.triangle_count(), "{name}");
@@ -316,7 +368,11 @@ fn vertex_data_matches_the_gltf_accessors() {
         for (k, n) in order.iter().enumerate() {
             let gnode = &arr(&g.json, "nodes")[*n];
             let node = &model.nodes[k];
-            assert_eq!(node.name, gnode.get("name").and_then(|v| v.as_str()).unwrap_or(""), "{name}");
+            assert_eq!(
+                node.name,
+                gnode.get("name").and_then(|v| v.as_str()).unwrap_or(""),
+                "{name}"
+            );
             let Some(gm) = num(gnode, "mesh") else {
                 assert!(node.mesh.is_none());
                 continue;
@@ -335,14 +391,23 @@ fn vertex_data_matches_the_gltf_accessors() {
                 let welded = num(attrs, "NORMAL").is_some();
                 let src = |j: usize| if welded { j } else { indices[j] };
                 if welded {
-                    assert_eq!(prim.indices.iter().map(|i| *i as usize).collect::<Vec<_>>(), indices, "{name}");
+                    assert_eq!(
+                        prim.indices.iter().map(|i| *i as usize).collect::<Vec<_>>(),
+                        indices,
+                        "{name}"
+                    );
                     assert_eq!(prim.vertices.len(), pos.len() / 3, "{name}");
                 } else {
                     assert_eq!(prim.vertices.len(), indices.len(), "{name}");
                 }
                 let sets = arr(gp, "attributes");
                 let _ = sets;
-                let uv_keys = attrs.as_object().unwrap().iter().filter(|m| m.key.starts_with("TEXCOORD_")).count();
+                let uv_keys = attrs
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .filter(|m| m.key.starts_with("TEXCOORD_"))
+                    .count();
                 assert_eq!(prim.uv_sets as usize, uv_keys.min(4), "{name}");
                 let uvs: Vec<Option<Vec<f64>>> = (0..4)
                     .map(|s| num(attrs, &format!("TEXCOORD_{s}")).map(|i| g.read(i).1))
@@ -357,21 +422,36 @@ fn vertex_data_matches_the_gltf_accessors() {
                     }
                     for (lane, uv) in uvs.iter().enumerate() {
                         let got = [v.uv0, v.uv1, v.uv2, v.uv3][lane];
-                        let want = uv.as_ref().map(|u| [u[s * 2], u[s * 2 + 1]]).unwrap_or([0.0; 2]);
+                        let want = uv
+                            .as_ref()
+                            .map(|u| [u[s * 2], u[s * 2 + 1]])
+                            .unwrap_or([0.0; 2]);
                         assert_eq!([got[0] as f64, got[1] as f64], want, "{name} uv{lane}");
                     }
                     if let Some(n) = &nrm {
-                        let l = (n[s * 3].powi(2) + n[s * 3 + 1].powi(2) + n[s * 3 + 2].powi(2)).sqrt();
+                        let l =
+                            (n[s * 3].powi(2) + n[s * 3 + 1].powi(2) + n[s * 3 + 2].powi(2)).sqrt();
                         for a in 0..3 {
-                            assert!(close(v.normal[a] as f64, n[s * 3 + a] / l, 1e-6), "{name} normal");
+                            assert!(
+                                close(v.normal[a] as f64, n[s * 3 + a] / l, 1e-6),
+                                "{name} normal"
+                            );
                         }
                     }
                     if let Some(t) = &tan {
-                        let l = (t[s * 4].powi(2) + t[s * 4 + 1].powi(2) + t[s * 4 + 2].powi(2)).sqrt();
+                        let l =
+                            (t[s * 4].powi(2) + t[s * 4 + 1].powi(2) + t[s * 4 + 2].powi(2)).sqrt();
                         for a in 0..3 {
-                            assert!(close(v.tangent[a] as f64, t[s * 4 + a] / l, 1e-6), "{name} tangent");
+                            assert!(
+                                close(v.tangent[a] as f64, t[s * 4 + a] / l, 1e-6),
+                                "{name} tangent"
+                            );
                         }
-                        assert_eq!(v.tangent[3] as f64, t[s * 4 + 3].signum(), "{name} handedness");
+                        assert_eq!(
+                            v.tangent[3] as f64,
+                            t[s * 4 + 3].signum(),
+                            "{name} handedness"
+                        );
                     }
                     // Whatever the source, the basis is unit length and w is ±1.
                     let nl = v.normal.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -389,7 +469,10 @@ fn vertex_data_matches_the_gltf_accessors() {
                             for (j, rgba) in got.iter().enumerate() {
                                 let s = src(j);
                                 for a in 0..w {
-                                    assert!(close(rgba[a] as f64, c[s * w + a], 1e-6), "{name} color");
+                                    assert!(
+                                        close(rgba[a] as f64, c[s * w + a], 1e-6),
+                                        "{name} color"
+                                    );
                                 }
                                 if w == 3 {
                                     assert_eq!(rgba[3], 1.0);
@@ -412,7 +495,12 @@ fn vertex_color_fixtures_carry_color0() {
     for name in ["VertexColorTest.glb", "BoxVertexColors.glb"] {
         let Some(b) = fixture(name) else { return };
         let m = import_glb(&b, name).unwrap();
-        let with: Vec<_> = m.meshes.iter().flat_map(|m| &m.primitives).filter(|p| p.color0.is_some()).collect();
+        let with: Vec<_> = m
+            .meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .filter(|p| p.color0.is_some())
+            .collect();
         assert!(!with.is_empty(), "{name} has a non-white COLOR_0");
         for p in with {
             let c = p.vertex_colors().unwrap();
@@ -430,17 +518,30 @@ fn imported_bases_round_trip_through_octahedral_packing() {
     let mut worst = 0.0f64;
     let mut n = 0usize;
     for (name, bytes) in &files {
-        let Ok(m) = import_glb_with(bytes, name, &object()) else { continue };
-        for v in m.meshes.iter().flat_map(|m| &m.primitives).flat_map(|p| &p.vertices) {
+        let Ok(m) = import_glb_with(bytes, name, &object()) else {
+            continue;
+        };
+        for v in m
+            .meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .flat_map(|p| &p.vertices)
+        {
             let (nn, tt) = unpack_basis(pack_basis(v.normal, v.tangent));
             worst = worst.max(angle_degrees(v.normal, nn));
-            worst = worst.max(angle_degrees([v.tangent[0], v.tangent[1], v.tangent[2]], [tt[0], tt[1], tt[2]]));
+            worst = worst.max(angle_degrees(
+                [v.tangent[0], v.tangent[1], v.tangent[2]],
+                [tt[0], tt[1], tt[2]],
+            ));
             assert_eq!(tt[3], v.tangent[3], "{name}: handedness");
             n += 1;
         }
     }
     if n > 0 {
-        assert!(worst < 1.0 / 20.0, "worst {worst} degrees over {n} vertices");
+        assert!(
+            worst < 1.0 / 20.0,
+            "worst {worst} degrees over {n} vertices"
+        );
     }
 }
 
@@ -449,7 +550,10 @@ fn imported_bases_round_trip_through_octahedral_packing() {
 /// without its TANGENT attribute and imported again.
 #[test]
 fn derived_tangents_agree_with_authored_ones() {
-    for name in ["NormalTangentMirrorTest.glb", "MultiUVTest.glb", "VertexColorTest.glb"] {
+    // Only the model built to test exactly this. (MultiUVTest.glb's cube carries tangents
+    // that run against its own TEXCOORD_0 on three faces — its +X face's U grows along +Z
+    // but its tangent is -Z — so no derivation from the UVs can agree with them.)
+    for name in ["NormalTangentMirrorTest.glb"] {
         let Some(bytes) = fixture(name) else { return };
         let authored = import_glb(&bytes, name).unwrap();
         let g = open(&bytes);
@@ -465,7 +569,10 @@ fn derived_tangents_agree_with_authored_ones() {
                 for (a, d) in pa.vertices.iter().zip(&pd.vertices) {
                     total += 1;
                     same_w += usize::from(a.tangent[3] == d.tangent[3]);
-                    let ang = angle_degrees([a.tangent[0], a.tangent[1], a.tangent[2]], [d.tangent[0], d.tangent[1], d.tangent[2]]);
+                    let ang = angle_degrees(
+                        [a.tangent[0], a.tangent[1], a.tangent[2]],
+                        [d.tangent[0], d.tangent[1], d.tangent[2]],
+                    );
                     within += usize::from(ang < 15.0);
                 }
             }
@@ -473,8 +580,9 @@ fn derived_tangents_agree_with_authored_ones() {
         let fw = same_w as f64 / total as f64;
         let fa = within as f64 / total as f64;
         println!("{name}: {total} vertices, handedness agrees on {fw:.3}, direction within 15 degrees on {fa:.3}");
-        assert!(fw > 0.95, "{name}: handedness agrees on only {fw}");
-        assert!(fa > 0.9, "{name}: direction agrees on only {fa}");
+        let need = 0.99;
+        assert!(fw >= need, "{name}: handedness agrees on only {fw}");
+        assert!(fa >= need, "{name}: direction agrees on only {fa}");
     }
 }
 
@@ -504,12 +612,30 @@ fn refusals_name_the_spec_errors() {
     // A primitive that is not TRIANGLES.
     let mut b = Bin::default();
     let e = import_glb(&one_triangle(&mut b, "", r#","mode":1"#), "lines.glb").unwrap_err();
-    assert!(matches!(e.kind, GlbErrorKind::NotTriangles { mode: 1, name: "LINES", .. }), "{e}");
+    assert!(
+        matches!(
+            e.kind,
+            GlbErrorKind::NotTriangles {
+                mode: 1,
+                name: "LINES",
+                ..
+            }
+        ),
+        "{e}"
+    );
     // No POSITION.
     let mut b = Bin::default();
     let n = b.f32s(&TRI, "VEC3", 3);
-    let f = b.file(&format!(r#"{{"primitives":[{{"attributes":{{"NORMAL":{n}}}}}]}}"#), r#"{"mesh":0}"#, "0", "");
-    assert!(matches!(import_glb(&f, "x").unwrap_err().kind, GlbErrorKind::NoPosition { .. }));
+    let f = b.file(
+        &format!(r#"{{"primitives":[{{"attributes":{{"NORMAL":{n}}}}}]}}"#),
+        r#"{"mesh":0}"#,
+        "0",
+        "",
+    );
+    assert!(matches!(
+        import_glb(&f, "x").unwrap_err().kind,
+        GlbErrorKind::NoPosition { .. }
+    ));
     // Counts that disagree with POSITION, for each attribute the report names.
     for (attr, data, ty, w) in [
         ("NORMAL", vec![0.0f32; 6], "VEC3", 3),
@@ -520,7 +646,8 @@ fn refusals_name_the_spec_errors() {
     ] {
         let mut b = Bin::default();
         let a = b.f32s(&data, ty, w);
-        let e = import_glb(&one_triangle(&mut b, &format!(r#","{attr}":{a}"#), ""), "x").unwrap_err();
+        let e =
+            import_glb(&one_triangle(&mut b, &format!(r#","{attr}":{a}"#), ""), "x").unwrap_err();
         assert_eq!(
             e.kind,
             GlbErrorKind::CountMismatch {
@@ -535,11 +662,31 @@ fn refusals_name_the_spec_errors() {
     let mut b = Bin::default();
     let pa = p(&mut b);
     let i = b.u16s(&[0, 1, 3], "SCALAR", 1, false);
-    let f = b.file(&format!(r#"{{"primitives":[{{"attributes":{{"POSITION":{pa}}},"indices":{i}}}]}}"#), r#"{"mesh":0}"#, "0", "");
+    let f = b.file(
+        &format!(r#"{{"primitives":[{{"attributes":{{"POSITION":{pa}}},"indices":{i}}}]}}"#),
+        r#"{"mesh":0}"#,
+        "0",
+        "",
+    );
     let e = import_glb(&f, "x").unwrap_err();
-    assert!(matches!(e.kind, GlbErrorKind::IndexOutOfRange { index: 3, at: 2, vertices: 3, .. }), "{e}");
+    assert!(
+        matches!(
+            e.kind,
+            GlbErrorKind::IndexOutOfRange {
+                index: 3,
+                at: 2,
+                vertices: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
     // Compression and quantization, when required.
-    for ext in ["EXT_meshopt_compression", "KHR_mesh_quantization", "KHR_draco_mesh_compression"] {
+    for ext in [
+        "EXT_meshopt_compression",
+        "KHR_mesh_quantization",
+        "KHR_draco_mesh_compression",
+    ] {
         let mut b = Bin::default();
         let pa = p(&mut b);
         let f = b.file(
@@ -548,14 +695,23 @@ fn refusals_name_the_spec_errors() {
             "0",
             &format!(r#","extensionsUsed":["{ext}"],"extensionsRequired":["{ext}"]"#),
         );
-        assert_eq!(import_glb(&f, "x").unwrap_err().kind, GlbErrorKind::Compressed(ext.into()));
+        assert_eq!(
+            import_glb(&f, "x").unwrap_err().kind,
+            GlbErrorKind::Compressed(ext.into())
+        );
     }
     // No scene.
     let f = glb(r#"{"asset":{"version":"2.0"}}"#, &[]);
     let e = import_glb(&f, "empty.glb").unwrap_err();
     assert_eq!(e.kind, GlbErrorKind::NoScene);
     let lines = geometry_report(Err(&e), &BTreeSet::new());
-    assert_eq!(lines, vec![(Severity::Error, format!("geometry: this map would fail to load: {e}"))]);
+    assert_eq!(
+        lines,
+        vec![(
+            Severity::Error,
+            format!("geometry: this map would fail to load: {e}")
+        )]
+    );
     // A container that does not parse is left to the autoCollision baker: no line.
     let e = import_glb(b"not a glb at all", "junk.glb").unwrap_err();
     assert!(matches!(e.kind, GlbErrorKind::Container(_)));
@@ -574,8 +730,17 @@ fn colors_read_in_every_encoding_and_defaults_are_absent() {
     // COLOR_0 unorm8 VEC3, all 255: white everywhere, absent. COLOR_1 unorm16 VEC4: kept.
     let mut b = Bin::default();
     let c0 = b.u8s(&[255; 9], "VEC3", 3, true);
-    let c1 = b.u16s(&[65535, 0, 32768, 65535, 0, 0, 0, 0, 13107, 0, 0, 0], "VEC4", 4, true);
-    let m = import_glb(&one_triangle(&mut b, &format!(r#","COLOR_0":{c0},"COLOR_1":{c1}"#), ""), "c").unwrap();
+    let c1 = b.u16s(
+        &[65535, 0, 32768, 65535, 0, 0, 0, 0, 13107, 0, 0, 0],
+        "VEC4",
+        4,
+        true,
+    );
+    let m = import_glb(
+        &one_triangle(&mut b, &format!(r#","COLOR_0":{c0},"COLOR_1":{c1}"#), ""),
+        "c",
+    )
+    .unwrap();
     let p = &m.meshes[0].primitives[0];
     assert!(p.color0.is_none());
     let c1v = p.color1.as_ref().unwrap();
@@ -585,9 +750,17 @@ fn colors_read_in_every_encoding_and_defaults_are_absent() {
     assert_eq!(vc[1].color0, [1.0; 4]);
     // COLOR_0 float VEC4 kept verbatim; COLOR_1 zero everywhere is absent.
     let mut b = Bin::default();
-    let c0 = b.f32s(&[0.25, 0.5, 0.75, 1.0, 1.0, 1.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0], "VEC4", 4);
+    let c0 = b.f32s(
+        &[0.25, 0.5, 0.75, 1.0, 1.0, 1.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0],
+        "VEC4",
+        4,
+    );
     let c1 = b.u8s(&[0; 12], "VEC4", 4, true);
-    let m = import_glb(&one_triangle(&mut b, &format!(r#","COLOR_0":{c0},"COLOR_1":{c1}"#), ""), "c").unwrap();
+    let m = import_glb(
+        &one_triangle(&mut b, &format!(r#","COLOR_0":{c0},"COLOR_1":{c1}"#), ""),
+        "c",
+    )
+    .unwrap();
     let p = &m.meshes[0].primitives[0];
     assert_eq!(p.color0.as_ref().unwrap()[0], [0.25, 0.5, 0.75, 1.0]);
     assert_eq!(p.color0.as_ref().unwrap()[1], [1.0, 1.0, 1.0, 0.5]);
@@ -599,8 +772,15 @@ fn colors_read_in_every_encoding_and_defaults_are_absent() {
     // COLOR_0 unorm16 VEC3 off white: kept, alpha 1.
     let mut b = Bin::default();
     let c0 = b.u16s(&[65535, 0, 0, 0, 65535, 0, 0, 0, 65535], "VEC3", 3, true);
-    let m = import_glb(&one_triangle(&mut b, &format!(r#","COLOR_0":{c0}"#), ""), "c").unwrap();
-    assert_eq!(m.meshes[0].primitives[0].color0.as_ref().unwrap()[2], [0.0, 0.0, 1.0, 1.0]);
+    let m = import_glb(
+        &one_triangle(&mut b, &format!(r#","COLOR_0":{c0}"#), ""),
+        "c",
+    )
+    .unwrap();
+    assert_eq!(
+        m.meshes[0].primitives[0].color0.as_ref().unwrap()[2],
+        [0.0, 0.0, 1.0, 1.0]
+    );
 }
 
 #[test]
@@ -623,7 +803,11 @@ fn five_uv_sets_read_four_verbatim_into_their_lanes() {
     // One set: the rest are zero and the count says one. Unorm8 UVs are normalized.
     let mut b = Bin::default();
     let a = b.u8s(&[0, 255, 51, 102, 255, 0], "VEC2", 2, true);
-    let m = import_glb(&one_triangle(&mut b, &format!(r#","TEXCOORD_0":{a}"#), ""), "uv").unwrap();
+    let m = import_glb(
+        &one_triangle(&mut b, &format!(r#","TEXCOORD_0":{a}"#), ""),
+        "uv",
+    )
+    .unwrap();
     let p = &m.meshes[0].primitives[0];
     assert_eq!(p.uv_sets, 1);
     assert_eq!(p.vertices[1].uv0, [0.2, 0.4]);
@@ -639,7 +823,11 @@ fn mixed_scene() -> Vec<u8> {
     let mut b = Bin::default();
     let p = b.f32s(&TRI, "VEC3", 3);
     let j = b.u8s(&[0; 12], "VEC4", 4, false);
-    let w = b.f32s(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], "VEC4", 4);
+    let w = b.f32s(
+        &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        "VEC4",
+        4,
+    );
     let d = b.f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "VEC3", 3);
     let t = b.f32s(&[0.0, 1.0], "SCALAR", 1);
     let meshes = format!(
@@ -660,8 +848,14 @@ fn a_map_build_leaves_out_skins_ignores_morphs_and_reads_past_animations() {
     let m = import_glb(&bytes, "mixed.glb").unwrap();
     let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["group", "box", "avatar", "face"]);
-    assert!(m.nodes[2].skinned && m.nodes[2].mesh.is_none(), "the skinned node draws nothing");
-    assert!(m.nodes[3].morph && m.nodes[3].mesh.is_some(), "the morphed node draws its base shape");
+    assert!(
+        m.nodes[2].skinned && m.nodes[2].mesh.is_none(),
+        "the skinned node draws nothing"
+    );
+    assert!(
+        m.nodes[3].morph && m.nodes[3].mesh.is_some(),
+        "the morphed node draws its base shape"
+    );
     // The base shape, not the target's displacement.
     let face = &m.meshes[m.nodes[3].mesh.unwrap()].primitives[0];
     assert_eq!(face.vertices[1].position, [1.0, 0.0, 0.0]);
@@ -679,13 +873,20 @@ fn a_map_build_leaves_out_skins_ignores_morphs_and_reads_past_animations() {
     let report = geometry_report(Ok(&m), &BTreeSet::new());
     let text: Vec<&str> = report.iter().map(|l| l.1.as_str()).collect();
     assert!(report.iter().all(|l| l.0 == Severity::Warning));
-    assert!(text[0].starts_with("geometry: skinned nodes (1): 'group/avatar'"), "{}", text[0]);
+    assert!(
+        text[0].starts_with("geometry: skinned nodes (1): 'group/avatar'"),
+        "{}",
+        text[0]
+    );
     assert!(text[1].starts_with("geometry: morph targets (1 nodes): 'group/face'"));
     assert!(text[2].starts_with("geometry: animation tracks (2):"));
     // An object keeps the skinned mesh, at its bind pose.
     let o = import_glb_with(&bytes, "mixed.glb", &object()).unwrap();
     assert!(o.nodes[2].mesh.is_some());
-    assert!(!o.warnings.iter().any(|w| matches!(w, ImportWarning::SkinnedLeftOut(_))));
+    assert!(!o
+        .warnings
+        .iter()
+        .any(|w| matches!(w, ImportWarning::SkinnedLeftOut(_))));
 }
 
 #[test]
@@ -697,16 +898,23 @@ fn unbound_slots_are_reported_once_the_table_binds_anything() {
     let other: BTreeSet<String> = ["floor".to_string()].into();
     let lines = geometry_report(Ok(&m), &other);
     assert!(lines.iter().any(|l| l.0 == Severity::Warning
-        && l.1.starts_with("geometry: material slots with no 'materials' entry (1): 'grid'")));
+        && l.1
+            .starts_with("geometry: material slots with no 'materials' entry (1): 'grid'")));
     let bound: BTreeSet<String> = ["grid".to_string()].into();
-    assert!(!geometry_report(Ok(&m), &bound).iter().any(|l| l.1.contains("material slots")));
+    assert!(!geometry_report(Ok(&m), &bound)
+        .iter()
+        .any(|l| l.1.contains("material slots")));
 }
 
 /// A mesh of `good` unit triangles and `bad` zero-area ones (a repeated corner, or three
 /// points on a line).
 fn degenerate_mesh(good: usize, bad: usize) -> Vec<u8> {
     let mut b = Bin::default();
-    let p = b.f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, 0.0], "VEC3", 3);
+    let p = b.f32s(
+        &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, 0.0],
+        "VEC3",
+        3,
+    );
     let mut idx = Vec::new();
     for _ in 0..good {
         idx.extend([0u32, 1, 2]);
@@ -716,7 +924,9 @@ fn degenerate_mesh(good: usize, bad: usize) -> Vec<u8> {
     }
     let i = b.u32s(&idx);
     b.file(
-        &format!(r#"{{"name":"flat","primitives":[{{"attributes":{{"POSITION":{p}}},"indices":{i}}}]}}"#),
+        &format!(
+            r#"{{"name":"flat","primitives":[{{"attributes":{{"POSITION":{p}}},"indices":{i}}}]}}"#
+        ),
         r#"{"mesh":0}"#,
         "0",
         "",
@@ -757,9 +967,16 @@ fn a_line_lists_twelve_names_and_counts_the_rest() {
         nodes.push(format!(r#"{{"name":"s{k:02}","mesh":1}}"#));
     }
     let roots: Vec<String> = (0..16).map(|k| k.to_string()).collect();
-    let m = import_glb(&b.file(&meshes, &nodes.join(","), &roots.join(","), ""), "m").unwrap();
+    let m = import_glb(
+        &b.file(&meshes, &nodes.join(","), &roots.join(","), ""),
+        "m",
+    )
+    .unwrap();
     let line = &geometry_report(Ok(&m), &BTreeSet::new())[0].1;
-    assert!(line.starts_with("geometry: skinned nodes (15): 's00', 's01'"), "{line}");
+    assert!(
+        line.starts_with("geometry: skinned nodes (15): 's00', 's01'"),
+        "{line}"
+    );
     assert!(line.contains("'s11' and 3 more;"), "{line}");
     assert!(!line.contains("'s12'"));
     // The load warning itself names every node.
@@ -782,9 +999,18 @@ fn a_folder_of_pieces_joins_as_one_model() {
     let b = piece("wall", "brick");
     let c = piece("roof", "tile");
     let pieces = [
-        Piece { name: "c.glb", bytes: &c },
-        Piece { name: "a.glb", bytes: &a },
-        Piece { name: "b.glb", bytes: &b },
+        Piece {
+            name: "c.glb",
+            bytes: &c,
+        },
+        Piece {
+            name: "a.glb",
+            bytes: &a,
+        },
+        Piece {
+            name: "b.glb",
+            bytes: &b,
+        },
     ];
     let m = import_pieces("meshes/de_ancient", &pieces, &ImportOptions::default()).unwrap();
     // Path order; the second 'wall' is a sibling of the first, named as one file would.
@@ -802,9 +1028,25 @@ fn a_folder_of_pieces_joins_as_one_model() {
             r#","images":[{"uri":"x.png"}]"#,
         )
     };
-    let e = import_pieces("f", &[Piece { name: "a.glb", bytes: &a }, Piece { name: "z.glb", bytes: &bad }], &ImportOptions::default())
-        .unwrap_err();
-    assert!(matches!(e.kind, GlbErrorKind::Piece { ref piece, ref reason } if piece == "z.glb" && reason.contains("1 images")), "{e}");
+    let e = import_pieces(
+        "f",
+        &[
+            Piece {
+                name: "a.glb",
+                bytes: &a,
+            },
+            Piece {
+                name: "z.glb",
+                bytes: &bad,
+            },
+        ],
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e.kind, GlbErrorKind::Piece { ref piece, ref reason } if piece == "z.glb" && reason.contains("1 images")),
+        "{e}"
+    );
     let ext = {
         let mut b = Bin::default();
         let p = b.f32s(&TRI, "VEC3", 3);
@@ -815,13 +1057,34 @@ fn a_folder_of_pieces_joins_as_one_model() {
             r#","extensionsUsed":["KHR_materials_unlit"]"#,
         )
     };
-    let e = import_pieces("f", &[Piece { name: "e.glb", bytes: &ext }], &ImportOptions::default()).unwrap_err();
+    let e = import_pieces(
+        "f",
+        &[Piece {
+            name: "e.glb",
+            bytes: &ext,
+        }],
+        &ImportOptions::default(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("KHR_materials_unlit"), "{e}");
     // No pieces: the geometry is missing.
-    assert_eq!(import_pieces("f", &[], &ImportOptions::default()).unwrap_err().kind, GlbErrorKind::NoPieces);
+    assert_eq!(
+        import_pieces("f", &[], &ImportOptions::default())
+            .unwrap_err()
+            .kind,
+        GlbErrorKind::NoPieces
+    );
     // The fixtures that carry images are refused as pieces.
     if let Some(bt) = fixture("BoxTextured.glb") {
-        assert!(import_pieces("f", &[Piece { name: "BoxTextured.glb", bytes: &bt }], &ImportOptions::default()).is_err());
+        assert!(import_pieces(
+            "f",
+            &[Piece {
+                name: "BoxTextured.glb",
+                bytes: &bt
+            }],
+            &ImportOptions::default()
+        )
+        .is_err());
     }
 }
 
@@ -833,18 +1096,30 @@ fn caps_refuse_rather_than_allocate() {
         max_vertices: 2,
         ..ImportOptions::default()
     };
-    assert!(matches!(import_glb_with(&bytes, "x", &tight).unwrap_err().kind, GlbErrorKind::TooLarge { .. }));
+    assert!(matches!(
+        import_glb_with(&bytes, "x", &tight).unwrap_err().kind,
+        GlbErrorKind::TooLarge { .. }
+    ));
     let tight = ImportOptions {
         max_indices: 2,
         ..ImportOptions::default()
     };
-    assert!(matches!(import_glb_with(&bytes, "x", &tight).unwrap_err().kind, GlbErrorKind::TooLarge { .. }));
+    assert!(matches!(
+        import_glb_with(&bytes, "x", &tight).unwrap_err().kind,
+        GlbErrorKind::TooLarge { .. }
+    ));
     // An accessor claiming more elements than its view holds.
     let json = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":36}],"bufferViews":[{"buffer":0,"byteLength":36}],
         "accessors":[{"bufferView":0,"componentType":5126,"type":"VEC3","count":4000000000}],
         "meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}],"scenes":[{"nodes":[0]}]}"#;
     let e = import_glb(&glb(json, &[0; 36]), "x").unwrap_err();
-    assert!(matches!(e.kind, GlbErrorKind::TooLarge { .. } | GlbErrorKind::Invalid { .. }), "{e}");
+    assert!(
+        matches!(
+            e.kind,
+            GlbErrorKind::TooLarge { .. } | GlbErrorKind::Invalid { .. }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -863,7 +1138,11 @@ fn glb_corpus_never_panics() {
         .map(|e| e.path())
         .collect();
     files.sort();
-    assert!(files.len() >= 5, "the glb corpus has only {} files", files.len());
+    assert!(
+        files.len() >= 5,
+        "the glb corpus has only {} files",
+        files.len()
+    );
     for f in files {
         let bytes = std::fs::read(&f).unwrap();
         let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_glb(&bytes));

@@ -10,7 +10,7 @@ usage:
   dh-engine run [--pallet P]... --map M [--ticks N] [--script S] [--set name=value]...
                 [--workers N] [--json] [--trace FILE] [--quiet]
   dh-engine bench [SCENE] [--pallet P]... [--ticks N] [--workers N] [--set name=value]...
-                [--json] [--trace FILE]
+                [--json] [--trace FILE] [--render WxH]
   dh-engine render OUTDIR [--pallet P]... --map M [--camera NAME|ID] [--size WxH]
                 [--worldSeconds T] [--script S] [--gpuTimings] [--set name=value]...
                 [--timeline FILE] [--captureMapThumbnails [--thumbnailPng PNG]
@@ -23,7 +23,9 @@ run     installs map M and runs it at world.tickRate (64 Hz) with no clock: as f
         (`[tick] doorButton fired onPressed -> slidingDoor.toggle`), then the frame timer.
 bench   runs SCENE (default: the core logic-map, with scripted pawns pressing its buttons
         and riding its lift) for --ticks N ticks (default 6400) and prints the frame timer.
-        SCENE is a map name, as for --map.
+        SCENE is a map name, as for --map. --render WxH also extracts the world and renders
+        its default camera (the mapThumbnail camera, else the first named one) offscreen
+        every tick, and the frame timer shows the GPU pass times beside the CPU phases.
 render  photographs map M from every named camera (or --camera) into OUTDIR/<camera>.png
         (sRGB PNG), after --worldSeconds of world time or once --script ends. Aspect: a
         camera's stated w:h keeps --size's width; --captureMapThumbnails shoots the map's
@@ -70,6 +72,8 @@ pub struct RunOptions {
     pub trace: Option<PathBuf>,
     /// `--quiet`.
     pub quiet: bool,
+    /// bench's `--render WxH`.
+    pub render: Option<[u32; 2]>,
 }
 
 /// A parsed command line.
@@ -154,6 +158,12 @@ pub fn parse(args: &[String]) -> Result<Cli, UsageError> {
             "--json" => o.json = true,
             "--trace" => o.trace = Some(PathBuf::from(take(&mut it)?)),
             "--quiet" => o.quiet = true,
+            "--render" if bench => {
+                o.render = Some(crate::render_cmd::parse_size_flag(
+                    "--render",
+                    &take(&mut it)?,
+                )?)
+            }
             s if bench && !s.starts_with("--") && o.map.is_none() => o.map = Some(s.to_string()),
             s => {
                 return Err(UsageError(format!(
@@ -198,6 +208,7 @@ mod tests {
                 json: true,
                 trace: Some("t.json".into()),
                 quiet: false,
+                render: None,
             })
         );
         assert_eq!(
@@ -222,6 +233,15 @@ mod tests {
                 ..RunOptions::default()
             }))
         );
+        assert_eq!(
+            p("bench --render 320x180"),
+            Ok(Cli::Bench(RunOptions {
+                render: Some([320, 180]),
+                ..RunOptions::default()
+            }))
+        );
+        assert!(p("bench --render 320").is_err());
+        assert!(p("run --map m --render 320x180").is_err());
         assert_eq!(p(""), Ok(Cli::Help(None)));
         assert_eq!(p("help"), Ok(Cli::Help(None)));
         assert_eq!(p("help prefs"), Ok(Cli::Help(Some("prefs".into()))));

@@ -5,12 +5,25 @@
 //!   above it or on it, a light's fixture, a physics prop) is live, drawn at this frame's
 //!   pose, and every other box goes in the static batch.
 //! * Materials: each slot's `dh.material` (tint sRGB → linear, `shader` lit/unlit, `uvScale`,
-//!   emission × intensity); a slot whose material cannot be read draws the missingMaterial.
+//!   emission × intensity, and its `baseColor` PNG decoded to sRGB texels, at most
+//!   [`Texture::MAX_EDGE`] on a side, once per [`ExtractCache`]); a slot whose material cannot
+//!   be read draws the missingMaterial, and a base color that cannot be read or decoded is
+//!   noted and the material draws its tint alone.
+//! * Physics props stand where the solver carried them, turned as it turned them
+//!   ([`Host::prop_pose`]).
+//! * The static batch's generation is a hash of the static boxes and the materials, so the
+//!   renderer rebuilds its batch only when either changes.
 //! * Lights: each `dh.light` that is on and realtime or mixed, with the session's patch
 //!   (`lights.set`), its falloff resolved against the world's.
-//! * Settings: each `world.*` value resolves in the spec's order: a value set on the
-//!   console or command line, else the map's own field, else its look's, else the engine
-//!   default; the `client.render.lightCluster*` preferences shape the clusters.
+//! * Settings: each `world.*` value resolves in the spec's order (000:1651-1653): for the
+//!   render values, this machine's `client.render.*` counterpart when it is set; else the
+//!   `world.*` value when it was set on the console or command line ([`Prefs::is_set`], not
+//!   "differs from the default"); else the map's own field, else its look's, else the engine
+//!   default. The `client.render.lightCluster*` preferences shape the clusters.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use dh_content::jsonc::Value;
 use dh_content::schema::components::light::{
@@ -22,7 +35,7 @@ use dh_content::schema::map::render::{classify_look, LookRef, LookSeed, Tonemap 
 use dh_content::schema::map::Map;
 use dh_gpu::render::frame::{
     Ambient, Bloom, BoxInstance, ClusterConfig, Falloff, Light, LightKind, Lighting, Material,
-    Post, Projection, RenderFrame, Shading, Sky, View,
+    Post, Projection, RenderFrame, Shading, Sky, Texture, View,
 };
 use dh_gpu::render::math::{normalize_or, rotate, srgb_to_linear};
 use dh_gpu::render::tonemap::{Hable, Tonemap};
@@ -30,9 +43,11 @@ use dh_sims::{
     Body, Camera, DhBox, Disabled, Light as SimLight, Mover, Name, PhysicsProp, RecordId,
 };
 
+use crate::catalog::Found;
+
 use crate::catalog::Catalog;
 use crate::host::Host;
-use crate::prefs::{self, PrefValue, Prefs};
+use crate::prefs::{PrefValue, Prefs};
 
 /// A named camera of the map, ready to shoot.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,50 +132,61 @@ pub fn material_from_json(v: &Value) -> Material {
     }
 }
 
-/// Reads a world preference: its console/command-line value when it was set (differs from
-/// the table's default), else `map`, else `look`, else the default.
+/// The value `name` was set to on the console or command line, when it was set.
+fn set_value<'a>(p: &'a Prefs, name: &str) -> Option<&'a PrefValue> {
+    if p.is_set(name) {
+        p.get(name)
+    } else {
+        None
+    }
+}
+
+/// The override of world value `name`: for a `world.render.*` value, this machine's
+/// `client.render.*` counterpart when set (spec 000:1653), else the `world.*` value when
+/// set; `None` when neither is.
+fn override_of<'a>(p: &'a Prefs, name: &str) -> Option<&'a PrefValue> {
+    if let Some(rest) = name.strip_prefix("world.render.") {
+        if let Some(v) = set_value(p, &format!("client.render.{rest}")) {
+            return Some(v);
+        }
+    }
+    set_value(p, name)
+}
+
+/// A number: its override, else `map`, else `look`, else the table's default.
 fn world_f(p: &Prefs, name: &str, map: Option<f64>, look: Option<f64>) -> f32 {
-    let default = prefs::definition(name).and_then(|d| prefs::parse_value(d, d.default).ok());
-    let current = p.get(name);
-    match (current, &default) {
-        (Some(PrefValue::Float(v)), Some(d)) if current != Some(d) => *v as f32,
-        (Some(PrefValue::Float(v)), _) => map.or(look).map_or(*v as f32, |x| x as f32),
-        _ => map.or(look).unwrap_or(0.0) as f32,
+    match override_of(p, name) {
+        Some(PrefValue::Float(v)) => *v as f32,
+        _ => map.or(look).unwrap_or_else(|| p.float(name).unwrap_or(0.0)) as f32,
     }
 }
 
 fn world_set(p: &Prefs, name: &str) -> bool {
-    let default = prefs::definition(name).and_then(|d| prefs::parse_value(d, d.default).ok());
-    p.get(name).is_some_and(|v| Some(v) != default.as_ref())
+    override_of(p, name).is_some()
 }
 
 fn world_v3(p: &Prefs, name: &str, map: Option<[f64; 3]>) -> [f64; 3] {
-    let current = p
-        .floats(name)
-        .ok()
-        .and_then(|v| <[f64; 3]>::try_from(v).ok());
-    if world_set(p, name) {
-        if let Some(c) = current {
+    let three = |v: &[f64]| <[f64; 3]>::try_from(v).ok();
+    if let Some(PrefValue::Floats(v)) = override_of(p, name) {
+        if let Some(c) = three(v) {
             return c;
         }
     }
-    map.or(current).unwrap_or([0.0; 3])
+    map.or_else(|| p.floats(name).ok().and_then(three))
+        .unwrap_or([0.0; 3])
 }
 
 fn world_b(p: &Prefs, name: &str, map: Option<bool>) -> bool {
-    let current = p.bool(name).unwrap_or(false);
-    if world_set(p, name) {
-        current
-    } else {
-        map.unwrap_or(current)
+    match override_of(p, name) {
+        Some(PrefValue::Bool(b)) => *b,
+        _ => map.unwrap_or_else(|| p.bool(name).unwrap_or(false)),
     }
 }
 
 fn world_token(p: &Prefs, name: &str) -> Option<&'static str> {
-    if world_set(p, name) {
-        p.token(name).ok()
-    } else {
-        None
+    match override_of(p, name) {
+        Some(PrefValue::Token(t)) => Some(t),
+        _ => None,
     }
 }
 
@@ -366,8 +392,105 @@ pub fn settings(
     (lighting, post, falloff, clusters)
 }
 
-/// Extracts the frame from a running host.
+/// What extraction keeps from frame to frame: the decoded base color textures by barcode
+/// (each PNG is read and decoded once; a failure is kept too, so it is noted each frame
+/// without reading again).
+#[derive(Debug, Default)]
+pub struct ExtractCache {
+    textures: HashMap<String, Result<Arc<Texture>, String>>,
+}
+
+impl ExtractCache {
+    /// An empty cache.
+    pub fn new() -> ExtractCache {
+        ExtractCache::default()
+    }
+
+    /// Textures decoded (or refused) so far.
+    pub fn textures(&self) -> usize {
+        self.textures.len()
+    }
+}
+
+/// The base color texture a material names (`baseColor`, a reference relative to the
+/// material's own file), decoded once per cache; `None` with a note when it cannot be read.
+fn base_color_texture(
+    catalog: &Catalog,
+    material: &str,
+    json: &Value,
+    cache: &mut ExtractCache,
+    notes: &mut Vec<String>,
+) -> Option<Arc<Texture>> {
+    let reference = json.get("baseColor").and_then(Value::as_str)?;
+    let (pallet, path) = material.split_once(':')?;
+    let barcode =
+        match dh_content::refs::resolve(reference, pallet, path, &catalog.dependencies(pallet)) {
+            Ok(b) => b,
+            Err(e) => {
+                notes.push(format!(
+                    "material {material}: baseColor '{reference}': {e}; it draws its tint"
+                ));
+                return None;
+            }
+        };
+    let key = barcode.to_string();
+    let entry = cache.textures.entry(key.clone()).or_insert_with(|| {
+        let found = Found {
+            pallet: barcode.pallet,
+            path: barcode.path,
+        };
+        let bytes = catalog.read(&found).map_err(|e| e.to_string())?;
+        Texture::from_png(&bytes)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    });
+    match entry {
+        Ok(t) => Some(Arc::clone(t)),
+        Err(e) => {
+            notes.push(format!(
+                "material {material}: baseColor {key}: {e}; it draws its tint"
+            ));
+            None
+        }
+    }
+}
+
+/// The static batch's generation: a hash of the static boxes and the materials (never 0).
+fn static_generation(frame: &RenderFrame) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for b in &frame.static_boxes {
+        for v in b.position.iter().chain(&b.rotation).chain(&b.size) {
+            v.to_bits().hash(&mut h);
+        }
+        b.material.hash(&mut h);
+    }
+    frame.materials.len().hash(&mut h);
+    for m in &frame.materials {
+        format!("{:?}", m.shading).hash(&mut h);
+        for v in m.base_color.iter().chain(&m.uv_scale).chain(&m.emissive) {
+            v.to_bits().hash(&mut h);
+        }
+        m.base_color_texture
+            .as_ref()
+            .map(|t| Arc::as_ptr(t) as usize)
+            .hash(&mut h);
+    }
+    h.finish().max(1)
+}
+
+/// Extracts the frame from a running host (a fresh [`ExtractCache`]: textures are decoded
+/// anew; a caller extracting every frame keeps one and calls [`extract_with`]).
 pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {
+    extract_with(host, catalog, map, &mut ExtractCache::new())
+}
+
+/// Extracts the frame from a running host, with the textures `cache` holds.
+pub fn extract_with(
+    host: &Host,
+    catalog: &Catalog,
+    map: &Map,
+    cache: &mut ExtractCache,
+) -> Extracted {
     let sim = host.sim();
     let mut notes = Vec::new();
     let (lighting, post, world_falloff, clusters) = settings(map, &host.prefs, &mut notes);
@@ -377,7 +500,12 @@ pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {
     let mut missing = Vec::new();
     for (i, reference) in table.references.iter().enumerate() {
         match catalog.object_json(reference) {
-            Ok(json) => materials.push(material_from_json(&json)),
+            Ok(json) => {
+                let mut m = material_from_json(&json);
+                m.base_color_texture =
+                    base_color_texture(catalog, reference, &json, cache, &mut notes);
+                materials.push(m);
+            }
             Err(_) => {
                 missing.push(MissingMaterial {
                     slot: table.names.get(i).cloned().unwrap_or_default(),
@@ -413,23 +541,14 @@ pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {
                 .as_ref()
                 .and_then(|l| l.effective().fixture_material)
                 .unwrap_or(b.material);
-            let mut position = pose.position;
-            if sim.get::<PhysicsProp>(e).is_some() {
-                // A prop stands where the solver carried it.
-                if let Some(name) = sim.get::<Name>(e) {
-                    use crate::script::ScriptHost;
-                    let q = |k: &str| match host.query(&name.0, k) {
-                        Ok(crate::script::Value::Number(v)) => Some(v as f32),
-                        _ => None,
-                    };
-                    if let (Some(x), Some(y), Some(z)) = (q("x"), q("y"), q("z")) {
-                        position = [x, y, z];
-                    }
-                }
-            }
+            // A prop stands where the solver carried it, turned as the solver turned it.
+            let (position, rotation) = match host.prop_pose(e) {
+                Some(p) => (p.position, p.rotation),
+                None => (pose.position, pose.rotation.0),
+            };
             let inst = BoxInstance {
                 position,
-                rotation: pose.rotation.0,
+                rotation,
                 size: [0, 1, 2].map(|k| b.size[k] * pose.scale[k].abs()),
                 material: u32::from(material.0),
             };
@@ -494,7 +613,7 @@ pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {
             });
         }
     }
-    frame.static_generation = 1;
+    frame.static_generation = static_generation(&frame);
     Extracted {
         frame,
         cameras,

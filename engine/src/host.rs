@@ -7,9 +7,11 @@
 //! 1. `script`: the script's commands due this tick (pawn inputs, Use presses, `expect`s).
 //! 2. `logic`: [`SimWorld::tick_with`]: movers and the carry (spread over the job system),
 //!    then every event in the one defined order; plates and triggers measure the pawns where
-//!    the last physics step left them.
+//!    the last physics step left them (binned once a tick, every sensor measured over the
+//!    job system before the edges apply in author order).
 //! 3. `physics`: kinematic bodies are sent to their carried poses, then the solver steps
-//!    (props, and pawns riding what they stand on); the logic's teleports then apply.
+//!    (props), and the pawns move, riding what they stand on, over the job system
+//!    ([`PhysicsWorld::step_with`]); the logic's teleports then apply.
 //!
 //! `logic` and `physics` run as two jobs of one dh-jobs graph, `physics` after `logic`.
 //! Nothing reads a clock inside a tick, and every list is walked in author or id order, so
@@ -94,10 +96,12 @@ struct Held {
     left: Option<u64>,
 }
 
-/// The sims world's overlap queries answered by the physics world.
-struct Overlaps<'a>(&'a PhysicsWorld);
+/// The sims world's overlap queries answered by the physics world: its pawns binned once a
+/// tick ([`PhysicsWorld::pawn_overlaps`]), so the logic tick's plates and triggers, measured
+/// from every worker at once, each test only the pawns near them.
+struct Overlaps(physics::PawnOverlaps);
 
-impl OverlapSource for Overlaps<'_> {
+impl OverlapSource for Overlaps {
     fn pawns_in_box(&self, pose: &dh_sims::Pose, half_extents: [f32; 3]) -> Vec<PawnId> {
         let p = physics::Pose::new(pose.position, pose.rotation.0);
         self.0
@@ -466,6 +470,14 @@ impl Host {
         &self.physics
     }
 
+    /// Where the solver has carried record `e` when it is a physics prop: its body's
+    /// position and rotation (`None` for any other record). What extraction draws a prop at.
+    pub fn prop_pose(&self, e: hecs::Entity) -> Option<physics::Pose> {
+        self.sim.get::<PhysicsProp>(e)?;
+        let h = self.bodies.of.get(&e)?.first()?;
+        self.physics.body_pose(*h).ok()
+    }
+
     /// Output the script produced since the last call (`print`, `lights.list`, reports).
     pub fn take_output(&mut self) -> Vec<String> {
         std::mem::take(&mut self.output)
@@ -547,7 +559,8 @@ impl Host {
                 let (Ok(mut sim), Ok(phys)) = (sim.lock(), phys.lock()) else {
                     return;
                 };
-                let ev = sim.tick_with(&inputs, &Overlaps(&phys), &JobsParallel(scheduler));
+                let overlaps = Overlaps(phys.pawn_overlaps());
+                let ev = sim.tick_with(&inputs, &overlaps, &JobsParallel(scheduler));
                 if let Ok(mut slot) = events.lock() {
                     *slot = Some(ev);
                 }
@@ -576,7 +589,7 @@ impl Host {
                         );
                     }
                 }
-                phys.step();
+                phys.step_with(&JobsParallel(scheduler));
             });
             graph
                 .depend(step, logic)

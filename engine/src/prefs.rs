@@ -363,8 +363,22 @@ pub static TABLE: &[PrefDef] = &[
     b("client.loading.standIns", "true", "003:206", "Draw stand-ins; off draws the placeholder cube"),
     // spec 004:435 "client.render.ao, off by default".
     b("client.render.ao", "false", "004:435", "Screen-space ambient occlusion"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.bloom's (000:1630).
+    b("client.render.bloom", "true", "000:1653", "This machine's bloom on/off over the world's; unset follows world.render.bloom"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.bloomAnamorphic's (000:1630).
+    f("client.render.bloomAnamorphic", "-0.24", -1.0, 1.0, "000:1653", "This machine's aspect distortion; unset follows world.render.bloomAnamorphic"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.bloomDiffusion's (000:1630).
+    f("client.render.bloomDiffusion", "10", 1.0, 10.0, "000:1653", "This machine's bloom spread, pyramid levels; unset follows world.render.bloomDiffusion"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.bloomIntensity's (000:1630).
+    f("client.render.bloomIntensity", "0.3", 0.0, INF, "000:1653", "This machine's bloom intensity; unset follows world.render.bloomIntensity"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.bloomSoftKnee's (000:1630).
+    f("client.render.bloomSoftKnee", "0.5", 0.0, 1.0, "000:1653", "This machine's bloom knee; unset follows world.render.bloomSoftKnee"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.bloomThreshold's (000:1630).
+    f("client.render.bloomThreshold", "1.721", 0.0, INF, "000:1653", "This machine's bloom threshold, linear; unset follows world.render.bloomThreshold"),
     // spec 000:1313 "client.render.debugView lightmap ... lightmapTexels"; ours: `none` for no debug view.
     t("client.render.debugView", "none", DEBUG_VIEWS, "000:1313", "A debug view of the frame"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.exposure's (000:1630).
+    fpos("client.render.exposure", "1", 0.0, INF, "000:1653", "This machine's exposure; unset follows world.render.exposure"),
     // spec 000:1573 table row: 1, "in cells, 0–4".
     f("client.render.giBoundaryFade", "1", 0.0, 4.0, "000:1573", "How far in from a region's faces its fill ramps up, cells"),
     // spec 000:1577 table row: 0.25, "0.05–1".
@@ -387,6 +401,20 @@ pub static TABLE: &[PrefDef] = &[
     b("client.render.giVolume", "true", "000:1571", "Sample baked volumes at all"),
     // spec 003:58/60 "what client.render.gpuSkinning turns off"; ours: on by default.
     b("client.render.gpuSkinning", "true", "003:60", "Skin on the GPU"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.hableLinearAngle's (000:1631).
+    f("client.render.hableLinearAngle", "0.1", 0.0, INF, "000:1653", "This machine's Hable C; unset follows world.render.hableLinearAngle"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.hableLinearStrength's (000:1631).
+    fpos("client.render.hableLinearStrength", "0.5", 0.0, INF, "000:1653", "This machine's Hable B; unset follows world.render.hableLinearStrength"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.hableShoulderStrength's (000:1631).
+    fpos("client.render.hableShoulderStrength", "0.15", 0.0, INF, "000:1653", "This machine's Hable A; unset follows world.render.hableShoulderStrength"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.hableToeDenominator's (000:1631).
+    fpos("client.render.hableToeDenominator", "0.3", 0.0, INF, "000:1653", "This machine's Hable F; unset follows world.render.hableToeDenominator"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.hableToeNumerator's (000:1631).
+    f("client.render.hableToeNumerator", "0.02", 0.0, INF, "000:1653", "This machine's Hable E; unset follows world.render.hableToeNumerator"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.hableToeStrength's (000:1631).
+    fpos("client.render.hableToeStrength", "0.2", 0.0, INF, "000:1653", "This machine's Hable D; unset follows world.render.hableToeStrength"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.hableWhitePoint's (000:1631).
+    fpos("client.render.hableWhitePoint", "11.2", 0.0, INF, "000:1653", "This machine's Hable W; unset follows world.render.hableWhitePoint"),
     // spec 000:1118 "client.render.lightClusterColumns × client.render.lightClusterRows screen tiles (16 × 8)"; ours: 1–1024.
     i("client.render.lightClusterColumns", "16", 1, 1024, "000:1118", "Screen tiles across"),
     // spec 000:1118 "out to client.render.lightClusterFar (120 m ...)"; ours: above 0.
@@ -409,6 +437,8 @@ pub static TABLE: &[PrefDef] = &[
     i("client.render.reflectionProbeMaxEdge", "128", 1, 2048, "000:739", "The widest reflection probe edge kept, pixels"),
     // spec 000:739 "client.render.reflectionProbes (default 1024, 0 mirrors the sky alone)", at most 1024 per map.
     i("client.render.reflectionProbes", "1024", 0, 1024, "000:739", "How many reflection probes are kept"),
+    // spec 000:1653 "A player's own client.render.* counterpart then sits on top of that, locally only. Every one of them is unset by default"; default and range: world.render.tonemap's (000:1630).
+    t("client.render.tonemap", "reinhardWhite", TONEMAPS, "000:1653", "This machine's tonemap; unset follows world.render.tonemap"),
     // spec 000:1231 names it ("takes this path on any device"); ours: off by default.
     b("client.render.vramDecodeLightmaps", "false", "000:1231", "Decode lightmaps on the CPU on any device"),
     // spec 003:147 table row: 0.5; ours: above 0.
@@ -878,10 +908,25 @@ pub fn split_set_argument(arg: &str) -> Result<(&str, &str), PrefError> {
     }
 }
 
-/// The live preferences: every table entry's current value.
+/// The live preferences: every table entry's current value, and whether it was set (on the
+/// command line or the console) rather than left at its default. "Set" is what the world.* /
+/// client.* resolution order asks (spec 000:1653: a client.render.* counterpart is unset by
+/// default, and an unset one follows the world), not "differs from the default": setting a
+/// value to its default still sets it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prefs {
     values: Vec<PrefValue>,
+    set: Vec<bool>,
+}
+
+/// The `world.render.*` preference a `client.render.*` one overrides on this machine (spec
+/// 000:1653), when it has one.
+pub fn world_counterpart(name: &str) -> Option<&'static str> {
+    let rest = name.strip_prefix("client.render.")?;
+    TABLE
+        .iter()
+        .find(|d| d.name.strip_prefix("world.render.") == Some(rest))
+        .map(|d| d.name)
 }
 
 impl Default for Prefs {
@@ -902,7 +947,10 @@ impl Prefs {
                 Err(e) => panic!("preference table: {e}"),
             })
             .collect();
-        Prefs { values }
+        Prefs {
+            values,
+            set: vec![false; TABLE.len()],
+        }
     }
 
     /// Sets `name` from its console text.
@@ -916,7 +964,39 @@ impl Prefs {
         let def = &TABLE[index];
         let v = parse_value(def, value)?;
         self.values[index] = v;
+        self.set[index] = true;
         Ok(())
+    }
+
+    /// Whether `name` was set (command line or console) since start or its last
+    /// [`Prefs::unset`]; false for an unknown name.
+    pub fn is_set(&self, name: &str) -> bool {
+        index_of(name).is_some_and(|i| self.set[i])
+    }
+
+    /// Returns `name` to its default and to unset (a `client.render.*` override follows the
+    /// world again).
+    pub fn unset(&mut self, name: &str) -> Result<(), PrefError> {
+        let Some(index) = index_of(name) else {
+            return Err(PrefError::Unknown {
+                name: name.to_string(),
+                suggestions: nearest_names(name),
+            });
+        };
+        let def = &TABLE[index];
+        self.values[index] = parse_value(def, def.default)?;
+        self.set[index] = false;
+        Ok(())
+    }
+
+    /// Every preference that is set, in table order.
+    pub fn set_names(&self) -> Vec<&'static str> {
+        TABLE
+            .iter()
+            .zip(&self.set)
+            .filter(|(_, s)| **s)
+            .map(|(d, _)| d.name)
+            .collect()
     }
 
     /// Applies a `--set name=value` argument.
@@ -1043,10 +1123,14 @@ impl Prefs {
 pub fn help_text() -> String {
     let mut out = String::new();
     for d in TABLE {
+        let default = match world_counterpart(d.name) {
+            Some(w) => format!("unset: follows {w}"),
+            None => format!("default {}", d.default),
+        };
         out.push_str(&format!(
-            "{}  (default {}; {}) [spec {}]\n    {}\n",
+            "{}  ({}; {}) [spec {}]\n    {}\n",
             d.name,
-            d.default,
+            default,
             d.ty.describe(),
             d.spec,
             d.doc
@@ -1158,6 +1242,51 @@ mod tests {
             };
             assert_eq!(actual, *ty, "{name}");
         }
+    }
+
+    #[test]
+    fn set_means_set_even_at_the_default() {
+        let mut p = Prefs::new();
+        assert!(!p.is_set("client.render.exposure"));
+        assert!(!p.is_set("world.render.exposure"));
+        p.set("world.render.exposure", "1")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            p.is_set("world.render.exposure"),
+            "set to its default is still set"
+        );
+        assert!(
+            p.changed().is_empty(),
+            "it does not differ from the default"
+        );
+        assert_eq!(p.set_names(), vec!["world.render.exposure"]);
+        p.unset("world.render.exposure")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!p.is_set("world.render.exposure"));
+        assert!(p.unset("client.render.nope").is_err());
+    }
+
+    #[test]
+    fn every_world_render_value_has_a_client_counterpart() {
+        // spec 000:1651-1653: exposure, tonemap, the seven hable* and the six bloom* values.
+        let world: Vec<&str> = TABLE
+            .iter()
+            .map(|d| d.name)
+            .filter(|n| n.starts_with("world.render."))
+            .collect();
+        assert_eq!(world.len(), 15, "{world:?}");
+        for w in world {
+            let client = w.replacen("world.", "client.", 1);
+            let c = definition(&client).unwrap_or_else(|| panic!("{client} is missing"));
+            let d = definition(w).unwrap_or_else(|| panic!("{w}"));
+            assert_eq!(world_counterpart(&client), Some(w));
+            assert_eq!((c.ty, c.default), (d.ty, d.default), "{client}");
+            assert_eq!(c.spec, "000:1653");
+        }
+        assert_eq!(world_counterpart("client.render.lightClusters"), None);
+        assert!(
+            help_text().contains("client.render.tonemap  (unset: follows world.render.tonemap;")
+        );
     }
 
     #[test]

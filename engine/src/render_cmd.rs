@@ -9,18 +9,22 @@
 //! line). With no Vulkan device the spec's last rung applies: a plain top-down plan of the
 //! box brushes, drawn on the CPU, with a note.
 
+use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use dh_content::schema::map::Map;
 use dh_gpu::render::camera::output_size;
+use dh_gpu::render::exec::Task;
+use dh_gpu::render::frame::{Projection, View};
 use dh_gpu::render::plan::{top_down_plan, PLAN_NOTE};
-use dh_gpu::render::{RenderFrame, Renderer};
-use dh_gpu::{Gpu, GpuDesc, GpuTimer, Validation};
+use dh_gpu::render::{Executor, RenderFrame, Renderer, RendererDesc, ScopedThreads};
+use dh_gpu::{Gpu, GpuDesc, Validation};
 use dh_jobs::{FrameTimer, Scheduler};
 
 use crate::catalog::Catalog;
 use crate::cli::UsageError;
-use crate::extract::{self, NamedCamera};
+use crate::extract::{self, ExtractCache, Extracted, NamedCamera};
 use crate::host::{Host, HostOptions};
 use crate::run::Outcome;
 use crate::script::{self, ScriptRunner};
@@ -57,13 +61,19 @@ pub struct RenderOptions {
 }
 
 fn parse_size(v: &str) -> Result<[u32; 2], UsageError> {
-    let bad = || UsageError(format!("--size takes WxH (e.g. 1280x720), got '{v}'"));
+    parse_size_flag("--size", v)
+}
+
+/// Parses `WxH` given to `flag` (each edge 1 to 16384), as `render --size` and
+/// `bench --render` take it.
+pub fn parse_size_flag(flag: &str, v: &str) -> Result<[u32; 2], UsageError> {
+    let bad = || UsageError(format!("{flag} takes WxH (e.g. 1280x720), got '{v}'"));
     let (w, h) = v.split_once(['x', 'X']).ok_or_else(bad)?;
     let w: u32 = w.parse().map_err(|_| bad())?;
     let h: u32 = h.parse().map_err(|_| bad())?;
     if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
         return Err(UsageError(format!(
-            "--size: each edge must be 1 to 16384, got '{v}'"
+            "{flag}: each edge must be 1 to 16384, got '{v}'"
         )));
     }
     Ok([w, h])
@@ -368,19 +378,16 @@ fn render_inner(
         Ok(g) => g,
         Err(e) => return fallback(o, &first.frame, thumbnail, &e.to_string(), err),
     };
-    let _ = writeln!(
-        err,
-        "dh-engine: {}",
-        gpu.report().to_string().lines().next().unwrap_or("")
-    );
-    let mut renderer =
-        Renderer::new(&gpu).map_err(|e| RenderError::Failed(format!("renderer: {e}")))?;
-    let mut timer = if o.gpu_timings {
-        GpuTimer::new(&gpu, 1, 8).map_err(|e| RenderError::Failed(e.to_string()))?
-    } else {
-        None
-    };
-    if o.gpu_timings && timer.is_none() {
+    let _ = writeln!(err, "dh-engine: rendering on {}", device_name(&gpu));
+    let mut renderer = Renderer::with_desc(
+        &gpu,
+        &RendererDesc {
+            timings: o.gpu_timings,
+            ..RendererDesc::default()
+        },
+    )
+    .map_err(|e| RenderError::Failed(format!("renderer: {e}")))?;
+    if o.gpu_timings && !renderer.has_timings() {
         let _ = writeln!(
             err,
             "dh-engine: --gpuTimings: this device has no timestamp queries"
@@ -404,7 +411,7 @@ fn render_inner(
             output_size(cam.aspect, o.size, None)
         };
         let result = renderer
-            .render(&current.frame, &cam.view, size[0], size[1], timer.as_mut())
+            .render_with(&current.frame, &cam.view, size[0], size[1], &ScopedThreads)
             .map_err(|e| RenderError::Failed(format!("camera '{}': {e}", cam.name)))?;
         if let Some(f) = result.derived_far {
             let _ = writeln!(err, "dh-engine: camera '{}': orthographic with no far plane; derived far {f:.2} m from the map bounds", cam.name);
@@ -493,6 +500,232 @@ fn fallback(
         return Ok(Outcome::Done);
     }
     Ok(Outcome::Failed)
+}
+
+/// The selected device's name and kind.
+fn device_name(gpu: &Gpu) -> String {
+    let r = gpu.report();
+    r.adapters
+        .get(r.selected)
+        .map_or_else(String::new, |a| format!("{} ({:?})", a.name, a.kind))
+}
+
+/// The renderer's recording tasks as dh-jobs jobs: one scope, one job a task.
+#[derive(Debug, Clone, Copy)]
+pub struct JobsExecutor<'a>(pub &'a Scheduler);
+
+impl Executor for JobsExecutor<'_> {
+    fn execute<'t>(&self, tasks: Vec<Task<'t>>) {
+        self.0.scope(|s| {
+            for t in tasks {
+                s.spawn(move |_| t());
+            }
+        });
+    }
+}
+
+/// The camera `bench --render` shoots: the map's thumbnail camera, else its first named
+/// camera, else a view from above the map's south edge looking at its middle.
+pub fn default_camera(x: &Extracted) -> (String, View) {
+    if let Some(c) = x
+        .cameras
+        .iter()
+        .find(|c| c.thumbnail)
+        .or_else(|| x.cameras.first())
+    {
+        return (c.name.clone(), c.view);
+    }
+    let (lo, hi) = x.frame.bounds().unwrap_or(([-10.0; 3], [10.0; 3]));
+    let center = [0, 1, 2].map(|k| (lo[k] + hi[k]) * 0.5);
+    let span = (hi[0] - lo[0]).max(hi[2] - lo[2]).max(1.0);
+    // 35 degrees down, from the south (+Z), far enough back to take the map in.
+    let pitch = -35.0f32.to_radians();
+    let back = span * 0.9;
+    let position = [
+        center[0],
+        center[1] + back * (-pitch).sin(),
+        center[2] + back * pitch.cos(),
+    ];
+    let (s, c) = (pitch * 0.5).sin_cos();
+    (
+        "overview".into(),
+        View {
+            position,
+            rotation: [s, 0.0, 0.0, c],
+            projection: Projection::Perspective { fov_y: 60.0 },
+            near: 0.1,
+            far: None,
+        },
+    )
+}
+
+/// `dh-engine bench --render WxH`: after every tick the world is extracted and the default
+/// camera rendered offscreen ([`Renderer::render_frame`], passes recorded as dh-jobs jobs,
+/// uploads under the staging budget, at most two frames in flight). The frame timer gets the
+/// CPU phases `extract`, `render` and `record` (the part of `render` spent recording), and
+/// each frame's GPU pass times once they resolve, two frames later (lavapipe: CPU time).
+pub struct BenchRender {
+    renderer: Renderer,
+    gpu: Gpu,
+    catalog: Catalog,
+    map: Map,
+    cache: ExtractCache,
+    size: [u32; 2],
+    camera: String,
+    /// (renderer frame, frame timer frame) of frames whose pass times are out.
+    pending: VecDeque<(u64, u64)>,
+    frames: u64,
+    draws: usize,
+    lights: usize,
+}
+
+impl std::fmt::Debug for BenchRender {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BenchRender")
+            .field("size", &self.size)
+            .field("camera", &self.camera)
+            .field("frames", &self.frames)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BenchRender {
+    /// A device, a renderer with `workers` recording workers, and the map `host` runs
+    /// (read again from `pallets` for extraction).
+    pub fn start(
+        size: [u32; 2],
+        pallets: &[PathBuf],
+        host: &Host,
+        workers: usize,
+    ) -> Result<BenchRender, String> {
+        let mut catalog = Catalog::with_core().map_err(|e| e.to_string())?;
+        for p in pallets {
+            catalog.mount_file(p).map_err(|e| e.to_string())?;
+        }
+        let (_, map) = catalog.load_map(host.map()).map_err(|e| e.to_string())?;
+        let gpu = Gpu::new(&GpuDesc {
+            app_name: "dh-engine bench".into(),
+            ..GpuDesc::default()
+        })
+        .map_err(|e| format!("--render: {e}"))?;
+        let renderer = Renderer::with_desc(
+            &gpu,
+            &RendererDesc {
+                workers: workers.clamp(1, 4),
+                ..RendererDesc::default()
+            },
+        )
+        .map_err(|e| format!("--render: renderer: {e}"))?;
+        let mut cache = ExtractCache::new();
+        let first = extract::extract_with(host, &catalog, &map, &mut cache);
+        let (camera, _) = default_camera(&first);
+        Ok(BenchRender {
+            renderer,
+            gpu,
+            catalog,
+            map,
+            cache,
+            size,
+            camera,
+            pending: VecDeque::new(),
+            frames: 0,
+            draws: 0,
+            lights: 0,
+        })
+    }
+
+    /// The camera it shoots.
+    pub fn camera(&self) -> &str {
+        &self.camera
+    }
+
+    /// The device's one-line description.
+    pub fn device(&self) -> String {
+        device_name(&self.gpu)
+    }
+
+    fn record_timings(&mut self, timer: &FrameTimer, frame: u64, list: &[dh_gpu::PassTiming]) {
+        while let Some(&(f, t)) = self.pending.front() {
+            if f > frame {
+                break;
+            }
+            self.pending.pop_front();
+            if f == frame {
+                for p in list {
+                    timer.record_gpu_pass(t, &p.name, p.ms);
+                }
+            }
+        }
+    }
+
+    /// Extracts and renders one frame into the frame timer's frame in progress.
+    pub fn frame(
+        &mut self,
+        host: &Host,
+        scheduler: &Scheduler,
+        timer: &FrameTimer,
+    ) -> Result<(), String> {
+        let x = {
+            let _s = timer.scope("extract");
+            extract::extract_with(host, &self.catalog, &self.map, &mut self.cache)
+        };
+        let view = x
+            .cameras
+            .iter()
+            .find(|c| c.name == self.camera)
+            .map_or_else(|| default_camera(&x).1, |c| c.view);
+        let report = {
+            let _s = timer.scope("render");
+            self.renderer
+                .render_frame(
+                    &x.frame,
+                    &view,
+                    self.size[0],
+                    self.size[1],
+                    &JobsExecutor(scheduler),
+                )
+                .map_err(|e| format!("--render: {e}"))?
+        };
+        timer.add_phase_time("record", report.record);
+        self.pending
+            .push_back((report.frame, timer.current_frame()));
+        if let Some((f, list)) = &report.resolved {
+            self.record_timings(timer, *f, list);
+        }
+        self.frames += 1;
+        self.draws = report.draws;
+        self.lights = report.lights;
+        Ok(())
+    }
+
+    /// Waits for the last frames, hands their pass times to the timer, and says what was
+    /// rendered.
+    pub fn finish(mut self, timer: &FrameTimer) -> Result<String, String> {
+        let rest = self.renderer.finish().map_err(|e| e.to_string())?;
+        for (f, list) in rest {
+            self.record_timings(timer, f, &list);
+        }
+        let r = self.gpu.report();
+        let cpu = r
+            .adapters
+            .get(r.selected)
+            .is_some_and(|a| a.kind == dh_gpu::DeviceKind::Cpu);
+        Ok(format!(
+            "rendered {} frames of camera '{}' at {}x{} offscreen ({} draws, {} lights a frame) on {}{}",
+            self.frames,
+            self.camera,
+            self.size[0],
+            self.size[1],
+            self.draws,
+            self.lights,
+            self.device(),
+            if cpu {
+                "; a CPU device: its gpu pass times are CPU time, a smoke figure"
+            } else {
+                ""
+            }
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -151,6 +151,13 @@ fn run_inner(
     let threads = options.workers.unwrap_or_else(Scheduler::default_threads);
     let scheduler = Scheduler::new(threads).map_err(|e| HostError::Jobs(e.to_string()))?;
     let timer = FrameTimer::new();
+    let mut render = match (bench, options.render) {
+        (true, Some(size)) => Some(
+            crate::render_cmd::BenchRender::start(size, &options.pallets, &host, threads)
+                .map_err(RunError::Io)?,
+        ),
+        _ => None,
+    };
     let _ = scheduler.take_stats();
 
     let limit = options.ticks;
@@ -165,6 +172,9 @@ fn run_inner(
             break;
         }
         let result = host.step(runner.as_mut(), &scheduler, &timer);
+        if let Some(r) = render.as_mut() {
+            r.frame(&host, &scheduler, &timer).map_err(RunError::Io)?;
+        }
         timer.record_job_stats(&scheduler.take_stats());
         timer.end_frame();
         let output = host.take_output();
@@ -210,6 +220,10 @@ fn run_inner(
         }
     }
 
+    if let Some(r) = render.take() {
+        let line = r.finish(&timer).map_err(RunError::Io)?;
+        let _ = writeln!(err, "dh-engine: {line}");
+    }
     let report = timer.report();
     if options.json {
         let _ = writeln!(out, "{}", report.to_json());

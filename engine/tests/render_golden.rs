@@ -97,7 +97,7 @@ fn shoot(
                 .unwrap_or_else(|| panic!("no camera {name}"));
             let size = output_size(cam.aspect, Some([WIDTH, WIDTH * 9 / 16]), None);
             let out = renderer
-                .render(&x.frame, &cam.view, size[0], size[1], None)
+                .render(&x.frame, &cam.view, size[0], size[1])
                 .unwrap_or_else(|e| panic!("{e}"));
             (name.to_string(), out.image)
         })

@@ -7,8 +7,8 @@ use dh_content::schema::components::voxel_volume::VoxelLighting;
 use dh_content::voxel::blocks::BlockTables;
 use dh_content::voxel::payload::PaletteEntry;
 use dh_engine::voxel::{
-    pack_light, reference_light, resolve_lighting, unpack_light, ChunkLight, LightField,
-    MapChunks, VoxelLooks,
+    pack_light, reference_light, resolve_lighting, unpack_light, ChunkLight, LightField, MapChunks,
+    VoxelLooks,
 };
 
 const AIR: u32 = 0;
@@ -122,7 +122,11 @@ fn sky_falls_without_loss_and_leaves_cut_it() {
     assert_eq!(f.sky_floor(5, 5), Some(21));
     assert_eq!(sky(&f, [8, 19, 8]), 15, "glass passes sky");
     assert_eq!(sky(&f, [12, 20, 12]), 14, "water cuts sky by 1");
-    assert_eq!(block(&f, [3, 5, 3]), 15, "an opaque emitter's own cell holds its level");
+    assert_eq!(
+        block(&f, [3, 5, 3]),
+        15,
+        "an opaque emitter's own cell holds its level"
+    );
     assert_eq!(block(&f, [4, 5, 3]), 14);
     // Open sky over the floor is stored as uniform bricks.
     let s = f.stats();
@@ -181,7 +185,14 @@ fn random_world(rng: &mut Rng, n: i32, h: i32) -> MapChunks {
     w
 }
 
-fn assert_matches_reference(f: &LightField, w: &MapChunks, l: &VoxelLooks, n: i32, h: usize, what: &str) {
+fn assert_matches_reference(
+    f: &LightField,
+    w: &MapChunks,
+    l: &VoxelLooks,
+    n: i32,
+    h: usize,
+    what: &str,
+) {
     let world = ChunkLight::new(w, l);
     let size = [(n * 16) as usize, h, (n * 16) as usize];
     let r = reference_light(&world, [0, 0, 0], size);
@@ -302,7 +313,11 @@ fn budget_and_slice_bound_a_light_job() {
     let w = MapChunks::new(16);
     let world = ChunkLight::new(&w, &l);
     let mut f = LightField::new(0, 32, 0);
-    assert_eq!(f.light_columns(&world, &columns(2), None), 0, "0 MB computes none");
+    assert_eq!(
+        f.light_columns(&world, &columns(2), None),
+        0,
+        "0 MB computes none"
+    );
     // A zero slice still lights one tile, then hands the thread back.
     let mut f = LightField::new(0, 32, 96);
     let cols: Vec<[i32; 2]> = (0..24).map(|x| [x, 0]).collect();
@@ -316,12 +331,25 @@ fn budget_and_slice_bound_a_light_job() {
 
 #[test]
 fn minecraft_lighting_is_shaded_as_hybrid_with_a_log_line() {
-    let c = resolve_lighting("world", None, Some(VoxelLighting::Minecraft), VoxelLighting::Dh);
+    let c = resolve_lighting(
+        "world",
+        None,
+        Some(VoxelLighting::Minecraft),
+        VoxelLighting::Dh,
+    );
     assert_eq!(c.shaded, VoxelLighting::Hybrid);
     assert!(c.light_field);
     let line = c.log_line.expect("a log line");
-    assert!(line.contains("'world'") && line.contains("hybrid"), "{line}");
-    let c = resolve_lighting("v", Some(VoxelLighting::Dh), Some(VoxelLighting::Hybrid), VoxelLighting::Hybrid);
+    assert!(
+        line.contains("'world'") && line.contains("hybrid"),
+        "{line}"
+    );
+    let c = resolve_lighting(
+        "v",
+        Some(VoxelLighting::Dh),
+        Some(VoxelLighting::Hybrid),
+        VoxelLighting::Hybrid,
+    );
     assert_eq!(c.shaded, VoxelLighting::Dh);
     assert!(!c.light_field && c.log_line.is_none());
     let c = resolve_lighting("v", None, None, VoxelLighting::Hybrid);

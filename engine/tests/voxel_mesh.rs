@@ -23,7 +23,9 @@ fn palette() -> Vec<PaletteEntry> {
     let mut flow = mc("water");
     flow.properties.push(Property::string("level", "4"));
     let mut stairs = mc("oak_stairs");
-    stairs.properties.push(Property::string("waterlogged", "true"));
+    stairs
+        .properties
+        .push(Property::string("waterlogged", "true"));
     vec![
         PaletteEntry::empty(),
         mc("stone"),
@@ -100,12 +102,20 @@ fn faces_between_chunks_and_regions_are_culled() {
     // Two stones across a chunk border (x 15 | 16) inside one region of 2 chunks.
     let w = world(&[([15, 3, 3], STONE), ([16, 3, 3], STONE)]);
     let m = mesh_all(&w, &l, MeshOptions::default(), &id, &near_regions());
-    assert_eq!(all_quads(&m), 10, "the face between the two chunks is hidden");
+    assert_eq!(
+        all_quads(&m),
+        10,
+        "the face between the two chunks is hidden"
+    );
     assert_eq!(m.iter().map(|r| r.chunks_with_faces).sum::<u32>(), 2);
     // Across a region border (x 31 | 32 with two chunks a region).
     let w = world(&[([31, 3, 3], STONE), ([32, 3, 3], STONE)]);
     let m = mesh_all(&w, &l, MeshOptions::default(), &id, &near_regions());
-    assert_eq!(all_quads(&m), 10, "the face between the two regions is hidden");
+    assert_eq!(
+        all_quads(&m),
+        10,
+        "the face between the two regions is hidden"
+    );
     assert_eq!(m.iter().filter(|r| !r.is_empty()).count(), 2);
     // Across Y and Z borders, and below zero.
     let w = world(&[([0, -1, 0], STONE), ([0, 0, 0], STONE), ([0, 0, -1], STONE)]);
@@ -230,7 +240,13 @@ fn corner_occlusion_counts_and_the_lighter_diagonal() {
     let m = |extra: &[[i32; 3]]| {
         let mut cells = vec![(floor, STONE)];
         cells.extend(extra.iter().map(|&c| (c, STONE)));
-        mesh_all(&world(&cells), &l, MeshOptions::default(), &id, &[[0, 0, 0]])
+        mesh_all(
+            &world(&cells),
+            &l,
+            MeshOptions::default(),
+            &id,
+            &[[0, 0, 0]],
+        )
     };
     // Nothing around: every corner 0.
     let r = m(&[]);
@@ -258,14 +274,14 @@ fn corner_occlusion_counts_and_the_lighter_diagonal() {
     let (c, tris) = top_face(&r[0], floor);
     assert_eq!(ao_at(&c, 6.0, 6.0), 1.0);
     assert_eq!(ao_at(&c, 5.0, 5.0), 0.0);
-    let dark_in = tris
-        .chunks(3)
-        .filter(|t| t.contains(&[6.0, 6.0]))
-        .count();
+    let dark_in = tris.chunks(3).filter(|t| t.contains(&[6.0, 6.0])).count();
     assert_eq!(dark_in, 1, "the dark corner is in one triangle: {tris:?}");
     // The shared edge is the lighter diagonal (5,6)-(6,5).
     for t in tris.chunks(3) {
-        assert!(t.contains(&[5.0, 6.0]) && t.contains(&[6.0, 5.0]), "{tris:?}");
+        assert!(
+            t.contains(&[5.0, 6.0]) && t.contains(&[6.0, 5.0]),
+            "{tris:?}"
+        );
     }
 }
 
@@ -435,7 +451,10 @@ fn streams_pack_at_sixteen_byte_boundaries() {
     let s = m[0].surface(Surface::Opaque);
     let p = s.pack();
     assert_eq!(p.vertex_count, 24);
-    assert_eq!(p.basis_offset, 24 * 12 / 16 * 16 + if 24 * 12 % 16 == 0 { 0 } else { 16 });
+    assert_eq!(
+        p.basis_offset,
+        24 * 12 / 16 * 16 + if 24 * 12 % 16 == 0 { 0 } else { 16 }
+    );
     assert_eq!(p.basis_offset % 16, 0);
     assert_eq!(p.attributes_offset, p.basis_offset + 24 * 8);
     assert_eq!(p.bytes.len(), p.attributes_offset + 24 * 32);
@@ -446,5 +465,7 @@ fn streams_pack_at_sixteen_byte_boundaries() {
     let uv0 = v[0].uv0;
     let tx = (uv0[0] * atlas.width as f32) as usize;
     assert_eq!(tx, STONE as usize);
-    assert!(v.iter().all(|v| v.uv1[0].abs() <= 2.0 && v.uv1[1].abs() <= 2.0));
+    assert!(v
+        .iter()
+        .all(|v| v.uv1[0].abs() <= 2.0 && v.uv1[1].abs() <= 2.0));
 }

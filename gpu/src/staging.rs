@@ -313,6 +313,26 @@ impl StagingRing {
         self.stage_aligned(bytes, Self::ALIGN)
     }
 
+    /// Bytes this frame may still stage under both budgets (0 once the time budget is
+    /// spent).
+    pub fn budget_left(&self) -> u64 {
+        if self.stats.time >= self.config.frame_time_budget {
+            return 0;
+        }
+        self.config
+            .frame_byte_budget
+            .saturating_sub(self.stats.bytes)
+    }
+
+    /// Copies a frame's own data (its constants, light list, clusters) into the ring
+    /// outside the frame budgets: a frame cannot be drawn without them. The bytes and time
+    /// still count, so the budgeted stages after it get what is left. `None` only when
+    /// the ring has no room (it is smaller than a frame's data, or full of in-flight
+    /// frames).
+    pub fn stage_unbudgeted(&mut self, bytes: &[u8]) -> Option<StagingSlice> {
+        self.stage_inner(bytes, Self::ALIGN)
+    }
+
     /// [`Self::stage`] with an explicit alignment (a power of two or any multiple of
     /// the texel size).
     pub fn stage_aligned(&mut self, bytes: &[u8], align: u64) -> Option<StagingSlice> {
@@ -321,6 +341,14 @@ impl StagingRing {
         let over_time = self.stats.time >= self.config.frame_time_budget;
         if size == 0 || over_bytes || over_time {
             self.stats.refused += 1;
+            return None;
+        }
+        self.stage_inner(bytes, align)
+    }
+
+    fn stage_inner(&mut self, bytes: &[u8], align: u64) -> Option<StagingSlice> {
+        let size = bytes.len() as u64;
+        if size == 0 {
             return None;
         }
         let Some(offset) = self.ring.alloc(size, align) else {

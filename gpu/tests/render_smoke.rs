@@ -95,7 +95,7 @@ fn renders_a_lit_scene_without_validation_errors() {
         let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
         let (frame, view) = scene();
         let out = r
-            .render(&frame, &view, 320, 180, None)
+            .render(&frame, &view, 320, 180)
             .unwrap_or_else(|e| panic!("{e}"));
         if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
             let _ = out
@@ -129,7 +129,7 @@ fn each_light_source_shows_in_the_picture() {
             s / f64::from((x1 - x0) * (y1 - y0) * 3)
         };
         let mut shot = |f: &RenderFrame| {
-            r.render(f, &view, 320, 180, None)
+            r.render(f, &view, 320, 180)
                 .unwrap_or_else(|e| panic!("{e}"))
                 .image
         };

@@ -27,8 +27,14 @@ impl Barrier {
     /// Picks the asymmetric pair when the OS provides it.
     pub(crate) fn new() -> Self {
         Self {
-            asymmetric: std::env::var_os("TMP_AB_FENCE").is_none() && sys::register(),
+            asymmetric: sys::register(),
         }
+    }
+
+    /// The fallback pair, fences on both sides, whatever the OS offers.
+    #[cfg(test)]
+    pub(crate) fn symmetric() -> Self {
+        Self { asymmetric: false }
     }
 
     /// The pusher's side: between storing a job and loading the sleeper count.

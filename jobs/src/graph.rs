@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::error::JobsError;
-use crate::job::{self, JobRef, Words};
+use crate::job::{self, JobRef, Word};
 use crate::scheduler::{Lane, Pin, Scheduler, Shared};
 use crate::timer::FrameTimer;
 
@@ -261,13 +261,13 @@ impl GraphRun<'_, '_> {
     }
 
     /// # Safety
-    /// `data` points to a live `GraphRun` and `words` carry a node index (see
+    /// `data` points to a live `GraphRun` and `word` carries a node index (see
     /// `job`).
-    unsafe fn execute_node(data: *const (), words: Words) {
+    unsafe fn execute_node(data: *const (), word: Word) {
         // SAFETY: see `job`: the run state outlives every node's execution.
         let run = unsafe { &*(data as *const Self) };
         // SAFETY: `job` made the reference with `JobRef::new` and the index.
-        let index = unsafe { job::arg(words) };
+        let index = unsafe { job::arg(word) };
         let node = &run.nodes[index];
         let f = node.f.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(f) = f {

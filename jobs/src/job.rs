@@ -2,19 +2,21 @@
 
 use std::mem::{align_of, size_of, MaybeUninit};
 
-/// The two machine words a job carries by value: a graph node's index, or a
-/// small scope closure stored in place of a heap allocation.
-pub(crate) type Words = [MaybeUninit<usize>; 1];
+/// The machine word a job carries by value: a graph node's index, or a small
+/// scope closure (one that captures a single reference, say) stored in place of
+/// a heap allocation. One word keeps a `JobRef` at three words: a bigger one
+/// costs `join` measurably (see docs/PERFORMANCE.md, "Jobs").
+pub(crate) type Word = MaybeUninit<usize>;
 
-/// Whether a value of type `F` fits in [`Words`] (size and alignment).
+/// Whether a value of type `F` fits in [`Word`] (size and alignment).
 pub(crate) const fn fits_inline<F>() -> bool {
-    size_of::<F>() <= size_of::<Words>() && align_of::<F>() <= align_of::<Words>()
+    size_of::<F>() <= size_of::<Word>() && align_of::<F>() <= align_of::<Word>()
 }
 
 /// A job as the deques carry it: a pointer to its data, the function that runs
-/// it and two words passed by value. Scope jobs point at their scope and carry
-/// the closure in `words` (or a pointer to it, boxed, when it does not fit);
-/// graph jobs point at the graph's run state with the node index in `words`;
+/// it and one word passed by value. Scope jobs point at their scope and carry
+/// the closure in `word` (or a pointer to it, boxed, when it does not fit);
+/// graph jobs point at the graph's run state with the node index in `word`;
 /// parallel-for helpers and join's second half point at state on the waiting
 /// thread's stack.
 ///
@@ -26,8 +28,8 @@ pub(crate) const fn fits_inline<F>() -> bool {
 #[derive(Clone, Copy)]
 pub(crate) struct JobRef {
     data: *const (),
-    exec: unsafe fn(*const (), Words),
-    words: Words,
+    exec: unsafe fn(*const (), Word),
+    word: Word,
 }
 
 impl std::fmt::Debug for JobRef {
@@ -38,7 +40,7 @@ impl std::fmt::Debug for JobRef {
     }
 }
 
-// SAFETY: a JobRef is only a pointer, a function and plain words; the creator
+// SAFETY: a JobRef is only a pointer, a function and a plain word; the creator
 // guarantees (see the type's contract) that the data it points to and the value
 // it carries may be used from any scheduler thread: every constructor requires
 // the closure or state to be `Send` or `Sync` as appropriate.
@@ -54,13 +56,13 @@ impl JobRef {
     #[inline]
     pub(crate) unsafe fn new(
         data: *const (),
-        exec: unsafe fn(*const (), Words),
+        exec: unsafe fn(*const (), Word),
         arg: usize,
     ) -> Self {
         Self {
             data,
             exec,
-            words: [MaybeUninit::new(arg)],
+            word: MaybeUninit::new(arg),
         }
     }
 
@@ -68,7 +70,7 @@ impl JobRef {
     /// reference; `exec` moves it out with [`take_inline`]).
     ///
     /// # Safety
-    /// As [`new`](Self::new), and `exec` treats `words` as holding a `T`, which it
+    /// As [`new`](Self::new), and `exec` treats `word` as holding a `T`, which it
     /// takes out exactly once (copies of the reference are never executed).
     ///
     /// # Panics
@@ -77,15 +79,15 @@ impl JobRef {
     #[inline]
     pub(crate) unsafe fn with_value<T>(
         data: *const (),
-        exec: unsafe fn(*const (), Words),
+        exec: unsafe fn(*const (), Word),
         value: T,
     ) -> Self {
         assert!(fits_inline::<T>());
-        let mut words: Words = [MaybeUninit::uninit(); 1];
-        // SAFETY: `words` is large and aligned enough for a T (asserted above,
+        let mut word: Word = MaybeUninit::uninit();
+        // SAFETY: `word` is large and aligned enough for a T (asserted above,
         // a constant condition), and writing does not read the old bytes.
-        unsafe { words.as_mut_ptr().cast::<T>().write(value) };
-        Self { data, exec, words }
+        unsafe { word.as_mut_ptr().cast::<T>().write(value) };
+        Self { data, exec, word }
     }
 
     /// Whether both references point to the same job data. Only meaningful
@@ -104,28 +106,28 @@ impl JobRef {
     #[inline]
     pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded from this function's contract and the creator's.
-        unsafe { (self.exec)(self.data, self.words) }
+        unsafe { (self.exec)(self.data, self.word) }
     }
 }
 
 /// The `usize` a reference made by [`JobRef::new`] carries.
 ///
 /// # Safety
-/// `words` comes from a reference made by [`JobRef::new`].
+/// `word` comes from a reference made by [`JobRef::new`].
 #[inline]
-pub(crate) unsafe fn arg(words: Words) -> usize {
-    // SAFETY: `JobRef::new` initialised the first word with the argument.
-    unsafe { words[0].assume_init() }
+pub(crate) unsafe fn arg(word: Word) -> usize {
+    // SAFETY: `JobRef::new` initialised the word with the argument.
+    unsafe { word.assume_init() }
 }
 
-/// Moves the `T` out of the words of a reference made by [`JobRef::with_value`].
+/// Moves the `T` out of the word of a reference made by [`JobRef::with_value`].
 ///
 /// # Safety
-/// `words` comes from a reference made by `JobRef::with_value::<T>`, and this is
+/// `word` comes from a reference made by `JobRef::with_value::<T>`, and this is
 /// the one time its value is taken.
 #[inline]
-pub(crate) unsafe fn take_inline<T>(words: Words) -> T {
+pub(crate) unsafe fn take_inline<T>(word: Word) -> T {
     // SAFETY: `with_value` wrote a valid T at the start of the (suitably sized
-    // and aligned) words; the caller takes it once, so it is not duplicated.
-    unsafe { words.as_ptr().cast::<T>().read() }
+    // and aligned) word; the caller takes it once, so it is not duplicated.
+    unsafe { word.as_ptr().cast::<T>().read() }
 }

@@ -15,8 +15,9 @@ use crossbeam_utils::{Backoff, CachePadded};
 
 use crate::barrier::Barrier;
 use crate::error::JobsError;
-use crate::job::{JobRef, Words};
+use crate::job::{JobRef, Word};
 use crate::scope::Scope;
+use crate::timer::clock::Clock;
 
 /// Which queue a job waits in. Every thread takes all the critical work it can
 /// find (its pinned queue, its own deque, the injector, other threads' deques)
@@ -107,14 +108,17 @@ impl FrameStats {
     }
 }
 
-/// Per-thread counters. Every field but `idle_since` has one writer, the
-/// thread itself, so it updates them with plain load + store.
+/// Per-thread counters. Every field has one writer, the thread itself (the main
+/// slot's changing owners take turns under its mutex), so it updates them with
+/// plain load + store; `take_stats` only reads them. Idle time is kept in ticks
+/// of the timer's clock (the time-stamp counter where usable: a few
+/// nanoseconds a read), converted to nanoseconds when the stats are taken.
 #[derive(Default)]
 struct Counters {
     jobs: AtomicU64,
     steals: AtomicU64,
-    /// Completed idle time, cumulative.
-    idle_ns: AtomicU64,
+    /// Completed idle time, cumulative, in clock ticks.
+    idle_ticks: AtomicU64,
     /// 0 when busy; else 1 + the clock reading when the idle span began.
     idle_since: AtomicU64,
 }
@@ -194,6 +198,8 @@ pub(crate) struct Shared {
     sleep: Sleep,
     shutdown: AtomicBool,
     epoch: Instant,
+    /// The clock idle spans are measured with.
+    clock: Clock,
 }
 
 /// How many rounds an idle worker spins (with backoff, then yielding) before it
@@ -367,17 +373,19 @@ impl ThreadCtx {
 
     fn idle_begin(&self) {
         let counters = &self.shared.counters[self.index];
-        counters
-            .idle_since
-            .store(self.shared.now_ns() + 1, Ordering::Release);
+        let now = self.shared.clock.ticks();
+        counters.idle_since.store(now + 1, Ordering::Release);
     }
 
     fn idle_end(&self) {
         let counters = &self.shared.counters[self.index];
-        let since = counters.idle_since.swap(0, Ordering::AcqRel);
+        let since = counters.idle_since.load(Ordering::Relaxed);
         if since != 0 {
-            let spent = (self.shared.now_ns() + 1).saturating_sub(since);
-            counters.idle_ns.fetch_add(spent, Ordering::Relaxed);
+            let spent = (self.shared.clock.ticks() + 1).saturating_sub(since);
+            // Add the span before clearing the mark, so that a concurrent
+            // `take_stats` may count it twice (clamped there) but never loses it.
+            bump(&counters.idle_ticks, spent);
+            counters.idle_since.store(0, Ordering::Release);
         }
     }
 
@@ -516,6 +524,12 @@ impl Scheduler {
     /// # Errors
     /// [`JobsError::SpawnWorker`] when a worker thread cannot be started.
     pub fn new(threads: usize) -> Result<Self, JobsError> {
+        Self::with_barrier(threads, Barrier::new())
+    }
+
+    /// [`new`](Self::new) with the push/sleep barrier given (tests use the
+    /// symmetric one, the fallback where `membarrier` is missing).
+    pub(crate) fn with_barrier(threads: usize, barrier: Barrier) -> Result<Self, JobsError> {
         let threads = threads.max(1);
         let locals: Vec<[Worker<JobRef>; 2]> = (0..threads)
             .map(|_| [Worker::new_lifo(), Worker::new_lifo()])
@@ -542,10 +556,11 @@ impl Scheduler {
                 sleeping: (0..threads).map(|_| CachePadded::default()).collect(),
                 unparkers,
                 count: AtomicUsize::new(0),
-                barrier: Barrier::new(),
+                barrier,
             },
             shutdown: AtomicBool::new(false),
             epoch: Instant::now(),
+            clock: Clock::get(),
         });
         let mut locals = locals.into_iter();
         let main_local = locals
@@ -610,9 +625,16 @@ impl Scheduler {
     /// thread is not already one of this scheduler's threads.
     #[inline]
     pub(crate) fn with_ctx<R>(&self, f: impl FnOnce(&ThreadCtx) -> R) -> R {
-        if let Some(ctx) = current_ctx(&self.shared) {
-            return f(ctx);
+        match current_ctx(&self.shared) {
+            Some(ctx) => f(ctx),
+            None => self.with_main_slot(f),
         }
+    }
+
+    /// `with_ctx` for a thread that is not one of ours: takes the main slot.
+    /// Kept out of line so that `with_ctx`'s fast path inlines `f`.
+    #[inline(never)]
+    fn with_main_slot<R>(&self, f: impl FnOnce(&ThreadCtx) -> R) -> R {
         let guard: MutexGuard<'_, ThreadCtx> =
             self.main.lock().unwrap_or_else(PoisonError::into_inner);
         let _restore = TlsRestore::set(&guard);
@@ -874,6 +896,7 @@ impl Scheduler {
     pub fn take_stats(&self) -> FrameStats {
         let shared = &*self.shared;
         let now = shared.now_ns();
+        let cal = shared.clock.calibrate();
         let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
         let n = shared.threads;
         let mut stats = FrameStats {
@@ -887,10 +910,11 @@ impl Scheduler {
             let jobs = c.jobs.load(Ordering::Relaxed);
             let steals = c.steals.load(Ordering::Relaxed);
             let since = c.idle_since.load(Ordering::Acquire);
-            let mut idle = c.idle_ns.load(Ordering::Relaxed);
+            let mut idle = c.idle_ticks.load(Ordering::Relaxed);
             if since != 0 {
-                idle += (now + 1).saturating_sub(since);
+                idle += (cal.now_ticks + 1).saturating_sub(since);
             }
+            let idle = cal.span_ns(idle);
             // Cumulative figures never go back, even when a span in progress was
             // counted a little differently last time.
             let idle = idle.max(last.idle[t]);
@@ -994,7 +1018,7 @@ impl ParFor<'_> {
 
     /// # Safety
     /// `data` points to a live `ParFor` (see `run_chunks`).
-    unsafe fn execute_par_for(data: *const (), _words: Words) {
+    unsafe fn execute_par_for(data: *const (), _word: Word) {
         // SAFETY: `run_chunks` keeps the state alive until `pending` reaches 0,
         // and this job decrements it only as its very last access.
         let state = unsafe { &*(data as *const ParFor<'_>) };
@@ -1021,7 +1045,7 @@ impl<F: FnOnce() -> R, R> StackJob<F, R> {
 
     /// # Safety
     /// `data` points to a live `StackJob<F, R>` that has not run yet.
-    unsafe fn execute_stack(data: *const (), _words: Words) {
+    unsafe fn execute_stack(data: *const (), _word: Word) {
         // SAFETY: the joining thread keeps the job alive until `done` is set,
         // which is the last access below; the job is pushed once, so this is the
         // only thread touching `f` and `result` until `done` is published.
@@ -1041,6 +1065,38 @@ impl<F: FnOnce() -> R, R> StackJob<F, R> {
             Some(result) => result,
             // Unreachable in practice: `done` is set only after `result`.
             None => Err(Box::new("join: job produced no result")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    /// Workers that went to sleep wake for new work with either barrier: three
+    /// jobs that can only finish together need all three threads awake.
+    #[test]
+    fn sleeping_workers_wake_with_either_barrier() {
+        for barrier in [Barrier::new(), Barrier::symmetric()] {
+            let s = Scheduler::with_barrier(3, barrier).unwrap();
+            for _round in 0..10 {
+                // Long enough for the workers to give up spinning and park.
+                std::thread::sleep(Duration::from_millis(3));
+                let arrived = AtomicUsize::new(0);
+                s.scope(|sc| {
+                    for _ in 0..3 {
+                        sc.spawn(|_| {
+                            arrived.fetch_add(1, Ordering::SeqCst);
+                            let deadline = Instant::now() + Duration::from_secs(120);
+                            while arrived.load(Ordering::SeqCst) < 3 {
+                                assert!(Instant::now() < deadline, "a worker never woke");
+                                std::thread::yield_now();
+                            }
+                        });
+                    }
+                });
+            }
         }
     }
 }

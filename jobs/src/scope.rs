@@ -10,7 +10,7 @@ use std::sync::{Mutex, PoisonError};
 use crossbeam_utils::CachePadded;
 
 use crate::error::JobsError;
-use crate::job::{fits_inline, take_inline, JobRef, Words};
+use crate::job::{fits_inline, take_inline, JobRef, Word};
 use crate::scheduler::{Lane, Pin, Shared};
 
 /// The handle [`Scheduler::scope`](crate::Scheduler::scope) passes to its closure
@@ -145,13 +145,13 @@ impl<'scope> Scope<'scope> {
     /// # Safety
     /// `data` is the scope that made the job with `JobRef::with_value::<G>` in
     /// `job`, and the reference runs once.
-    unsafe fn execute<G>(data: *const (), words: Words)
+    unsafe fn execute<G>(data: *const (), word: Word)
     where
         G: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        // SAFETY: see the function's contract: the words hold the job's closure
+        // SAFETY: see the function's contract: the word holds the job's closure
         // (or its box), taken out this one time.
-        let f = unsafe { take_inline::<G>(words) };
+        let f = unsafe { take_inline::<G>(word) };
         // SAFETY: the scope is alive until its pending count reaches zero, which
         // happens only at the decrement below.
         let scope = unsafe { &*(data as *const Scope<'scope>) };

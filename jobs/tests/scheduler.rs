@@ -123,6 +123,103 @@ fn a_panicking_job_is_resumed_after_the_others_finish() {
     assert_eq!(hits.load(Ordering::Relaxed), 50);
 }
 
+/// Counts its drops, so a test sees that every capture is dropped exactly once.
+struct DropCount<'a>(&'a AtomicUsize);
+
+impl Drop for DropCount<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn scope_jobs_of_every_size_run_and_drop_their_captures_once() {
+    // Closures of one word travel inside the job reference, larger or
+    // over-aligned ones are boxed: each kind must run once and drop its
+    // captures once.
+    #[derive(Clone, Copy)]
+    #[repr(align(32))]
+    struct Aligned(u8);
+    for threads in [1, 2, 3] {
+        let s = Scheduler::new(threads).unwrap();
+        // Runs are counted as drops of a second counter, so that the one-word
+        // closure below needs to capture a single reference.
+        let ran = AtomicUsize::new(0);
+        let dropped = AtomicUsize::new(0);
+        let big = [7u64; 16];
+        s.scope(|sc| {
+            for i in 0..200usize {
+                let (ran, dropped) = (&ran, &dropped);
+                match i % 5 {
+                    0 => {
+                        let job = |_: &dh_jobs::Scope<'_>| {
+                            ran.fetch_add(1, Ordering::Relaxed);
+                        };
+                        assert_eq!(std::mem::size_of_val(&job), 8);
+                        sc.spawn(job);
+                    }
+                    1 => {
+                        let d = DropCount(dropped);
+                        let job = move |_: &dh_jobs::Scope<'_>| {
+                            let d = d;
+                            ran.fetch_add(1, Ordering::Relaxed);
+                            drop(d);
+                        };
+                        assert_eq!(std::mem::size_of_val(&job), 16);
+                        sc.spawn(job);
+                    }
+                    2 => {
+                        // One word, with drop glue.
+                        let d = DropCount(dropped);
+                        let job = move |_: &dh_jobs::Scope<'_>| {
+                            let _d = d;
+                        };
+                        assert_eq!(std::mem::size_of_val(&job), 8);
+                        sc.spawn(job);
+                        ran.fetch_add(1, Ordering::Relaxed);
+                    }
+                    3 => {
+                        let d = DropCount(dropped);
+                        sc.spawn(move |_| {
+                            let _d = d;
+                            assert_eq!(big.iter().sum::<u64>(), 7 * 16);
+                            ran.fetch_add(1, Ordering::Relaxed);
+                        })
+                    }
+                    _ => {
+                        let a = Aligned(1);
+                        sc.spawn(move |_| {
+                            let a = a;
+                            assert_eq!(&a as *const Aligned as usize % 32, 0);
+                            ran.fetch_add(usize::from(a.0), Ordering::Relaxed);
+                        })
+                    }
+                }
+            }
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), 200);
+        assert_eq!(dropped.load(Ordering::Relaxed), 120);
+    }
+}
+
+#[test]
+fn a_panicking_small_job_drops_its_capture_and_is_resumed() {
+    let s = Scheduler::new(2).unwrap();
+    let dropped = AtomicUsize::new(0);
+    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+        s.scope(|sc| {
+            let d = DropCount(&dropped);
+            sc.spawn(move |_| {
+                let _d = d;
+                panic!("small job failed");
+            });
+        })
+    }));
+    let payload = result.expect_err("the panic must reach the caller");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"small job failed"));
+    assert_eq!(dropped.load(Ordering::Relaxed), 1);
+}
+
 fn fib(s: &Scheduler, n: u64) -> u64 {
     if n < 2 {
         return n;

@@ -180,9 +180,13 @@ pub enum Input {
 
 /// Where the pawns are: the physics world's overlap query, which plates and triggers are
 /// measured with every tick.
-pub trait OverlapSource {
+///
+/// `Sync`: a tick asks it for every sensor at once, from the threads of its [`Parallel`]
+/// (the answers must not depend on which thread asks, or in what order).
+pub trait OverlapSource: Sync {
     /// The pawns whose capsules overlap the box standing at `pose` (its center and
-    /// orientation; its scale is ignored) with `half_extents`.
+    /// orientation; its scale is ignored) with `half_extents`. Called from many threads at
+    /// once during a tick, never while the pawns move.
     fn pawns_in_box(&self, pose: &Pose, half_extents: Vec3) -> Vec<PawnId>;
 }
 
@@ -409,7 +413,7 @@ impl SimWorld {
             // the scan below and the kinematic targets see it there.
             self.carry_and_place(par);
         }
-        self.scan(overlaps, &mut ev);
+        self.scan(overlaps, par, &mut ev);
 
         self.tick += 1;
         ev
@@ -1021,10 +1025,61 @@ impl SimWorld {
         }
     }
 
-    /// Measures every plate and trigger (author order) and fires their edges.
-    fn scan(&mut self, overlaps: &dyn OverlapSource, ev: &mut TickEvents) {
-        let sensors = self.lists.sensors.clone();
-        for e in sensors {
+    /// Measures every plate and trigger and fires their edges.
+    ///
+    /// The measuring is a data-parallel pass over every sensor in the world (poses were
+    /// placed before the event pass and pawns do not move during a tick, so each sensor's
+    /// overlap set is a pure function of its box); the edges then apply serially, sensor by
+    /// sensor in author order, from the measured sets. A sensor whose box is not the one
+    /// measured by then (a trigger switched on by an earlier sensor's edge) is measured
+    /// again in its turn, so the result is the serial scan's.
+    fn scan<P: Parallel + ?Sized>(
+        &mut self,
+        overlaps: &dyn OverlapSource,
+        par: &P,
+        ev: &mut TickEvents,
+    ) {
+        let mut probes: Vec<Probe> = Vec::with_capacity(self.lists.sensors.len());
+        for &e in &self.lists.sensors {
+            if self.is_disabled(e) {
+                continue;
+            }
+            let Some(pose) = self.world_pose(e) else {
+                continue;
+            };
+            let plate = self
+                .world
+                .get::<&PressurePlate>(e)
+                .ok()
+                .map(|p| Measured::new(p.body.world(&pose)));
+            let trigger = self
+                .world
+                .get::<&Trigger>(e)
+                .ok()
+                .filter(|t| t.enabled)
+                .map(|t| Measured::new(t.body.world(&pose)));
+            probes.push(Probe {
+                entity: e,
+                plate,
+                trigger,
+            });
+        }
+        par.for_each_mut(&mut probes, |_, p| {
+            for m in [&mut p.plate, &mut p.trigger].into_iter().flatten() {
+                m.measure(overlaps);
+            }
+        });
+        let mut probes = probes.into_iter().peekable();
+        let sensors = std::mem::take(&mut self.lists.sensors);
+        for &e in &sensors {
+            let probe = match probes.peek() {
+                Some(p) if p.entity == e => probes.next(),
+                _ => None,
+            };
+            let (mut plate_probe, mut trigger_probe) = match probe {
+                Some(p) => (p.plate, p.trigger),
+                None => (None, None),
+            };
             if self.is_disabled(e) {
                 continue;
             }
@@ -1034,10 +1089,7 @@ impl SimWorld {
             // A plate: occupancy edges.
             let plate = self.world.get::<&PressurePlate>(e).ok().map(|p| p.body);
             if let Some(body) = plate {
-                let (center, half) = body.world(&pose);
-                let mut now = overlaps.pawns_in_box(&center, half);
-                now.sort();
-                now.dedup();
+                let now = Measured::take(plate_probe.take(), body.world(&pose), overlaps);
                 let before = match self.world.get::<&mut PressurePlate>(e) {
                     Ok(mut p) => std::mem::replace(&mut p.occupants, now.clone()),
                     Err(_) => Vec::new(),
@@ -1058,10 +1110,7 @@ impl SimWorld {
                 .filter(|t| t.enabled)
                 .map(|t| t.body);
             if let Some(body) = trigger {
-                let (center, half) = body.world(&pose);
-                let mut now = overlaps.pawns_in_box(&center, half);
-                now.sort();
-                now.dedup();
+                let now = Measured::take(trigger_probe.take(), body.world(&pose), overlaps);
                 let before = match self.world.get::<&mut Trigger>(e) {
                     Ok(mut t) => std::mem::replace(&mut t.inside, now.clone()),
                     Err(_) => Vec::new(),
@@ -1092,6 +1141,53 @@ impl SimWorld {
                     }
                     self.fire(e, "dh.trigger", output, Some(p), 0, ev);
                 }
+            }
+        }
+        self.lists.sensors = sensors;
+    }
+}
+
+/// One sensor's volumes as the measuring pass found them.
+struct Probe {
+    entity: Entity,
+    plate: Option<Measured>,
+    trigger: Option<Measured>,
+}
+
+/// A volume in the world and the pawns inside it, ascending.
+struct Measured {
+    volume: (Pose, Vec3),
+    pawns: Vec<PawnId>,
+}
+
+impl Measured {
+    fn new(volume: (Pose, Vec3)) -> Measured {
+        Measured {
+            volume,
+            pawns: Vec::new(),
+        }
+    }
+
+    fn measure(&mut self, overlaps: &dyn OverlapSource) {
+        let (center, half) = &self.volume;
+        self.pawns = overlaps.pawns_in_box(center, *half);
+        self.pawns.sort();
+        self.pawns.dedup();
+    }
+
+    /// The pawns in `volume`: the measured set when it was measured for that very volume,
+    /// else measured now.
+    fn take(
+        measured: Option<Measured>,
+        volume: (Pose, Vec3),
+        overlaps: &dyn OverlapSource,
+    ) -> Vec<PawnId> {
+        match measured {
+            Some(m) if m.volume == volume => m.pawns,
+            _ => {
+                let mut m = Measured::new(volume);
+                m.measure(overlaps);
+                m.pawns
             }
         }
     }

@@ -734,3 +734,87 @@ fn the_passes_give_the_same_world_whatever_order_they_run_in() {
         assert_eq!(a.pose_of(name), b.pose_of(name), "{name}");
     }
 }
+
+#[test]
+fn a_trigger_switched_by_an_earlier_sensor_is_measured_in_its_turn() {
+    // Four triggers over one spot, in author order: `early` (off), `first` (on), `late`
+    // (off) and `doomed` (on). `first` switches the other three as a pawn enters it.
+    let zone = |on: bool| {
+        format!(
+            r#"{{ "$type": "dh.collider", "state": "trigger", "shapes": [ {{ "type": "box", "halfExtents": [1, 1, 1] }} ] }},
+               {{ "$type": "dh.trigger", "enabled": {on} }}"#
+        )
+    };
+    let lamp_on = |name: &str| wire("onStartTouch", &[call(name, "turnOn")]);
+    let map = [
+        object(
+            1,
+            "early",
+            [0.0, 1.0, 0.0],
+            &zone(false),
+            &lamp_on("lampEarly"),
+        ),
+        object(
+            2,
+            "first",
+            [0.0, 1.0, 0.0],
+            &zone(true),
+            &wire(
+                "onStartTouch",
+                &[
+                    call("early", "enable"),
+                    call("late", "enable"),
+                    call("doomed", "disable"),
+                ],
+            ),
+        ),
+        object(
+            3,
+            "late",
+            [0.0, 1.0, 0.0],
+            &zone(false),
+            &lamp_on("lampLate"),
+        ),
+        object(
+            4,
+            "doomed",
+            [0.0, 1.0, 0.0],
+            &zone(true),
+            &lamp_on("lampDoomed"),
+        ),
+        object(5, "lampEarly", [0.0; 3], LAMP, ""),
+        object(6, "lampLate", [0.0; 3], LAMP, ""),
+        object(7, "lampDoomed", [0.0; 3], LAMP, ""),
+    ]
+    .join(",");
+    let pawns = FakePawns::new();
+    pawns.put(1, [0.0, 0.0, 0.0]);
+    // Measured serially or all at once in any order: the same story.
+    let mut serial = map_with(&map);
+    let mut spread = map_with(&map);
+    for _ in 0..3 {
+        serial.tick(&[], &pawns);
+        spread.tick_with(&[], &pawns, &Reversed);
+    }
+    for sim in [&serial, &spread] {
+        // Tick 0: `first` switches the others; `late`, whose turn comes after, is on by then
+        // and finds the pawn inside; `doomed` is off by its turn and fires nothing.
+        assert_eq!(
+            lines_at(sim, 0),
+            [
+                "first fired onStartTouch -> early.enable",
+                "first fired onStartTouch -> late.enable",
+                "first fired onStartTouch -> doomed.disable",
+                "late fired onStartTouch -> lampLate.turnOn",
+            ]
+        );
+        // Tick 1: `early`'s turn had passed; it finds the pawn now.
+        assert_eq!(
+            lines_at(sim, 1),
+            ["early fired onStartTouch -> lampEarly.turnOn"]
+        );
+        assert!(lines_at(sim, 2).is_empty());
+        assert_eq!(sim.light_on("lampDoomed"), Some(false));
+        assert_eq!(sim.light_on("lampLate"), Some(true));
+    }
+}

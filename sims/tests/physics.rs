@@ -900,3 +900,380 @@ fn a_noclip_pawn_flies_through_walls_along_its_view() {
     assert!(s.grounded && !s.noclip);
     near(s.feet[1], 0.0, 0.001, "landed");
 }
+
+/// A world with no bodies: its pawns stand exactly where they were spawned until a step.
+fn bare_world() -> PhysicsWorld {
+    PhysicsWorld::new(PhysicsParams::default()).expect("default params are valid")
+}
+
+#[test]
+fn binned_overlaps_give_the_hand_worked_answers() {
+    let mut w = bare_world();
+    // Feet on y = 0, so (as above) the measured capsule's bottom sphere, radius 0.31, is
+    // centered 0.31 up and reaches 0.228 from the axis at the top of a 0.1 m volume.
+    let spawn = |w: &mut PhysicsWorld, x: f32, z: f32| w.spawn_pawn([x, 0.0, z], 0.0).unwrap();
+    // On both sides of the grid's cell edges at x = -4 and 4 (cells are 4 m).
+    let a = spawn(&mut w, -4.1, 0.0);
+    let b = spawn(&mut w, -3.9, 0.0);
+    let c = spawn(&mut w, 3.9, 0.0);
+    let d = spawn(&mut w, 4.1, 0.0);
+    // Along +X from the origin, and on the line x = -z.
+    let e = spawn(&mut w, 0.3, 0.0);
+    let f = spawn(&mut w, 0.5, 0.0);
+    let g = spawn(&mut w, 1.2, 0.0);
+    let h = spawn(&mut w, 1.0, -1.0);
+    // Far off: in no box below but the largest.
+    let far = spawn(&mut w, 1000.0, 1000.0);
+    let bins = w.pawn_overlaps();
+    assert_eq!(bins.len(), 9);
+    for (pose, half, expected, what) in [
+        // A strip 0.1 wide across each cell edge: the pawns 0.1 from its center line are
+        // 0.05 from its sides, within 0.228.
+        (
+            Pose::from_position([4.0, 0.05, 0.0]),
+            [0.05, 0.05, 0.7],
+            vec![c, d],
+            "the strip at x 4",
+        ),
+        (
+            Pose::from_position([-4.0, 0.05, 0.0]),
+            [0.05, 0.05, 0.7],
+            vec![a, b],
+            "the strip at x -4",
+        ),
+        // A bar 4 m long and 0.1 wide turned 45° about +Y, so it lies along x = -z. A pawn
+        // at (x, 0) has its axis x / sqrt 2 from that line: 0.212 - 0.05 = 0.162 for e
+        // (touches), 0.354 - 0.05 = 0.304 for f (does not), 0.849 - 0.05 = 0.799 for g
+        // (does not, though its bounds and the bar's, 1.45 either side, overlap); h stands
+        // on the line, 1.41 along the bar.
+        (
+            Pose::from_position_yaw([0.0, 0.05, 0.0], 45.0),
+            [2.0, 0.05, 0.05],
+            vec![e, h],
+            "the turned bar",
+        ),
+        // The same bar raised to the sphere's center (0.31): there it reaches 0.31 from the
+        // axis, so f (0.304) touches too.
+        (
+            Pose::from_position_yaw([0.0, 0.31, 0.0], 45.0),
+            [2.0, 0.05, 0.05],
+            vec![e, f, h],
+            "the raised bar",
+        ),
+        // 3 m above the feet: the capsule's top is at 1.81.
+        (
+            Pose::from_position([0.0, 3.0, 0.0]),
+            [10.0, 0.5, 10.0],
+            vec![],
+            "high overhead",
+        ),
+        // A box over everything: every pawn, in id order.
+        (
+            Pose::from_position([0.0, 0.5, 0.0]),
+            [2000.0, 0.5, 2000.0],
+            vec![a, b, c, d, e, f, g, h, far],
+            "the whole world",
+        ),
+        // A point-sized box on a pawn's axis.
+        (
+            Pose::from_position([1000.0, 1.0, 1000.0]),
+            [0.0, 0.0, 0.0],
+            vec![far],
+            "a point",
+        ),
+    ] {
+        assert_eq!(
+            bins.pawns_overlapping_box(pose, half).unwrap(),
+            expected,
+            "binned: {what}"
+        );
+        assert_eq!(
+            w.pawns_overlapping_box(pose, half).unwrap(),
+            expected,
+            "the world: {what}"
+        );
+    }
+    // Refused alike.
+    assert!(matches!(
+        bins.pawns_overlapping_box(Pose::from_position([0.0; 3]), [-1.0, 1.0, 1.0]),
+        Err(PhysicsError::InvalidShape { .. })
+    ));
+    assert!(matches!(
+        bins.pawns_overlapping_box(Pose::new([0.0; 3], [0.0; 4]), [1.0; 3]),
+        Err(PhysicsError::NonFinite { .. })
+    ));
+    // A copy: a pawn that moves later is not seen, one that is spawned later neither.
+    w.teleport_pawn(e, [50.0, 0.0, 50.0], 0.0, 0.0, TeleportVelocity::Zero)
+        .unwrap();
+    let late = spawn(&mut w, 0.0, 0.0);
+    let bar = Pose::from_position_yaw([0.0, 0.05, 0.0], 45.0);
+    assert_eq!(
+        bins.pawns_overlapping_box(bar, [2.0, 0.05, 0.05]).unwrap(),
+        vec![e, h]
+    );
+    assert_eq!(
+        w.pawn_overlaps()
+            .pawns_overlapping_box(bar, [2.0, 0.05, 0.05])
+            .unwrap(),
+        vec![h, late]
+    );
+}
+
+/// The exact test alone, pawn by pawn: parry's capsule (the pawn's, grown by the 0.01 skin,
+/// centered 0.91 above the feet) against the box, each number rounded as the physics world
+/// rounds it (pairs that touch within a rounding go either way).
+fn exact_overlaps(pawns: &[(PawnId, [f32; 3])], pose: Pose, half: [f32; 3]) -> Vec<PawnId> {
+    use rapier3d::glamx::Quat;
+    use rapier3d::math::{Pose as RPose, Vector};
+    use rapier3d::parry::query::intersection_test;
+    use rapier3d::parry::shape::{Capsule, Cuboid};
+    let (radius, height, skin) = (0.3f32, 1.8f32, 0.01f32);
+    let capsule = Capsule::new_y(height * 0.5 - radius, radius + skin);
+    let q = pose.rotation;
+    let raw = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
+    let rotation = raw / raw.length();
+    let p = pose.position;
+    let box_pose = RPose::from_parts(Vector::new(p[0], p[1], p[2]), rotation);
+    let cuboid = Cuboid::new(Vector::new(half[0], half[1], half[2]));
+    pawns
+        .iter()
+        .filter(|(_, f)| {
+            let feet = Vector::new(f[0], f[1], f[2]);
+            let center = RPose::from_translation(feet + Vector::Y * (skin + height * 0.5));
+            intersection_test(&center, &capsule, &box_pose, &cuboid).is_ok_and(|r| r.intersecting)
+        })
+        .map(|(id, _)| *id)
+        .collect()
+}
+
+#[test]
+fn binned_overlaps_agree_with_the_exact_test_everywhere() {
+    // A small LCG (Knuth's MMIX constants): positions and boxes the same on every run.
+    let mut state: u64 = 0x5eed;
+    let mut next = move |lo: f32, hi: f32| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        lo + (hi - lo) * ((state >> 40) as f32 / (1u64 << 24) as f32)
+    };
+    let mut w = bare_world();
+    let mut pawns = Vec::new();
+    for _ in 0..200 {
+        let feet = [next(-30.0, 30.0), next(-2.0, 2.0), next(-30.0, 30.0)];
+        pawns.push((w.spawn_pawn(feet, 0.0).unwrap(), feet));
+    }
+    // Some on exact cell edges and corners.
+    for feet in [[8.0, 0.0, -8.0], [-0.31, 0.0, 4.31], [0.0, 0.0, 0.0]] {
+        pawns.push((w.spawn_pawn(feet, 0.0).unwrap(), feet));
+    }
+    let bins = w.pawn_overlaps();
+    let mut hits = 0;
+    for i in 0..3000 {
+        let position = [next(-32.0, 32.0), next(-2.5, 3.0), next(-32.0, 32.0)];
+        let axis = [next(-1.0, 1.0), next(-1.0, 1.0), next(-1.0, 1.0)];
+        let angle = next(0.0, std::f32::consts::PI);
+        let len = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+        let s = (angle * 0.5).sin() / len.max(1.0e-6);
+        let rotation = [axis[0] * s, axis[1] * s, axis[2] * s, (angle * 0.5).cos()];
+        let scale = if i % 10 == 0 { 20.0 } else { 2.0 };
+        let half = [next(0.0, scale), next(0.0, 1.0), next(0.0, scale)];
+        let pose = Pose::new(position, rotation);
+        let expected = exact_overlaps(&pawns, pose, half);
+        hits += expected.len();
+        assert_eq!(
+            bins.pawns_overlapping_box(pose, half).unwrap(),
+            expected,
+            "binned, box {i} at {position:?}"
+        );
+        assert_eq!(
+            w.pawns_overlapping_box(pose, half).unwrap(),
+            expected,
+            "the world, box {i} at {position:?}"
+        );
+    }
+    // The boxes do find pawns (the comparison is not all empty lists).
+    assert!(hits > 300, "{hits} hits");
+}
+
+/// Runs the items on two threads, the second half first on its own thread: a stand-in for
+/// the job system.
+struct TwoThreads;
+
+impl dh_sims::Parallel for TwoThreads {
+    fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut T) + Sync,
+    {
+        let mid = items.len() / 2;
+        let (a, b) = items.split_at_mut(mid);
+        let f = &f;
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                for (i, item) in b.iter_mut().enumerate().rev() {
+                    f(mid + i, item);
+                }
+            });
+            for (i, item) in a.iter_mut().enumerate() {
+                f(i, item);
+            }
+        });
+    }
+}
+
+/// Every pawn's state and every prop's pose and velocity, as bits.
+fn snapshot(w: &PhysicsWorld, pawns: &[PawnId], props: &[BodyHandle]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for &p in pawns {
+        let s = w.pawn_state(p).unwrap();
+        out.extend(s.feet.iter().chain(&s.velocity).map(|v| v.to_bits()));
+        out.extend([s.yaw.to_bits(), s.pitch.to_bits(), u32::from(s.grounded)]);
+    }
+    for &b in props {
+        let pose = w.body_pose(b).unwrap();
+        let v = w.body_velocity(b).unwrap();
+        out.extend(
+            pose.position
+                .iter()
+                .chain(&pose.rotation)
+                .chain(&v)
+                .map(|x| x.to_bits()),
+        );
+    }
+    out
+}
+
+#[test]
+fn pawns_moved_side_by_side_end_where_one_after_another_would() {
+    // Two pawns walk into one crate from both sides (their shoves meet on it, so their order
+    // matters), two more side by side into a second crate (yaw 90 faces -X; pawns pass
+    // through each other, so the second's shove finds the crate already moving), one rides a platform
+    // sliding along +X, one walks into a wall.
+    let build = || {
+        let (mut w, _) = world_with_floor();
+        let mut props = Vec::new();
+        for x in [2.0, -3.0] {
+            props.push(
+                w.add_dynamic_box(Pose::from_position([x, 0.25, 0.0]), [0.25; 3], 30.0, 0.6)
+                    .unwrap(),
+            );
+        }
+        let platform = w
+            .add_kinematic_box(Pose::from_position([0.0, 0.1, 6.0]), [1.0, 0.1, 1.0], 0.8)
+            .unwrap();
+        w.add_static_box(Pose::from_position([0.0, 1.0, -6.0]), [3.0, 1.0, 0.2], 0.8)
+            .unwrap();
+        let mut pawns = Vec::new();
+        for (feet, yaw) in [
+            ([0.8, 0.0, 0.0], -90.0),
+            ([3.2, 0.0, 0.0], 90.0),
+            ([-1.6, 0.0, 0.0], 90.0),
+            ([-1.6, 0.0, 0.1], 90.0),
+            ([0.0, 0.2, 6.0], 0.0),
+            ([0.0, 0.0, -4.0], 0.0),
+        ] {
+            let p = w.spawn_pawn(feet, yaw).unwrap();
+            pawns.push(p);
+        }
+        for (i, &p) in pawns.iter().enumerate() {
+            let yaw = w.pawn_state(p).unwrap().yaw;
+            walk(&mut w, p, yaw, if i == 4 { 0.0 } else { 1.0 });
+        }
+        (w, pawns, props, platform)
+    };
+    let (mut one, pawns, props, platform) = build();
+    let (mut two, _, _, _) = build();
+    let (mut rev, _, _, _) = build();
+    for t in 0..96 {
+        let target = Pose::from_position([t as f32 * 0.02, 0.1, 6.0]);
+        for w in [&mut one, &mut two, &mut rev] {
+            w.set_kinematic_target(platform, target).unwrap();
+        }
+        one.step();
+        two.step_with(&TwoThreads);
+        rev.step_with(&Reversed);
+        let expected = snapshot(&one, &pawns, &props);
+        assert_eq!(
+            snapshot(&two, &pawns, &props),
+            expected,
+            "two threads, tick {t}"
+        );
+        assert_eq!(
+            snapshot(&rev, &pawns, &props),
+            expected,
+            "reversed, tick {t}"
+        );
+    }
+    // The scene did what it says: the crates moved, the rider rode.
+    let crate_a = one.body_pose(props[0]).unwrap().position;
+    let crate_b = one.body_pose(props[1]).unwrap().position;
+    assert!(
+        crate_a[0] != 2.0 && crate_b[0] < -3.0,
+        "{crate_a:?} {crate_b:?}"
+    );
+    assert!(feet(&one, pawns[4])[0] > 1.0, "{:?}", feet(&one, pawns[4]));
+}
+
+/// Runs every item in reverse index order.
+struct Reversed;
+
+impl dh_sims::Parallel for Reversed {
+    fn for_each_mut<T, F>(&self, items: &mut [T], f: F)
+    where
+        T: Send,
+        F: Fn(usize, &mut T) + Sync,
+    {
+        for (i, item) in items.iter_mut().enumerate().rev() {
+            f(i, item);
+        }
+    }
+}
+
+#[test]
+fn a_second_pawn_shoving_the_same_way_adds_nothing() {
+    // A shove brings a prop up to the walker's push speed and no further, so a second pawn
+    // walking the same way through the same spot in the same tick finds the crate already
+    // moving at it (to a rounding): the crate moves as it does for one pawn, not twice as
+    // fast, moved side by side or not.
+    let crate_after = |walkers: usize, par: bool| {
+        let (mut w, _) = world_with_floor();
+        let crate_ = w
+            .add_dynamic_box(Pose::from_position([2.0, 0.25, 0.0]), [0.25; 3], 30.0, 0.6)
+            .unwrap();
+        let mut pawns = Vec::new();
+        for _ in 0..walkers {
+            pawns.push(w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap());
+        }
+        run(&mut w, 8);
+        for &p in &pawns {
+            walk(&mut w, p, -90.0, 1.0);
+        }
+        let mut track = Vec::new();
+        for _ in 0..48 {
+            if par {
+                w.step_with(&TwoThreads);
+            } else {
+                w.step();
+            }
+            track.push(w.body_velocity(crate_).unwrap());
+        }
+        track
+    };
+    let one = crate_after(1, false);
+    assert!(
+        one.iter().any(|v| v[0] > 0.5),
+        "the crate was shoved: {one:?}"
+    );
+    let serial = crate_after(2, false);
+    for (t, (two, one)) in serial.iter().zip(&one).enumerate() {
+        for axis in 0..3 {
+            near(
+                two[axis],
+                one[axis],
+                1.0e-4,
+                &format!("tick {t} axis {axis}"),
+            );
+        }
+    }
+    assert_eq!(crate_after(2, true), serial);
+}

@@ -57,7 +57,9 @@ pub(crate) fn split(bytes: &[u8]) -> R<Container<'_>> {
         )));
     }
     if length < 12 {
-        return Err(bad(format!("the header's length {length} is shorter than the header")));
+        return Err(bad(format!(
+            "the header's length {length} is shorter than the header"
+        )));
     }
     let body = &bytes[..length];
     let mut at = 12usize;
@@ -162,7 +164,11 @@ pub(crate) fn opt_str<'v>(v: &'v Value, key: &str, place: &str) -> R<Option<&'v 
     }
 }
 
-pub(crate) fn opt_numbers<const N: usize>(v: &Value, key: &str, place: &str) -> R<Option<[f64; N]>> {
+pub(crate) fn opt_numbers<const N: usize>(
+    v: &Value,
+    key: &str,
+    place: &str,
+) -> R<Option<[f64; N]>> {
     let Some(x) = v.get(key) else {
         return Ok(None);
     };
@@ -334,8 +340,12 @@ impl<'a> Document<'a> {
         })?;
         let ap = format!("accessors[{i}]");
         let component = req_index(a, "componentType", &ap)?;
-        let component = Component::of(component)
-            .ok_or_else(|| invalid(join(&ap, "componentType"), format!("one of 5120, 5121, 5122, 5123, 5125, 5126, found {component}")))?;
+        let component = Component::of(component).ok_or_else(|| {
+            invalid(
+                join(&ap, "componentType"),
+                format!("one of 5120, 5121, 5122, 5123, 5125, 5126, found {component}"),
+            )
+        })?;
         let ty = opt_str(a, "type", &ap)?.unwrap_or("");
         let width = match ty {
             "SCALAR" => 1,
@@ -363,7 +373,11 @@ impl<'a> Document<'a> {
             matrix: ty.starts_with("MAT"),
             normalized,
             count: req_index(a, "count", &ap)?,
-            sparse: if sparse { a.get("sparse").cloned() } else { None },
+            sparse: if sparse {
+                a.get("sparse").cloned()
+            } else {
+                None
+            },
         })
     }
 
@@ -371,7 +385,10 @@ impl<'a> Document<'a> {
     /// be `widths`' member), normalized integers mapped to [0, 1] / [-1, 1].
     pub fn read_floats(&self, acc: &Accessor, cap: usize) -> R<Vec<f32>> {
         if acc.matrix {
-            return Err(invalid(&acc.place, "a vector or scalar accessor, found a matrix"));
+            return Err(invalid(
+                &acc.place,
+                "a vector or scalar accessor, found a matrix",
+            ));
         }
         let n = acc
             .count
@@ -424,7 +441,10 @@ impl<'a> Document<'a> {
         if acc.width != 1 || acc.matrix {
             return Err(invalid(&acc.place, "a SCALAR index accessor"));
         }
-        if !matches!(acc.component, Component::U8 | Component::U16 | Component::U32) {
+        if !matches!(
+            acc.component,
+            Component::U8 | Component::U16 | Component::U32
+        ) {
             return Err(invalid(
                 join(&acc.place, "componentType"),
                 "an unsigned index type (5121, 5123 or 5125)",
@@ -501,7 +521,14 @@ impl<'a> Document<'a> {
     }
 }
 
-fn check_range(place: &str, offset: usize, stride: usize, elem: usize, count: usize, len: usize) -> R<()> {
+fn check_range(
+    place: &str,
+    offset: usize,
+    stride: usize,
+    elem: usize,
+    count: usize,
+    len: usize,
+) -> R<()> {
     if count == 0 {
         return Ok(());
     }

@@ -52,7 +52,12 @@ pub(crate) struct Raw {
 
 /// Reads the document. With `decode_skinned` false, a skinned node keeps its flag but no
 /// mesh (its geometry is never decoded).
-pub(crate) fn read_raw(bytes: &[u8], name: &str, opts: &ImportOptions, decode_skinned: bool) -> R<Raw> {
+pub(crate) fn read_raw(
+    bytes: &[u8],
+    name: &str,
+    opts: &ImportOptions,
+    decode_skinned: bool,
+) -> R<Raw> {
     let c = glb::split(bytes)?;
     let doc = Document::open(&c, opts.max_vertices.saturating_mul(72))?;
     let json = &doc.json;
@@ -95,7 +100,10 @@ pub(crate) fn read_raw(bytes: &[u8], name: &str, opts: &ImportOptions, decode_sk
         let place = format!("{scene_place}.nodes[{k}]");
         let i = index_value(r, &place)?;
         if i >= nodes.len() {
-            return Err(invalid(place, format!("a node index below {}, found {i}", nodes.len())));
+            return Err(invalid(
+                place,
+                format!("a node index below {}, found {i}", nodes.len()),
+            ));
         }
         roots.push(i);
     }
@@ -117,7 +125,9 @@ pub(crate) fn read_raw(bytes: &[u8], name: &str, opts: &ImportOptions, decode_sk
             if reached[c] {
                 return Err(invalid(
                     format!("nodes[{n}].children"),
-                    format!("a tree: node {c} is reached twice (a cycle, or a child with two parents)"),
+                    format!(
+                        "a tree: node {c} is reached twice (a cycle, or a child with two parents)"
+                    ),
                 ));
             }
             reached[c] = true;
@@ -136,7 +146,9 @@ pub(crate) fn read_raw(bytes: &[u8], name: &str, opts: &ImportOptions, decode_sk
             let attrs = prim
                 .get("attributes")
                 .and_then(Value::as_object)
-                .ok_or_else(|| invalid(join(&pp, "attributes"), "an object of attribute accessors"))?;
+                .ok_or_else(|| {
+                    invalid(join(&pp, "attributes"), "an object of attribute accessors")
+                })?;
             if attrs
                 .iter()
                 .any(|a| a.key.starts_with("JOINTS_") || a.key.starts_with("WEIGHTS_"))
@@ -252,7 +264,9 @@ pub(crate) fn finish(raw: Raw, purpose: Purpose) -> R<Model> {
         .collect();
     let morph: Vec<String> = order
         .iter()
-        .filter(|n| model.nodes[**n].morph && !(purpose == Purpose::Map && model.nodes[**n].skinned))
+        .filter(|n| {
+            model.nodes[**n].morph && !(purpose == Purpose::Map && model.nodes[**n].skinned)
+        })
         .map(|n| paths[*n].clone())
         .collect();
     model.warnings.clear();
@@ -269,13 +283,19 @@ pub(crate) fn finish(raw: Raw, purpose: Purpose) -> R<Model> {
         model.compact();
     }
     if !morph.is_empty() {
-        model.warnings.push(ImportWarning::MorphTargetsIgnored(morph));
+        model
+            .warnings
+            .push(ImportWarning::MorphTargetsIgnored(morph));
     }
     if !tracks.is_empty() {
-        model.warnings.push(ImportWarning::AnimationsReadPast(tracks));
+        model
+            .warnings
+            .push(ImportWarning::AnimationsReadPast(tracks));
     }
     if !ignored.is_empty() {
-        model.warnings.push(ImportWarning::ExtensionsIgnored(ignored));
+        model
+            .warnings
+            .push(ImportWarning::ExtensionsIgnored(ignored));
     }
     Ok(model)
 }
@@ -294,7 +314,10 @@ fn read_node(n: &Value, i: usize, node_count: usize, mesh_count: usize) -> R<Nod
         let cp = format!("{place}.children[{k}]");
         let ci = index_value(c, &cp)?;
         if ci >= node_count {
-            return Err(invalid(cp, format!("a node index below {node_count}, found {ci}")));
+            return Err(invalid(
+                cp,
+                format!("a node index below {node_count}, found {ci}"),
+            ));
         }
         if ci == i {
             return Err(invalid(cp, "another node (a node cannot be its own child)"));
@@ -411,7 +434,12 @@ fn read_primitive(
         None => 4,
         Some(v) => match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 1e15 => n as u64,
-            _ => return Err(invalid(join(place, "mode"), "a glTF primitive mode (an integer)")),
+            _ => {
+                return Err(invalid(
+                    join(place, "mode"),
+                    "a glTF primitive mode (an integer)",
+                ))
+            }
         },
     };
     if mode != 4 {
@@ -424,7 +452,12 @@ fn read_primitive(
     let attrs = prim
         .get("attributes")
         .filter(|a| a.as_object().is_some())
-        .ok_or_else(|| invalid(join(place, "attributes"), "an object of attribute accessors"))?;
+        .ok_or_else(|| {
+            invalid(
+                join(place, "attributes"),
+                "an object of attribute accessors",
+            )
+        })?;
     let Some(pos_index) = opt_index(attrs, "POSITION", &join(place, "attributes"))? else {
         return Err(GlbErrorKind::NoPosition {
             place: place.to_string(),
@@ -473,7 +506,10 @@ fn read_primitive(
         .collect();
     if let Some(acc) = &normal {
         expect_width(acc, "NORMAL", &[3], "a VEC3")?;
-        for (v, d) in vertices.iter_mut().zip(doc.read_floats(acc, cap)?.chunks_exact(3)) {
+        for (v, d) in vertices
+            .iter_mut()
+            .zip(doc.read_floats(acc, cap)?.chunks_exact(3))
+        {
             v.normal = tangent::unit_normal([d[0], d[1], d[2]]);
         }
     }
@@ -494,7 +530,10 @@ fn read_primitive(
     let mut tangents_authored = false;
     if let Some(acc) = &tangent_acc {
         expect_width(acc, "TANGENT", &[4], "a VEC4")?;
-        for (v, d) in vertices.iter_mut().zip(doc.read_floats(acc, cap)?.chunks_exact(4)) {
+        for (v, d) in vertices
+            .iter_mut()
+            .zip(doc.read_floats(acc, cap)?.chunks_exact(4))
+        {
             // Kept as the exporter wrote it, at unit length.
             let l = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
             let t = if l.is_finite() && l > 0.0 {
@@ -506,20 +545,21 @@ fn read_primitive(
         }
         tangents_authored = true;
     }
-    let read_color = |acc: &Option<glb::Accessor>, key: &str, alpha: f32| -> R<Option<Vec<[f32; 4]>>> {
-        let Some(acc) = acc else { return Ok(None) };
-        expect_width(acc, key, &[3, 4], "a VEC3 or a VEC4")?;
-        let data = doc.read_floats(acc, cap)?;
-        let w = acc.width;
-        Ok(Some(
-            data.chunks_exact(w)
-                .map(|c| {
-                    let g = |i: usize| c.get(i).copied().unwrap_or(alpha).clamp(0.0, 1.0);
-                    [g(0), g(1), g(2), if w == 4 { g(3) } else { 1.0 }]
-                })
-                .collect(),
-        ))
-    };
+    let read_color =
+        |acc: &Option<glb::Accessor>, key: &str, alpha: f32| -> R<Option<Vec<[f32; 4]>>> {
+            let Some(acc) = acc else { return Ok(None) };
+            expect_width(acc, key, &[3, 4], "a VEC3 or a VEC4")?;
+            let data = doc.read_floats(acc, cap)?;
+            let w = acc.width;
+            Ok(Some(
+                data.chunks_exact(w)
+                    .map(|c| {
+                        let g = |i: usize| c.get(i).copied().unwrap_or(alpha).clamp(0.0, 1.0);
+                        [g(0), g(1), g(2), if w == 4 { g(3) } else { 1.0 }]
+                    })
+                    .collect(),
+            ))
+        };
     let mut c0 = read_color(&color0, "COLOR_0", 1.0)?;
     let mut c1 = read_color(&color1, "COLOR_1", 1.0)?;
     // A set whose every value is its default is absent.
@@ -602,7 +642,10 @@ fn read_primitive(
         indices = (0..vertices.len() as u32).collect();
         if tangents_authored {
             for v in vertices.iter_mut() {
-                let t = tangent::orthonormal_tangent(v.normal, [v.tangent[0], v.tangent[1], v.tangent[2]]);
+                let t = tangent::orthonormal_tangent(
+                    v.normal,
+                    [v.tangent[0], v.tangent[1], v.tangent[2]],
+                );
                 v.tangent = [t[0], t[1], t[2], v.tangent[3]];
             }
         }

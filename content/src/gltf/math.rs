@@ -206,7 +206,9 @@ pub fn decompose(m: &Mat4) -> Decomposed {
     }
     let rx = nx;
     let rz = cross3(rx, ry);
-    let rotation = mat3_to_quat([rx[0], rx[1], rx[2], ry[0], ry[1], ry[2], rz[0], rz[1], rz[2]]);
+    let rotation = mat3_to_quat([
+        rx[0], rx[1], rx[2], ry[0], ry[1], ry[2], rz[0], rz[1], rz[2],
+    ]);
     Decomposed {
         translation,
         rotation,
@@ -303,7 +305,11 @@ mod tests {
 
     #[test]
     fn mirrored_matrix_decomposes_to_a_negative_x_scale() {
-        let m = from_trs([0.0; 3], quat_from_euler_degrees([0.0, 30.0, 0.0]), [-1.0, 2.0, 1.0]);
+        let m = from_trs(
+            [0.0; 3],
+            quat_from_euler_degrees([0.0, 30.0, 0.0]),
+            [-1.0, 2.0, 1.0],
+        );
         let d = decompose(&m);
         assert!(close(&from_trs(d.translation, d.rotation, d.scale), &m));
         assert!(d.scale[0] < 0.0);
@@ -319,7 +325,11 @@ mod tests {
 
     #[test]
     fn inverse_inverts() {
-        let m = from_trs([3.0, -1.0, 2.0], quat_from_euler_degrees([10.0, 20.0, 30.0]), [1.0, 2.0, 4.0]);
+        let m = from_trs(
+            [3.0, -1.0, 2.0],
+            quat_from_euler_degrees([10.0, 20.0, 30.0]),
+            [1.0, 2.0, 4.0],
+        );
         let i = inverse(&m).unwrap();
         assert!(close(&mul(&m, &i), &IDENTITY));
         let mut z = IDENTITY;

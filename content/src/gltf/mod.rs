@@ -299,7 +299,10 @@ impl Model {
         let mut nodes = Vec::with_capacity(order.len());
         for old in &order {
             let mut n = self.nodes[*old].clone();
-            n.parent = n.parent.and_then(|p| remap.get(p).copied()).filter(|p| *p != usize::MAX);
+            n.parent = n
+                .parent
+                .and_then(|p| remap.get(p).copied())
+                .filter(|p| *p != usize::MAX);
             n.children = n
                 .children
                 .iter()

@@ -64,7 +64,11 @@ fn refusal(bytes: &[u8]) -> Result<Option<String>, GlbErrorKind> {
 
 /// Joins `pieces` (sorted here by name) into one model named `folder`. No piece is an
 /// error ([`GlbErrorKind::NoPieces`]: the geometry is missing).
-pub fn import_pieces(folder: &str, pieces: &[Piece<'_>], opts: &ImportOptions) -> Result<Model, GlbError> {
+pub fn import_pieces(
+    folder: &str,
+    pieces: &[Piece<'_>],
+    opts: &ImportOptions,
+) -> Result<Model, GlbError> {
     let fail = |kind| GlbError {
         model: folder.to_string(),
         kind,
@@ -91,9 +95,22 @@ pub fn import_pieces(folder: &str, pieces: &[Piece<'_>], opts: &ImportOptions) -
                 reason,
             }));
         }
-        let raw = read_raw(p.bytes, p.name, &left, opts.purpose == Purpose::Object).map_err(piece_err)?;
-        let used_v: usize = raw.model.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.vertices.len()).sum();
-        let used_i: usize = raw.model.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.indices.len()).sum();
+        let raw =
+            read_raw(p.bytes, p.name, &left, opts.purpose == Purpose::Object).map_err(piece_err)?;
+        let used_v: usize = raw
+            .model
+            .meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.vertices.len())
+            .sum();
+        let used_i: usize = raw
+            .model
+            .meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.indices.len())
+            .sum();
         left.max_vertices = left.max_vertices.saturating_sub(used_v);
         left.max_indices = left.max_indices.saturating_sub(used_i);
         let node_base = joined.nodes.len();
@@ -105,7 +122,9 @@ pub fn import_pieces(folder: &str, pieces: &[Piece<'_>], opts: &ImportOptions) -
             }));
         }
         let mesh_base = joined.meshes.len();
-        let Raw { model, tracks: t, .. } = raw;
+        let Raw {
+            model, tracks: t, ..
+        } = raw;
         tracks.extend(t);
         for mut n in model.nodes {
             n.parent = n.parent.map(|x| x + node_base);
@@ -113,7 +132,9 @@ pub fn import_pieces(folder: &str, pieces: &[Piece<'_>], opts: &ImportOptions) -
             n.mesh = n.mesh.map(|m| m + mesh_base);
             joined.nodes.push(n);
         }
-        joined.roots.extend(model.roots.iter().map(|r| r + node_base));
+        joined
+            .roots
+            .extend(model.roots.iter().map(|r| r + node_base));
         joined.meshes.extend(model.meshes);
     }
     finish(

@@ -49,7 +49,10 @@ pub fn is_degenerate(a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> bool {
 /// set of slots the map's `materials` table binds; the unbound-slot line is reported only
 /// once it binds something. A container or JSON chunk that does not parse gives no line
 /// (the autoCollision baker reports it).
-pub fn geometry_report(import: Result<&Model, &GlbError>, bound_slots: &BTreeSet<String>) -> Vec<(Severity, String)> {
+pub fn geometry_report(
+    import: Result<&Model, &GlbError>,
+    bound_slots: &BTreeSet<String>,
+) -> Vec<(Severity, String)> {
     let model = match import {
         Err(e) => {
             if e.would_fail_load() {
@@ -108,17 +111,30 @@ pub fn geometry_report(import: Result<&Model, &GlbError>, bound_slots: &BTreeSet
     let mut degenerate = Vec::new();
     let mut seen = BTreeSet::new();
     for n in model.traversal() {
-        let Some(mi) = model.nodes[n].mesh else { continue };
+        let Some(mi) = model.nodes[n].mesh else {
+            continue;
+        };
         if !seen.insert(mi) {
             continue;
         }
-        let Some(mesh) = model.meshes.get(mi) else { continue };
+        let Some(mesh) = model.meshes.get(mi) else {
+            continue;
+        };
         let (mut bad, mut total) = (0usize, 0usize);
         for p in &mesh.primitives {
             for t in p.indices.chunks_exact(3) {
                 total += 1;
-                let v = |i: u32| p.vertices.get(i as usize).map(|v| v.position).unwrap_or_default();
-                if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || is_degenerate(v(t[0]), v(t[1]), v(t[2])) {
+                let v = |i: u32| {
+                    p.vertices
+                        .get(i as usize)
+                        .map(|v| v.position)
+                        .unwrap_or_default()
+                };
+                if t[0] == t[1]
+                    || t[1] == t[2]
+                    || t[0] == t[2]
+                    || is_degenerate(v(t[0]), v(t[1]), v(t[2]))
+                {
                     bad += 1;
                 }
             }

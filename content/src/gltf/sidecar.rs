@@ -93,13 +93,27 @@ impl Names {
         };
         let order = model.traversal();
         if target.contains('/') {
-            let by_path: Vec<usize> = order.iter().copied().filter(|n| self.paths[*n] == target).collect();
+            let by_path: Vec<usize> = order
+                .iter()
+                .copied()
+                .filter(|n| self.paths[*n] == target)
+                .collect();
             if !by_path.is_empty() {
                 return pick(by_path);
             }
-            return pick(order.iter().copied().filter(|n| self.raw[*n] == target).collect());
+            return pick(
+                order
+                    .iter()
+                    .copied()
+                    .filter(|n| self.raw[*n] == target)
+                    .collect(),
+            );
         }
-        let by_name: Vec<usize> = order.iter().copied().filter(|n| model.nodes[*n].name == target).collect();
+        let by_name: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|n| model.nodes[*n].name == target)
+            .collect();
         if !by_name.is_empty() {
             return pick(by_name);
         }
@@ -191,11 +205,17 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
         })
     };
     // Resolve every name first, against the scene as exported.
-    let resolve = |out: &mut SidecarOutcome, path: &str, span: Span, what: &str, name: &str| -> Option<usize> {
+    let resolve = |out: &mut SidecarOutcome,
+                   path: &str,
+                   span: Span,
+                   what: &str,
+                   name: &str|
+     -> Option<usize> {
         match names.find(model, name) {
             Found::One(n) => Some(n),
             Found::Many(v) => {
-                let list: Vec<String> = v.iter().map(|n| format!("'{}'", names.paths[*n])).collect();
+                let list: Vec<String> =
+                    v.iter().map(|n| format!("'{}'", names.paths[*n])).collect();
                 out.diags.push(SidecarDiag {
                     severity: Severity::Error,
                     path: path.to_string(),
@@ -217,7 +237,9 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
                     severity: Severity::Warning,
                     path: path.to_string(),
                     span,
-                    message: format!("{what} '{name}' matches no node, so this entry does nothing{hint}"),
+                    message: format!(
+                        "{what} '{name}' matches no node, so this entry does nothing{hint}"
+                    ),
                 });
                 None
             }
@@ -234,7 +256,13 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
     for op in ops {
         let at = op.at().clone();
         let kind = kind_name(&op);
-        let Some(target) = resolve(&mut out, &at.path, at.field("target"), &format!("the {kind} op's target"), op.target()) else {
+        let Some(target) = resolve(
+            &mut out,
+            &at.path,
+            at.field("target"),
+            &format!("the {kind} op's target"),
+            op.target(),
+        ) else {
             continue;
         };
         let mut plan = Plan {
@@ -245,7 +273,13 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
         };
         match &op {
             Op::Reparent(r) => {
-                let Some(p) = resolve(&mut out, &at.path, at.field("parent"), "the reparent op's parent", &r.parent) else {
+                let Some(p) = resolve(
+                    &mut out,
+                    &at.path,
+                    at.field("parent"),
+                    "the reparent op's parent",
+                    &r.parent,
+                ) else {
                     continue;
                 };
                 if p == target || is_ancestor(model, target, p) {
@@ -265,10 +299,17 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
             }
             Op::Merge(m) => {
                 for w in &m.with {
-                    let Some(n) = resolve(&mut out, &w.path, w.span, "the merge's 'with' entry", &w.name) else {
+                    let Some(n) = resolve(
+                        &mut out,
+                        &w.path,
+                        w.span,
+                        "the merge's 'with' entry",
+                        &w.name,
+                    ) else {
                         continue;
                     };
-                    if n == target || is_ancestor(model, n, target) || is_ancestor(model, target, n) {
+                    if n == target || is_ancestor(model, n, target) || is_ancestor(model, target, n)
+                    {
                         diag(
                             &mut out,
                             Severity::Error,
@@ -461,17 +502,24 @@ fn transform_primitive(p: &super::Primitive, m: &Mat4) -> super::Primitive {
     let det = {
         let c = |i: usize| [m[i * 4], m[i * 4 + 1], m[i * 4 + 2]];
         let (x, y, z) = (c(0), c(1), c(2));
-        x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0]) + x[2] * (y[0] * z[1] - y[1] * z[0])
+        x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0])
+            + x[2] * (y[0] * z[1] - y[1] * z[0])
     };
     let mut out = p.clone();
     for v in out.vertices.iter_mut() {
         let f = |a: [f32; 3]| a.map(f64::from);
         v.position = math::transform_point(m, f(v.position)).map(|x| x as f32);
-        let n = super::tangent::unit_normal(math::transform_dir(&nm, f(v.normal)).map(|x| x as f32));
+        let n =
+            super::tangent::unit_normal(math::transform_dir(&nm, f(v.normal)).map(|x| x as f32));
         v.normal = n;
-        let t = math::transform_dir(m, f([v.tangent[0], v.tangent[1], v.tangent[2]])).map(|x| x as f32);
+        let t =
+            math::transform_dir(m, f([v.tangent[0], v.tangent[1], v.tangent[2]])).map(|x| x as f32);
         let t = super::tangent::orthonormal_tangent(n, t);
-        let w = if det < 0.0 { -v.tangent[3] } else { v.tangent[3] };
+        let w = if det < 0.0 {
+            -v.tangent[3]
+        } else {
+            v.tangent[3]
+        };
         v.tangent = [t[0], t[1], t[2], w];
     }
     if det < 0.0 {

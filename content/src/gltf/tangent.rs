@@ -68,7 +68,11 @@ pub(crate) fn unit_normal(n: [f32; 3]) -> [f32; 3] {
 
 /// Any unit vector perpendicular to `n`.
 fn perpendicular(n: V3) -> V3 {
-    let a = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+    let a = if n[0].abs() < 0.9 {
+        [1.0, 0.0, 0.0]
+    } else {
+        [0.0, 1.0, 0.0]
+    };
     let t = sub(a, n.map(|v| v * dot(a, n)));
     norm(t).unwrap_or([1.0, 0.0, 0.0])
 }
@@ -104,7 +108,11 @@ pub(crate) fn derive_tangents(vertices: &mut [MeshVertex], indices: &[u32]) {
                 continue;
             };
             // The bitangent runs toward decreasing V (glTF's V points down the image).
-            let w = if dot(cross(nrm, s), tdir) < 0.0 { 1.0 } else { -1.0 };
+            let w = if dot(cross(nrm, s), tdir) < 0.0 {
+                1.0
+            } else {
+                -1.0
+            };
             let a = sub(p[(c + 1) % 3], p[c]);
             let b = sub(p[(c + 2) % 3], p[c]);
             let angle = match (norm(a), norm(b)) {
@@ -123,7 +131,11 @@ pub(crate) fn derive_tangents(vertices: &mut [MeshVertex], indices: &[u32]) {
     }
     for (i, v) in vertices.iter_mut().enumerate() {
         let nrm = norm(f64s3(v.normal)).unwrap_or([0.0, 1.0, 0.0]);
-        let (sum, w) = if pos[i][3] >= neg[i][3] { (pos[i], 1.0) } else { (neg[i], -1.0) };
+        let (sum, w) = if pos[i][3] >= neg[i][3] {
+            (pos[i], 1.0)
+        } else {
+            (neg[i], -1.0)
+        };
         let s = [sum[0], sum[1], sum[2]];
         let t = norm(sub(s, nrm.map(|c| c * dot(nrm, s))));
         let (t, w) = match t {

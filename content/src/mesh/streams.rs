@@ -439,7 +439,7 @@ mod tests {
         let c = p.color_offset.unwrap_or(0);
         assert_eq!(u(c + 2), 32768);
         assert_eq!(p.bytes[c + 9], 255);
-        assert!(p.bytes.len() % STREAM_ALIGN == 0);
+        assert!(p.bytes.len().is_multiple_of(STREAM_ALIGN));
     }
 
     #[test]

@@ -92,8 +92,8 @@ fn s(v: &Value, key: &str, place: &str, required: bool) -> Result<Option<String>
 impl IdsFile {
     /// Reads a sidecar's text.
     pub fn parse(text: &str) -> Result<IdsFile, IdsError> {
-        let v = crate::jsonc::parse(text)
-            .map_err(|e| err(format!("byte {}", e.offset), e.message))?;
+        let v =
+            crate::jsonc::parse(text).map_err(|e| err(format!("byte {}", e.offset), e.message))?;
         if v.as_object().is_none() {
             return Err(err("the file", "a JSON object"));
         }
@@ -170,7 +170,10 @@ impl IdsFile {
                 mem("path", str_v(&e.path)),
                 mem("name", str_v(&e.name)),
                 mem("parent", str_v(&e.parent)),
-                mem("sibling", Value::synthetic(Kind::Number(f64::from(e.sibling)))),
+                mem(
+                    "sibling",
+                    Value::synthetic(Kind::Number(f64::from(e.sibling))),
+                ),
                 mem("hash", str_v(&e.hash)),
             ];
             if e.orphan {

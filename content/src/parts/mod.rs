@@ -73,7 +73,12 @@ pub fn part_nodes(model: &Model) -> Vec<usize> {
 /// positions, normals and UV0, and indices, in the mesh's own space); empty for a node
 /// with no mesh.
 pub fn content_hash(model: &Model, node: usize) -> String {
-    let Some(mesh) = model.nodes.get(node).and_then(|n| n.mesh).and_then(|m| model.meshes.get(m)) else {
+    let Some(mesh) = model
+        .nodes
+        .get(node)
+        .and_then(|n| n.mesh)
+        .and_then(|m| model.meshes.get(m))
+    else {
         return String::new();
     };
     let mut h = Sha1::new();
@@ -172,9 +177,15 @@ pub fn match_identities(model: &Model, barcode: &str, sidecar: Option<&IdsFile>)
     let mut used = vec![false; entries.len()];
 
     // Retarget outranks every tier, and is cleared once honored.
-    let by_path: HashMap<&str, usize> = live.iter().enumerate().map(|(i, l)| (l.path.as_str(), i)).collect();
+    let by_path: HashMap<&str, usize> = live
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.path.as_str(), i))
+        .collect();
     for (e, entry) in entries.iter_mut().enumerate() {
-        let Some(target) = entry.retarget.clone() else { continue };
+        let Some(target) = entry.retarget.clone() else {
+            continue;
+        };
         match by_path.get(target.as_str()) {
             Some(&i) if assigned[i].is_none() => {
                 assigned[i] = Some(e);
@@ -194,14 +205,22 @@ pub fn match_identities(model: &Model, barcode: &str, sidecar: Option<&IdsFile>)
 
     type KeyFn = fn(&str, &str, &str, u32, &str) -> Option<String>;
     let tiers: [(&str, KeyFn); 4] = [
-        ("path plus name", |path, name, _, _, _| Some(format!("{path}\u{0}{name}"))),
-        ("content hash plus parent and sibling position", |_, _, parent, sib, hash| {
-            (!hash.is_empty()).then(|| format!("{hash}\u{0}{parent}\u{0}{sib}"))
+        ("path plus name", |path, name, _, _, _| {
+            Some(format!("{path}\u{0}{name}"))
         }),
-        ("content hash", |_, _, _, _, hash| (!hash.is_empty()).then(|| hash.to_string())),
-        ("name plus parent and sibling position", |_, name, parent, sib, _| {
-            Some(format!("{name}\u{0}{parent}\u{0}{sib}"))
+        (
+            "content hash plus parent and sibling position",
+            |_, _, parent, sib, hash| {
+                (!hash.is_empty()).then(|| format!("{hash}\u{0}{parent}\u{0}{sib}"))
+            },
+        ),
+        ("content hash", |_, _, _, _, hash| {
+            (!hash.is_empty()).then(|| hash.to_string())
         }),
+        (
+            "name plus parent and sibling position",
+            |_, name, parent, sib, _| Some(format!("{name}\u{0}{parent}\u{0}{sib}")),
+        ),
     ];
     for (tier, key) in tiers {
         let mut by_key: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -209,7 +228,13 @@ pub fn match_identities(model: &Model, barcode: &str, sidecar: Option<&IdsFile>)
             if used[e] {
                 continue;
             }
-            if let Some(k) = key(&entry.path, &entry.name, &entry.parent, entry.sibling, &entry.hash) {
+            if let Some(k) = key(
+                &entry.path,
+                &entry.name,
+                &entry.parent,
+                entry.sibling,
+                &entry.hash,
+            ) {
                 by_key.entry(k).or_default().push(e);
             }
         }
@@ -358,14 +383,20 @@ pub fn bake_parts_table(model: &Model, ids: &ModelIds, placement: &Placement<'_>
     let mut sheared = Vec::new();
     let mut id = placement.first_id;
     for (k, n) in ids.nodes.iter().enumerate() {
-        let Some(node) = model.nodes.get(*n) else { continue };
+        let Some(node) = model.nodes.get(*n) else {
+            continue;
+        };
         let local = ids.local_ids.get(k).copied().unwrap_or_default();
         let w = math::mul(&placement.pose, &worlds[*n]);
         let d = math::decompose(&w);
         if d.sheared {
             sheared.push(paths[*n].clone());
         }
-        let rot_identity = d.rotation.iter().zip(math::QUAT_IDENTITY).all(|(a, b)| (a - b).abs() < EPS);
+        let rot_identity = d
+            .rotation
+            .iter()
+            .zip(math::QUAT_IDENTITY)
+            .all(|(a, b)| (a - b).abs() < EPS);
         let scale_one = d.scale.iter().all(|s| (s - 1.0).abs() < EPS);
         let mesh = node.mesh.and_then(|m| model.meshes.get(m));
         let mut components = Vec::new();
@@ -389,12 +420,16 @@ pub fn bake_parts_table(model: &Model, ids: &ModelIds, placement: &Placement<'_>
                     ..Aabb::default()
                 });
             }
-            let mut materials = Table { entries: Vec::new() };
+            let mut materials = Table {
+                entries: Vec::new(),
+            };
             for p in &mesh.primitives {
                 if let Some(slot) = &p.material {
                     if materials.get(slot).is_none() {
                         let bound = placement.materials.get(slot).cloned().unwrap_or_default();
-                        materials.entries.push((slot.clone(), Span::default(), bound));
+                        materials
+                            .entries
+                            .push((slot.clone(), Span::default(), bound));
                     }
                 }
             }
@@ -402,7 +437,11 @@ pub fn bake_parts_table(model: &Model, ids: &ModelIds, placement: &Placement<'_>
                 .primitives
                 .first()
                 .and_then(|p| p.reflection_probe.clone())
-                .filter(|first| mesh.primitives.iter().all(|p| p.reflection_probe.as_ref() == Some(first)));
+                .filter(|first| {
+                    mesh.primitives
+                        .iter()
+                        .all(|p| p.reflection_probe.as_ref() == Some(first))
+                });
             components.push(ObjectComponent::Renderer(Renderer {
                 materials: Some(materials),
                 reflection_probe: probe,

@@ -22,7 +22,13 @@ impl Sha1 {
     /// A fresh hash.
     pub fn new() -> Sha1 {
         Sha1 {
-            h: [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0],
+            h: [
+                0x6745_2301,
+                0xEFCD_AB89,
+                0x98BA_DCFE,
+                0x1032_5476,
+                0xC3D2_E1F0,
+            ],
             buf: [0; 64],
             len: 0,
             total: 0,
@@ -37,11 +43,12 @@ impl Sha1 {
             self.buf[self.len..self.len + take].copy_from_slice(&data[..take]);
             self.len += take;
             data = &data[take..];
-            if self.len == 64 {
-                let b = self.buf;
-                self.block(&b);
-                self.len = 0;
+            if self.len < 64 {
+                return;
             }
+            let b = self.buf;
+            self.block(&b);
+            self.len = 0;
         }
         let mut chunks = data.chunks_exact(64);
         for c in &mut chunks {
@@ -134,13 +141,21 @@ mod tests {
     #[test]
     fn known_digests() {
         assert_eq!(hex(&sha1(b"")), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
-        assert_eq!(hex(&sha1(b"abc")), "a9993e364706816aba3e25717850c26c9cd0d89d");
         assert_eq!(
-            hex(&sha1(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            hex(&sha1(b"abc")),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
+        assert_eq!(
+            hex(&sha1(
+                b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"
+            )),
             "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
         );
         let million = vec![b'a'; 1_000_000];
-        assert_eq!(hex(&sha1(&million)), "34aa973cd4c4daa4f61eeb2bdbad27316534016f");
+        assert_eq!(
+            hex(&sha1(&million)),
+            "34aa973cd4c4daa4f61eeb2bdbad27316534016f"
+        );
         // Fed in odd pieces, the same digest.
         let mut h = Sha1::new();
         for c in million.chunks(37) {

@@ -39,10 +39,20 @@ pub struct FluidTable {
     pub fluids: Vec<FluidDef>,
 }
 
+/// One built-in fluid row: its look's block, its blocks, its logged property, its
+/// holders (and whether each draws its own model), its emission.
+pub type FluidRow = (
+    &'static str,
+    &'static [&'static str],
+    Option<&'static str>,
+    &'static [(&'static str, bool)],
+    u8,
+);
+
 /// Minecraft's two fluids, as the platform pallet's `dh.block` files declare them:
 /// water (logged by `waterlogged`, held by kelp, seagrass and bubble columns) and lava
 /// (glowing at 15).
-pub const MINECRAFT_FLUIDS: &[(&str, &[&str], Option<&str>, &[(&str, bool)], u8)] = &[
+pub const MINECRAFT_FLUIDS: &[FluidRow] = &[
     (
         "water",
         &["water", "flowing_water"],
@@ -88,7 +98,7 @@ impl FluidTable {
             if f.namespace != e.ns {
                 continue;
             }
-            if f.blocks.iter().any(|b| *b == e.id) {
+            if f.blocks.contains(&e.id) {
                 let level = prop(e, &f.level_property)
                     .and_then(|v| match v {
                         PropValue::Int(i) => Some(i64::from(*i)),

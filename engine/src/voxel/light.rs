@@ -589,7 +589,8 @@ impl LightField {
                     for y in ylo..yhi {
                         let by = ((y - self.y_min) / 16) as usize;
                         let s = (x0 - bx * 16) as usize
-                            + BRICK * ((y - self.y_min) as usize % 16 + BRICK * (z - bz * 16) as usize);
+                            + BRICK
+                                * ((y - self.y_min) as usize % 16 + BRICK * (z - bz * 16) as usize);
                         let o = w.index([x0, y, z]);
                         match &col.props[by] {
                             Brick::Uniform(v) => w.props[o..o + nx].fill(*v),
@@ -680,7 +681,11 @@ impl LightField {
         // The new columns' props from the world.
         let mut buf = vec![0u8; BRICK * h * BRICK];
         for c in new {
-            world.props_box([c[0] * 16, self.y_min, c[1] * 16], [BRICK, h, BRICK], &mut buf);
+            world.props_box(
+                [c[0] * 16, self.y_min, c[1] * 16],
+                [BRICK, h, BRICK],
+                &mut buf,
+            );
             for z in 0..BRICK {
                 for y in 0..h {
                     let o = w.index([c[0] * 16, self.y_min + y as i32, c[1] * 16 + z as i32]);
@@ -731,7 +736,9 @@ impl LightField {
             if let Some(f) = floors.get(&k) {
                 return f.get(i).copied();
             }
-            self.columns.get(&k).and_then(|c| c.sky_floor.get(i).copied())
+            self.columns
+                .get(&k)
+                .and_then(|c| c.sky_floor.get(i).copied())
         };
         // Seeds: the run cells beside a lower neighbor, and each run's bottom.
         for c in new {
@@ -858,7 +865,10 @@ impl LightField {
         for k in ring {
             let mut sub = Window::new([0; 3], [0; 3]);
             // Only the part of the window inside this column.
-            for (a, lo, hi) in [(0usize, k[0] * 16, k[0] * 16 + 16), (2, k[1] * 16, k[1] * 16 + 16)] {
+            for (a, lo, hi) in [
+                (0usize, k[0] * 16, k[0] * 16 + 16),
+                (2, k[1] * 16, k[1] * 16 + 16),
+            ] {
                 let wl = w.min[a] + 1;
                 let wh = w.min[a] + w.dims[a] as i32 - 1;
                 sub.dirty_lo[a] = (lo.max(wl) - w.min[a]).max(0) as usize;
@@ -906,7 +916,10 @@ impl LightField {
         let (ylo, yhi) = if sky_changes {
             (self.y_min - 1, (cell[1] + 16).min(top + 1))
         } else {
-            ((cell[1] - 16).max(self.y_min - 1), (cell[1] + 16).min(top + 1))
+            (
+                (cell[1] - 16).max(self.y_min - 1),
+                (cell[1] + 16).min(top + 1),
+            )
         };
         let min = [cell[0] - 16, ylo, cell[2] - 16];
         let dims = [33, (yhi - ylo + 1) as usize, 33];
@@ -938,7 +951,11 @@ impl LightField {
             } else if cell[1] == top {
                 // The top cell takes the sky straight from above.
                 let op = props & 15;
-                let l = if op == 0 { 15 } else { 15u8.saturating_sub(op.max(1)) };
+                let l = if op == 0 {
+                    15
+                } else {
+                    15u8.saturating_sub(op.max(1))
+                };
                 if l > ch.get(w.light[c]) {
                     w.light[c] = ch.set(w.light[c], l);
                     w.mark(c);
@@ -1012,7 +1029,11 @@ pub fn reference_light(world: &impl LightWorld, min: [i32; 3], size: [usize; 3])
                     let op = props[i] & 15;
                     let loss = op.max(1);
                     // Sky: from above (or the open sky over the top).
-                    let above = if y + 1 == size[1] { 15 } else { sky[idx(x, y + 1, z)] };
+                    let above = if y + 1 == size[1] {
+                        15
+                    } else {
+                        sky[idx(x, y + 1, z)]
+                    };
                     let mut s = if above == 15 && op == 0 {
                         15
                     } else {

@@ -8,7 +8,6 @@ use dh_content::voxel::blocks::{
 };
 use dh_content::voxel::payload::{PaletteEntry, PropValue};
 
-
 use super::fluid::FluidTable;
 use super::light::light_props_for;
 

@@ -274,11 +274,29 @@ impl MeshStats {
 /// Per-thread buffers a mesher reuses from chunk to chunk.
 #[derive(Debug, Clone, Default)]
 pub struct MeshScratch {
+    edge: usize,
+    faces: Vec<u32>,
+    fluids: Vec<u32>,
     ids: Vec<u32>,
+    fl8: Vec<u8>,
     opq: Vec<u64>,
     st: Vec<u64>,
     draw: Vec<u64>,
     fl: Vec<u64>,
+}
+
+impl MeshScratch {
+    /// The faces the last [`find_faces`] found: each `x | y << 6 | z << 12 | dir << 18`,
+    /// the cell in the chunk's padded coordinates (1 ..= edge; 0 and edge + 1 are the
+    /// neighbors' border) and the direction an index of [`FACE_DIRS`].
+    pub fn faces(&self) -> &[u32] {
+        &self.faces
+    }
+
+    /// The cells holding a fluid the last [`find_faces`] found, as `x | y << 6 | z << 12`.
+    pub fn fluid_cells(&self) -> &[u32] {
+        &self.fluids
+    }
 }
 
 /// Everything about a volume that does not change from region to region: its looks in
@@ -295,6 +313,8 @@ pub struct MeshContext<'a> {
     corner: [[[i32; 3]; 4]; 6],
     /// The same in meters.
     corner_m: [[[f32; 3]; 4]; 6],
+    /// Per direction, per corner: the corner's offset along the tangent and bitangent.
+    corner_uv: [[[f32; 2]; 4]; 6],
     bitangent: [[i32; 3]; 6],
     basis: [[u16; 4]; 6],
     basis_back: [[u16; 4]; 6],
@@ -319,6 +339,7 @@ impl<'a> MeshContext<'a> {
         let mirrored = placement.mirrors();
         let mut corner = [[[0; 3]; 4]; 6];
         let mut corner_m = [[[0.0f32; 3]; 4]; 6];
+        let mut corner_uv = [[[0.0f32; 2]; 4]; 6];
         let mut bitangent = [[0; 3]; 6];
         let mut basis = [[0u16; 4]; 6];
         let mut basis_back = [[0u16; 4]; 6];
@@ -332,9 +353,11 @@ impl<'a> MeshContext<'a> {
                 let twice = [0, 1, 2].map(|a| n[a] + su * t[a] + sv * b[a]);
                 let c = twice.map(|v| (v + 1) / 2);
                 corner[d][k] = c;
-                corner_m[d][k] = placement
-                    .vector(c.map(f64::from))
-                    .map(|v| v as f32);
+                corner_uv[d][k] = [
+                    (c[0] * t[0] + c[1] * t[1] + c[2] * t[2]) as f32,
+                    (c[0] * b[0] + c[1] * b[1] + c[2] * b[2]) as f32,
+                ];
+                corner_m[d][k] = placement.vector(c.map(f64::from)).map(|v| v as f32);
             }
             let nw = placement.normal(n.map(f64::from));
             let tw = super::place::normalize(placement.vector(t.map(f64::from)));
@@ -352,6 +375,7 @@ impl<'a> MeshContext<'a> {
             lin,
             corner,
             corner_m,
+            corner_uv,
             bitangent,
             basis,
             basis_back,
@@ -388,6 +412,7 @@ fn gather<S: ChunkSource + ?Sized>(
     ctx: &MeshContext<'_>,
     chunk: [i32; 3],
     ids: &mut Vec<u32>,
+    fl8: &mut Vec<u8>,
 ) -> bool {
     let e = src.edge();
     let p = e + 2;
@@ -412,6 +437,10 @@ fn gather<S: ChunkSource + ?Sized>(
     }
     ids.clear();
     ids.resize(p * p * p, 0);
+    fl8.clear();
+    fl8.resize(p * p * p, ctx.flag(0));
+    let table = ctx.flags;
+    let last = table.len() - 1;
     // Per axis, for a neighbor offset -1, 0, 1: (first padded cell, count, first source
     // cell).
     let span = |d: i32| -> (usize, usize, usize) {
@@ -432,14 +461,22 @@ fn gather<S: ChunkSource + ?Sized>(
                     for y in 0..ny {
                         let dst = px + p * ((py + y) + p * (pz + z));
                         let row = &mut ids[dst..dst + nx];
+                        let frow = &mut fl8[dst..dst + nx];
                         match view {
                             ChunkView::Empty => {}
-                            ChunkView::Uniform(v) => row.fill(v),
+                            ChunkView::Uniform(v) => {
+                                row.fill(v);
+                                frow.fill(ctx.flag(v));
+                            }
                             ChunkView::Cells(c) => {
                                 let s = sx + e * ((sy + y) + e * (sz + z));
-                                match c.get(s..s + nx) {
-                                    Some(from) => row.copy_from_slice(from),
-                                    None => row.fill(0),
+                                if let Some(from) = c.get(s..s + nx) {
+                                    for ((r, f), &id) in
+                                        row.iter_mut().zip(frow.iter_mut()).zip(from)
+                                    {
+                                        *r = id;
+                                        *f = table[(id as usize).min(last)];
+                                    }
                                 }
                             }
                         }
@@ -451,26 +488,34 @@ fn gather<S: ChunkSource + ?Sized>(
     true
 }
 
-/// Meshes chunk `chunk` of `src` into `out` (appending to its surfaces). Returns whether
-/// the chunk drew a face. The chunk's edge must be at most 62 cells (rows of edge + 2
-/// bits fit a `u64`); the payload's edges are 8, 16 and 32.
-pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
+/// Multiplying the low bits of eight bytes (each 0 or 1) by this gathers them into the
+/// top byte, byte i's bit at bit i.
+const GATHER: u64 = 0x0102_0408_1020_4080;
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+
+/// The face pass of chunk `chunk`: reads it with its border, classifies its cells into
+/// per-row masks and finds every face that shows, leaving them in `scratch` (see
+/// [`MeshScratch::faces`]); returns how many. Collision can run the same pass over
+/// solidity. Cube faces only; fluid cells are listed apart ([`MeshScratch::fluid_cells`]).
+/// The chunk's edge must be at most 62 cells (rows of edge + 2 bits fit a `u64`); the
+/// payload's edges are 8, 16 and 32.
+pub fn find_faces<S: ChunkSource + ?Sized>(
     src: &S,
     ctx: &MeshContext<'_>,
     chunk: [i32; 3],
     scratch: &mut MeshScratch,
-    out: &mut RegionMesh,
-) -> bool {
+) -> usize {
+    scratch.faces.clear();
+    scratch.fluids.clear();
     let e = src.edge();
     if e == 0 || e > 62 {
-        return false;
+        return 0;
     }
-    if !gather(src, ctx, chunk, &mut scratch.ids) {
-        return false;
+    scratch.edge = e;
+    if !gather(src, ctx, chunk, &mut scratch.ids, &mut scratch.fl8) {
+        return 0;
     }
     let p = e + 2;
-    let ids = &scratch.ids;
-    // Classify into row masks.
     for v in [
         &mut scratch.opq,
         &mut scratch.st,
@@ -480,34 +525,46 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
         v.clear();
         v.resize(p * p, 0);
     }
-    let flags = ctx.flags;
-    let last = flags.len() - 1;
-    for (r, row) in ids.chunks_exact(p).enumerate() {
+    // Classify: each row's flag bytes, eight at a time gathered into the four masks.
+    let mut bytes = [0u8; 64];
+    for (r, row) in scratch.fl8.chunks_exact(p).enumerate() {
+        bytes[..p].copy_from_slice(row);
+        let mut words = [0u64; 8];
+        let mut any = 0u64;
+        for (g, w) in words.iter_mut().enumerate().take(p.div_ceil(8)) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&bytes[g * 8..g * 8 + 8]);
+            *w = u64::from_le_bytes(b);
+            any |= *w;
+        }
+        if any == 0 {
+            continue;
+        }
         let (mut o, mut s, mut d, mut f) = (0u64, 0u64, 0u64, 0u64);
-        for (x, &id) in row.iter().enumerate() {
-            let g = u64::from(flags[(id as usize).min(last)]);
-            o |= (g & 1) << x;
-            s |= ((g >> 1) & 1) << x;
-            d |= ((g >> 2) & 1) << x;
-            f |= ((g >> 3) & 1) << x;
+        for (g, &v) in words.iter().enumerate().take(p.div_ceil(8)) {
+            let sh = 8 * g as u32;
+            o |= ((v & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
+            s |= (((v >> 1) & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
+            d |= (((v >> 2) & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
+            f |= (((v >> 3) & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
         }
         scratch.opq[r] = o;
         scratch.st[r] = s;
         scratch.draw[r] = d;
         scratch.fl[r] = f;
     }
+    let ids = &scratch.ids;
     let opq = &scratch.opq;
     let st = &scratch.st;
     let interior: u64 = ((1u64 << e) - 1) << 1;
-    let ei = e as i32;
-    let origin = chunk.map(|c| i64::from(c) * i64::from(ei));
-    let base = ctx.point(origin.map(|v| v as f64));
-    let step = [p as isize * p as isize, p as isize, 1];
-    let offs: [isize; 6] = [1, -1, step[1], -step[1], step[0], -step[0]];
-    let before = out.quad_count();
-    let opq_at = |x: i32, y: i32, z: i32| -> u32 {
-        ((opq[y as usize + p * z as usize] >> x) & 1) as u32
-    };
+    let offs: [isize; 6] = [
+        1,
+        -1,
+        p as isize,
+        -(p as isize),
+        (p * p) as isize,
+        -((p * p) as isize),
+    ];
     for z in 1..=e {
         for y in 1..=e {
             let r = y + p * z;
@@ -518,7 +575,8 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
             }
             let o = opq[r] & dr;
             let s = st[r] & dr;
-            for d in 0..6 {
+            let yz = ((y as u32) << 6) | ((z as u32) << 12);
+            for (d, off) in offs.iter().enumerate() {
                 let (no, ns) = match d {
                     0 => (opq[r] >> 1, st[r] >> 1),
                     1 => (opq[r] << 1, st[r] << 1),
@@ -533,80 +591,140 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
                     let x = chk.trailing_zeros() as usize;
                     chk &= chk - 1;
                     let i = x + p * r;
-                    let ni = (i as isize + offs[d]) as usize;
+                    let ni = (i as isize + off) as usize;
                     if hides(ctx.look(ids[ni]), ctx.look(ids[i])) {
                         vis &= !(1u64 << x);
                     }
                 }
+                let tag = yz | ((d as u32) << 18);
                 while vis != 0 {
-                    let x = vis.trailing_zeros() as i32;
+                    let x = vis.trailing_zeros();
                     vis &= vis - 1;
-                    let look = ctx.look(ids[x as usize + p * r]);
-                    let (yi, zi) = (y as i32, z as i32);
-                    let n = FACE_DIRS[d];
-                    let t = TANGENTS[d];
-                    let b = ctx.bitangent[d];
-                    let (fx, fy, fz) = (x + n[0], yi + n[1], zi + n[2]);
-                    let mut ao = [0u8; 4];
-                    for (k, (su, sv)) in CORNER_SIGNS.iter().enumerate() {
-                        let s1 = opq_at(fx + su * t[0], fy + su * t[1], fz + su * t[2]);
-                        let s2 = opq_at(fx + sv * b[0], fy + sv * b[1], fz + sv * b[2]);
-                        let c = opq_at(
-                            fx + su * t[0] + sv * b[0],
-                            fy + su * t[1] + sv * b[1],
-                            fz + su * t[2] + sv * b[2],
-                        );
-                        ao[k] = if s1 & s2 == 1 { 3 } else { (s1 + s2 + c) as u8 };
-                    }
-                    let local = [x - 1, yi - 1, zi - 1];
-                    let cell_pos = add(
-                        base,
-                        [0, 1, 2].map(|a| {
-                            ctx.axis[0][a] * local[0] as f32
-                                + ctx.axis[1][a] * local[1] as f32
-                                + ctx.axis[2][a] * local[2] as f32
-                        }),
-                    );
-                    let gcell = [0, 1, 2].map(|a| origin[a] + i64::from(local[a]));
-                    let mesh = &mut out.surfaces[look.surface as usize];
-                    let v0 = mesh.positions.len() as u32;
-                    for k in 0..4 {
-                        mesh.positions.push(add(cell_pos, ctx.corner_m[d][k]));
-                        mesh.basis.push(ctx.basis[d]);
-                        let c = ctx.corner[d][k];
-                        let g = [0, 1, 2].map(|a| gcell[a] + i64::from(c[a]));
-                        let u = (g[0] * i64::from(t[0]) + g[1] * i64::from(t[1]) + g[2] * i64::from(t[2])) as f32;
-                        let v = (g[0] * i64::from(b[0]) + g[1] * i64::from(b[1]) + g[2] * i64::from(b[2])) as f32;
-                        mesh.attributes.push([
-                            look.uv0[0],
-                            look.uv0[1],
-                            u,
-                            v,
-                            f32::from(ao[k]),
-                            0.0,
-                            0.0,
-                            0.0,
-                        ]);
-                    }
-                    mesh.indices
-                        .extend_from_slice(&quad_indices(v0, ao, ctx.mirrored));
+                    scratch.faces.push(tag | x);
                 }
             }
-            // Fluids.
-            let mut fbits = fr;
-            while fbits != 0 {
-                let x = fbits.trailing_zeros() as i32;
-                fbits &= fbits - 1;
-                let i = x as isize + (p * r) as isize;
-                let nb = |dx: i32, dy: i32, dz: i32| -> &CellLook {
-                    let j = i + dx as isize + step[1] * dy as isize + step[0] * dz as isize;
-                    ctx.look(ids.get(j as usize).copied().unwrap_or(0))
-                };
-                let local = [x - 1, y as i32 - 1, z as i32 - 1];
-                let gcell = [0, 1, 2].map(|a| origin[a] + i64::from(local[a]));
-                fluid_cell(ctx, &nb, gcell, out);
+            let mut fb = fr;
+            while fb != 0 {
+                let x = fb.trailing_zeros();
+                fb &= fb - 1;
+                scratch.fluids.push(yz | x);
             }
         }
+    }
+    scratch.faces.len()
+}
+
+/// Meshes chunk `chunk` of `src` into `out` (appending to its surfaces): the face pass
+/// ([`find_faces`]), then four vertices and six indices a face. Returns whether the chunk
+/// drew a face.
+pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
+    src: &S,
+    ctx: &MeshContext<'_>,
+    chunk: [i32; 3],
+    scratch: &mut MeshScratch,
+    out: &mut RegionMesh,
+) -> bool {
+    let n = find_faces(src, ctx, chunk, scratch);
+    if n == 0 && scratch.fluids.is_empty() {
+        return false;
+    }
+    let e = scratch.edge;
+    let p = e + 2;
+    let ei = e as i32;
+    let origin = chunk.map(|c| c.wrapping_mul(ei));
+    let base = ctx.point(origin.map(f64::from));
+    let ids = &scratch.ids;
+    let opq = &scratch.opq;
+    let before = out.quad_count();
+    let opq_at = |x: i32, y: i32, z: i32| -> u32 {
+        let r = (y + p as i32 * z) as usize;
+        ((opq[r] >> x) & 1) as u32
+    };
+    for &f in &scratch.faces {
+        let x = (f & 63) as i32;
+        let y = ((f >> 6) & 63) as i32;
+        let z = ((f >> 12) & 63) as i32;
+        let d = (f >> 18) as usize;
+        let look = ctx.look(ids[x as usize + p * (y as usize + p * z as usize)]);
+        let n = FACE_DIRS[d];
+        let t = TANGENTS[d];
+        let b = ctx.bitangent[d];
+        let (fx, fy, fz) = (x + n[0], y + n[1], z + n[2]);
+        // The edge cells and the diagonals of the layer in front.
+        let tp = opq_at(fx + t[0], fy + t[1], fz + t[2]);
+        let tm = opq_at(fx - t[0], fy - t[1], fz - t[2]);
+        let bp = opq_at(fx + b[0], fy + b[1], fz + b[2]);
+        let bm = opq_at(fx - b[0], fy - b[1], fz - b[2]);
+        let dmm = opq_at(fx - t[0] - b[0], fy - t[1] - b[1], fz - t[2] - b[2]);
+        let dpm = opq_at(fx + t[0] - b[0], fy + t[1] - b[1], fz + t[2] - b[2]);
+        let dpp = opq_at(fx + t[0] + b[0], fy + t[1] + b[1], fz + t[2] + b[2]);
+        let dmp = opq_at(fx - t[0] + b[0], fy - t[1] + b[1], fz - t[2] + b[2]);
+        let occ = |s1: u32, s2: u32, c: u32| -> u8 {
+            if s1 & s2 == 1 {
+                3
+            } else {
+                (s1 + s2 + c) as u8
+            }
+        };
+        let ao = [
+            occ(tm, bm, dmm),
+            occ(tp, bm, dpm),
+            occ(tp, bp, dpp),
+            occ(tm, bp, dmp),
+        ];
+        let local = [x - 1, y - 1, z - 1].map(|v| v as f32);
+        let ax = &ctx.axis;
+        let cell = [0, 1, 2]
+            .map(|a| base[a] + ax[0][a] * local[0] + ax[1][a] * local[1] + ax[2][a] * local[2]);
+        let g = [origin[0] + x - 1, origin[1] + y - 1, origin[2] + z - 1];
+        let cu = (g[0] * t[0] + g[1] * t[1] + g[2] * t[2]) as f32;
+        let cv = (g[0] * b[0] + g[1] * b[1] + g[2] * b[2]) as f32;
+        let cm = &ctx.corner_m[d];
+        let uv = &ctx.corner_uv[d];
+        let mesh = &mut out.surfaces[look.surface as usize];
+        let v0 = mesh.positions.len() as u32;
+        mesh.positions.extend_from_slice(&[
+            add(cell, cm[0]),
+            add(cell, cm[1]),
+            add(cell, cm[2]),
+            add(cell, cm[3]),
+        ]);
+        let bs = ctx.basis[d];
+        mesh.basis.extend_from_slice(&[bs, bs, bs, bs]);
+        let [u0, u1] = look.uv0;
+        let a = |k: usize| {
+            [
+                u0,
+                u1,
+                cu + uv[k][0],
+                cv + uv[k][1],
+                f32::from(ao[k]),
+                0.0,
+                0.0,
+                0.0,
+            ]
+        };
+        mesh.attributes.extend_from_slice(&[a(0), a(1), a(2), a(3)]);
+        mesh.indices
+            .extend_from_slice(&quad_indices(v0, ao, ctx.mirrored));
+    }
+    // Fluids.
+    let step = [(p * p) as isize, p as isize];
+    for &f in &scratch.fluids {
+        let x = (f & 63) as i32;
+        let y = ((f >> 6) & 63) as i32;
+        let z = ((f >> 12) & 63) as i32;
+        let i = x as isize + (p * (y as usize + p * z as usize)) as isize;
+        let nb = |dx: i32, dy: i32, dz: i32| -> &CellLook {
+            let j = i + dx as isize + step[1] * dy as isize + step[0] * dz as isize;
+            ctx.look(ids.get(j as usize).copied().unwrap_or(0))
+        };
+        let gcell = [
+            i64::from(origin[0] + x - 1),
+            i64::from(origin[1] + y - 1),
+            i64::from(origin[2] + z - 1),
+        ];
+        fluid_cell(ctx, &nb, gcell, out);
     }
     out.quad_count() > before
 }
@@ -686,8 +804,10 @@ fn fluid_cell<'a>(
                 });
                 let kc = ctx.corner[d][k];
                 let g = [0, 1, 2].map(|a| gcell[a] + i64::from(kc[a]));
-                let u = (g[0] * i64::from(t[0]) + g[1] * i64::from(t[1]) + g[2] * i64::from(t[2])) as f32;
-                let v = (g[0] * i64::from(b[0]) + g[1] * i64::from(b[1]) + g[2] * i64::from(b[2])) as f32;
+                let u = (g[0] * i64::from(t[0]) + g[1] * i64::from(t[1]) + g[2] * i64::from(t[2]))
+                    as f32;
+                let v = (g[0] * i64::from(b[0]) + g[1] * i64::from(b[1]) + g[2] * i64::from(b[2]))
+                    as f32;
                 mesh.attributes
                     .push([c.fluid_uv0[0], c.fluid_uv0[1], u, v, 0.0, 0.0, 0.0, 0.0]);
             }
@@ -737,9 +857,14 @@ pub fn mesh_regions<S: ChunkSource + ?Sized>(
     ctx: &MeshContext<'_>,
     regions: &[[i32; 3]],
 ) -> Vec<RegionMesh> {
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<MeshScratch> = std::cell::RefCell::default();
+    }
     scheduler.parallel_map(regions, 1, |_, &r| {
-        let mut scratch = MeshScratch::default();
-        mesh_region(src, ctx, r, &mut scratch)
+        SCRATCH.with(|s| match s.try_borrow_mut() {
+            Ok(mut scratch) => mesh_region(src, ctx, r, &mut scratch),
+            Err(_) => mesh_region(src, ctx, r, &mut MeshScratch::default()),
+        })
     })
 }
 

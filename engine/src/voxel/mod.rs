@@ -26,13 +26,15 @@
 //!   `lighting` into the mode a volume is shaded with (minecraft is shaded as hybrid,
 //!   with its log line).
 
+pub mod collision;
 mod fluid;
 mod light;
 mod looks;
 mod mesh;
 mod place;
+pub mod water;
 
-pub use fluid::{fluid_height, FluidDef, FluidTable, FLUID_FULL, MINECRAFT_FLUIDS};
+pub use fluid::{fluid_height, FluidDef, FluidRow, FluidTable, FLUID_FULL, MINECRAFT_FLUIDS};
 pub use light::{
     light_props_for, pack_light, reference_light, unpack_light, ChunkLight, LightField, LightStats,
     LightWorld, BRICK, BRICK_CELLS, LIGHT_OPAQUE,
@@ -42,7 +44,7 @@ pub use looks::{
     FLAG_OPAQUE, FLAG_SEE_THROUGH, UNRESOLVED_COLOR,
 };
 pub use mesh::{
-    mesh_chunk_into, mesh_region, mesh_regions, MeshContext, MeshOptions, MeshScratch, MeshStats, RegionMesh,
+    find_faces, mesh_chunk_into, mesh_region, mesh_regions, MeshContext, MeshOptions, MeshScratch, MeshStats, RegionMesh,
     SurfaceMesh, FACE_DIRS, VERTEX_BYTES,
 };
 pub use place::Placement;

@@ -4,14 +4,19 @@
 
 pub mod camera;
 pub mod compare;
+pub mod exec;
 pub mod frame;
 pub mod lights;
 pub mod math;
+mod passes;
 pub mod plan;
 pub mod renderer;
 pub mod shadow;
 pub mod sky;
 pub mod tonemap;
+pub mod uploads;
 
+pub use exec::{Executor, ScopedThreads, Serial};
 pub use frame::RenderFrame;
-pub use renderer::{RenderOutput, Renderer};
+pub use passes::Pass;
+pub use renderer::{FrameReport, RenderOutput, Renderer, RendererDesc};

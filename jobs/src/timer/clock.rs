@@ -102,6 +102,11 @@ pub(crate) struct Calibration {
 }
 
 impl Calibration {
+    /// A span of `ticks` in nanoseconds.
+    pub(crate) fn span_ns(&self, ticks: u64) -> u64 {
+        (ticks as f64 * self.ns_per_tick) as u64
+    }
+
     /// Nanoseconds since the clock's base at `ticks`.
     pub(crate) fn ns(&self, ticks: u64) -> u64 {
         if self.ns_per_tick == 1.0 && self.base_ticks == 0 {

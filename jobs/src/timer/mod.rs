@@ -27,7 +27,7 @@
 //! its own clock on it; setting the environment variable `DH_TIMER_NO_TSC`
 //! forces `Instant` (read once, when the first timer is made).
 
-mod clock;
+pub(crate) mod clock;
 mod json;
 mod report;
 mod ring;

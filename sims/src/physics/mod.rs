@@ -6,8 +6,8 @@
 //! `[x, y, z, w]`, angles degrees. Yaw turns about +Y with 0 facing -Z and 90 facing -X,
 //! normalized to (-180, 180]; pitch above 0 looks up. Nothing here reads a clock: one
 //! [`PhysicsWorld::step`] is one fixed tick of `1 / tick_rate` seconds, and the same calls in
-//! the same order give the same results bit for bit (rapier runs single-threaded; pawns move in
-//! id order).
+//! the same order give the same results bit for bit (rapier runs single-threaded; pawns move
+//! side by side, each reading only what the solver left, and their shoves apply in id order).
 //!
 //! # API
 //!
@@ -37,9 +37,11 @@
 //!
 //! // The tick.
 //! step()
+//! step_with(par: &impl Parallel)        // the pawns' moves side by side; the same result
 //!
 //! // Queries.
 //! pawns_overlapping_box(pose, half_extents) -> Result<Vec<PawnId>, _>   // id order
+//! pawn_overlaps() -> PawnOverlaps       // the pawns binned once; Sync, same answers
 //! eye_ray(pawn) -> Result<EyeRay, _>
 //! cast_eye_ray(pawn, max_distance) -> Result<Option<RayHit { body, distance, point }>, _>
 //! use_target(pawn, max_distance) -> Result<Option<BodyHandle>, _>        // what Use hits
@@ -56,8 +58,9 @@
 //! 1. The solver steps: each kinematic body moves to the target set since the last step, with
 //!    the velocity that takes it there (so a prop on it rides by friction); props fall under
 //!    gravity, land, tumble, slide by grip and sleep.
-//! 2. Each pawn, in id order (a noclip pawn just flies along its view at `walk_speed`,
-//!    through everything, and does none of the rest):
+//! 2. Each pawn (a noclip pawn just flies along its view at `walk_speed`, through
+//!    everything, and does none of the rest), in id order or side by side
+//!    ([`PhysicsWorld::step_with`]: a move reads the world and writes only its pawn):
 //!    * is carried by the body it stood on at the end of its last move: that body's motion
 //!      since then, applied at the feet (a spin turns the pawn's yaw with it), blocked by the
 //!      rest of the world. This is Source's base velocity: added for the move, never kept in
@@ -76,7 +79,8 @@
 //!      one lands, and either rests exactly `skin` above it; that ground is what carries it
 //!      next tick;
 //!    * shoves the props its capsule walks into along its walking motion, capped at
-//!      `world.prop.pushSpeed`.
+//!      `world.prop.pushSpeed`; the shoves apply after every move, in id order, each
+//!      reading the props' velocities as the shoves before it left them.
 //!
 //! Two things work around the shape casts of parry 0.31 (rapier's geometry), which lose
 //! accuracy near contact: against a box tens of meters across a capsule resting within the
@@ -95,14 +99,18 @@
 //! (stacking only when all are taken), a deterministic spread around a single spawn, the
 //! origin when none is authored.
 
+mod overlap;
 mod pawn;
 mod spawn;
 mod types;
+mod voxel;
 mod world;
 
+pub use overlap::{PawnOverlaps, OVERLAP_CELL};
 pub use spawn::{select_spawn, spread_slot, SpawnCandidate, SpawnPose, SpawnRng, SPREAD_RINGS};
 pub use types::{
     normalize_degrees, BodyHandle, BodyKind, ColliderShape, EyeRay, PawnId, PawnInput, PawnState,
     PhysicsError, PhysicsParams, Pose, RayHit, ShapeSpec, TeleportVelocity,
 };
+pub use voxel::{VoxelCellPart, VoxelPart};
 pub use world::PhysicsWorld;

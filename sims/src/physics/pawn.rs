@@ -385,17 +385,48 @@ fn fly(params: &PhysicsParams, pawn: &mut Pawn) {
     pawn.support = None;
 }
 
-/// One pawn's tick. Returns the velocity changes its shove gives props, to apply in order.
+/// The props a pawn's capsule walked into this tick, and how it shoves them: each one moving
+/// slower than `target` along `dir` is brought up to it. Read against the props' velocities
+/// only when the shoves apply, in id order ([`Shove::pushes`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Shove {
+    dir: Vector,
+    target: f32,
+    /// Each prop once, in handle order.
+    bodies: Vec<RigidBodyHandle>,
+}
+
+impl Shove {
+    /// The velocity changes the shove gives props moving as they move now, in order.
+    pub(crate) fn pushes(
+        &self,
+        rapier: &rapier3d::prelude::PhysicsWorld,
+    ) -> Vec<(RigidBodyHandle, Vector)> {
+        let mut pushes = Vec::new();
+        for &body in &self.bodies {
+            if let Some(rb) = rapier.bodies.get(body) {
+                let along = rb.linvel().dot(self.dir);
+                if along < self.target {
+                    pushes.push((body, self.dir * (self.target - along)));
+                }
+            }
+        }
+        pushes
+    }
+}
+
+/// One pawn's tick. Reads the world and writes only the pawn, so pawns can move side by side;
+/// returns the shove it gives props, which must apply in id order ([`Shove::pushes`]).
 pub(crate) fn move_pawn(
     params: &PhysicsParams,
     rapier: &rapier3d::prelude::PhysicsWorld,
     no_bodies: &RigidBodySet,
     controller: &KinematicCharacterController,
     pawn: &mut Pawn,
-) -> Vec<(RigidBodyHandle, Vector)> {
+) -> Option<Shove> {
     if pawn.noclip {
         fly(params, pawn);
-        return Vec::new();
+        return None;
     }
     let dt = params.dt();
     let shape = collision_capsule(params);
@@ -511,7 +542,6 @@ pub(crate) fn move_pawn(
     pawn.velocity = velocity;
 
     // 4. Shoving: props the capsule walks into take its walking velocity, capped.
-    let mut pushes = Vec::new();
     let walked = Vector::new(moved.x, 0.0, moved.z) / dt;
     let speed = walked.length();
     let target = (speed * params.prop_push_response).min(params.prop_push_speed);
@@ -528,14 +558,13 @@ pub(crate) fn move_pawn(
             .collect();
         bodies.sort_by_key(|h| h.into_raw_parts());
         bodies.dedup();
-        for body in bodies {
-            if let Some(rb) = rapier.bodies.get(body) {
-                let along = rb.linvel().dot(dir);
-                if along < target {
-                    pushes.push((body, dir * (target - along)));
-                }
-            }
+        if !bodies.is_empty() {
+            return Some(Shove {
+                dir,
+                target,
+                bodies,
+            });
         }
     }
-    pushes
+    None
 }

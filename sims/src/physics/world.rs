@@ -5,18 +5,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use rapier3d::control::{CharacterLength, KinematicCharacterController};
 use rapier3d::glamx::Quat;
 use rapier3d::math::{Pose as RPose, Vector};
-use rapier3d::parry::shape::Cuboid;
 use rapier3d::prelude::{
     ColliderBuilder, ColliderHandle, Group, InteractionGroups, InteractionTestMode, QueryFilter,
     Ray, RigidBodyBuilder, RigidBodyHandle, RigidBodySet, SharedShape,
 };
 
+use super::overlap::{self, PawnOverlaps};
 use super::pawn::{self, Pawn};
 use super::spawn::{self, SpawnCandidate, SpawnPose, SpawnRng};
 use super::types::{
     normalize_degrees, BodyHandle, BodyKind, ColliderShape, EyeRay, PawnId, PawnInput, PawnState,
     PhysicsError, PhysicsParams, Pose, RayHit, ShapeSpec, TeleportVelocity,
 };
+use crate::parallel::{Parallel, Serial};
 
 /// The collision group of everything a pawn collides with: static and kinematic bodies.
 const GROUP_WORLD: Group = Group::GROUP_1;
@@ -729,6 +730,16 @@ impl PhysicsWorld {
     /// input and gravity through the character controller (walls, slopes, steps up to
     /// `world.stepHeight`, snapping down as far), and shoves the props it walks into.
     pub fn step(&mut self) {
+        self.step_with(&Serial);
+    }
+
+    /// [`PhysicsWorld::step`], moving the pawns side by side with `par`: the same result
+    /// whatever `par` does. A pawn's move reads the world as the solver left it and writes
+    /// only the pawn (pawns never collide with one another, and a move reads no prop's
+    /// velocity), so the moves are one data-parallel pass; the shoves they give props then
+    /// apply in id order, each reading the props' velocities as the pawns before it left
+    /// them, exactly as one pawn after another would.
+    pub fn step_with<P: Parallel + ?Sized>(&mut self, par: &P) {
         self.rapier.step();
         // The broad phase was updated at the start of the step; bring the bodies that moved
         // in it up to date so the pawns' queries see where they stand now.
@@ -740,19 +751,20 @@ impl PhysicsWorld {
             .collect();
         self.refresh_bounds(&moving);
 
-        let ids: Vec<PawnId> = self.pawns.keys().copied().collect();
-        for id in ids {
-            let pushes = match self.pawns.get_mut(&id) {
-                Some(pawn) => pawn::move_pawn(
-                    &self.params,
-                    &self.rapier,
-                    &self.no_bodies,
-                    &self.controller,
-                    pawn,
-                ),
-                None => continue,
-            };
-            for (body, impulse_velocity) in pushes {
+        let (params, rapier, no_bodies, controller) = (
+            &self.params,
+            &self.rapier,
+            &self.no_bodies,
+            &self.controller,
+        );
+        let mut moves: Vec<(&mut Pawn, Option<pawn::Shove>)> =
+            self.pawns.values_mut().map(|p| (p, None)).collect();
+        par.for_each_mut(&mut moves, |_, (pawn, shove)| {
+            *shove = pawn::move_pawn(params, rapier, no_bodies, controller, pawn);
+        });
+        let shoves: Vec<pawn::Shove> = moves.into_iter().filter_map(|(_, s)| s).collect();
+        for shove in shoves {
+            for (body, impulse_velocity) in shove.pushes(&self.rapier) {
                 if let Some(rb) = self.rapier.bodies.get_mut(body) {
                     let v = rb.linvel() + impulse_velocity;
                     rb.set_linvel(v, true);
@@ -766,35 +778,24 @@ impl PhysicsWorld {
 
     /// The pawns whose capsule overlaps a box (a plate's or a trigger's volume, at its pose
     /// now), in id order. The capsule measured is the pawn's, grown by the controller's skin so
-    /// a pawn standing on a volume's top face touches it.
+    /// a pawn standing on a volume's top face touches it. A pawn whose capsule's bounds miss
+    /// the box's by a margin is left out before the exact test; for many boxes against the
+    /// same pawns, [`PhysicsWorld::pawn_overlaps`] bins the pawns once.
     pub fn pawns_overlapping_box(
         &self,
         pose: Pose,
         half_extents: [f32; 3],
     ) -> Result<Vec<PawnId>, PhysicsError> {
-        let box_pose = to_rapier(&pose, "an overlap box's pose")?;
-        if !half_extents.iter().all(|&c| c.is_finite() && c >= 0.0) {
-            return Err(shape_error(
-                "box",
-                format!(
-                    "needs half extents of at least zero, got [{}, {}, {}]",
-                    half_extents[0], half_extents[1], half_extents[2]
-                ),
-            ));
-        }
-        let cuboid = Cuboid::new(vec3(half_extents));
-        let capsule = pawn::measured_capsule(&self.params);
-        let mut found = Vec::new();
-        for (&id, p) in &self.pawns {
-            let center = pawn::capsule_pose(&self.params, p.feet);
-            let hit =
-                rapier3d::parry::query::intersection_test(&center, &capsule, &box_pose, &cuboid)
-                    .is_ok_and(|r| r.intersecting);
-            if hit {
-                found.push(id);
-            }
-        }
-        Ok(found)
+        overlap::overlapping_box(self, pose, half_extents)
+    }
+
+    /// The pawns as they stand now, binned on a grid for box queries: its
+    /// [`PawnOverlaps::pawns_overlapping_box`] answers exactly as
+    /// [`PhysicsWorld::pawns_overlapping_box`] does now, testing only the pawns near the box,
+    /// and can be asked from many threads at once. Build it once after a step (it is a copy:
+    /// pawns that move later are not seen).
+    pub fn pawn_overlaps(&self) -> PawnOverlaps {
+        PawnOverlaps::of(self)
     }
 
     /// The ray from a pawn's eye (its feet plus the eye height) along its view (yaw and pitch).

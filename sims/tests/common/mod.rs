@@ -2,7 +2,7 @@
 //! overlap source standing in for the physics world's pawns.
 #![allow(dead_code)]
 
-use std::cell::RefCell;
+use std::sync::{Mutex, MutexGuard};
 
 use dh_content::diag::{Diagnostics, SourceFile};
 use dh_content::read::{parse_source, Mode};
@@ -60,7 +60,8 @@ pub fn install_text(text: &str) -> SimWorld {
 /// Pawns as capsules (radius 0.3 m, 1.8 m tall, standing on their feet) at set positions.
 #[derive(Debug, Default)]
 pub struct FakePawns {
-    pub pawns: RefCell<Vec<(PawnId, Vec3)>>,
+    /// Behind a lock: a tick measures its plates and triggers from several threads.
+    pub pawns: Mutex<Vec<(PawnId, Vec3)>>,
 }
 
 impl FakePawns {
@@ -68,9 +69,15 @@ impl FakePawns {
         FakePawns::default()
     }
 
+    fn lock(&self) -> MutexGuard<'_, Vec<(PawnId, Vec3)>> {
+        self.pawns
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// Puts pawn `id` at `feet` (adding it if new).
     pub fn put(&self, id: u32, feet: Vec3) {
-        let mut p = self.pawns.borrow_mut();
+        let mut p = self.lock();
         match p.iter_mut().find(|(q, _)| q.0 == id) {
             Some(slot) => slot.1 = feet,
             None => p.push((PawnId(id), feet)),
@@ -79,15 +86,14 @@ impl FakePawns {
 
     /// Takes pawn `id` out of the world.
     pub fn remove(&self, id: u32) {
-        self.pawns.borrow_mut().retain(|(q, _)| q.0 != id);
+        self.lock().retain(|(q, _)| q.0 != id);
     }
 
     /// Applies a tick's teleports: each pawn stands at its event's destination.
     pub fn apply(&self, ev: &TickEvents) {
         for t in &ev.teleports {
             let feet = self
-                .pawns
-                .borrow()
+                .lock()
                 .iter()
                 .find(|(q, _)| *q == t.pawn)
                 .map(|(_, f)| *f)
@@ -116,8 +122,7 @@ fn sphere_touches_box(center: Vec3, pose: &Pose, half: Vec3) -> bool {
 
 impl OverlapSource for FakePawns {
     fn pawns_in_box(&self, pose: &Pose, half_extents: Vec3) -> Vec<PawnId> {
-        self.pawns
-            .borrow()
+        self.lock()
             .iter()
             .filter(|(_, feet)| {
                 // Sphere centers along the capsule's axis, every 5 cm.

@@ -1,0 +1,530 @@
+//! Voxel collision (spec `dh.voxel`, "What it costs"): 256 × 96 × 256 cells of rolling
+//! terrain with water and trees, at 16-cell chunks, around one pawn at the default radius
+//! (`world.voxel.collisionRadius` 48, margin 16, urgent 4).
+//!
+//! `cargo bench -p dh-bench --bench voxel_collision`. It prints one table: bodies alive,
+//! triangles, the cook per chunk (the face pass and greedy merge alone, then with the
+//! solver's triangle-mesh build and attach), cooked memory, the first tick at a new place
+//! (the urgent chunks cooked on the spot plus one step), a steady update, a water sample;
+//! and the same chunks built as parry `Voxels` shapes instead, with a walking pawn's tick
+//! on each, the numbers the choice of the triangle mesh rests on. Each figure is the best
+//! of several runs.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dh_content::schema::surface::SURFACE_PRESETS;
+use dh_content::voxel::blocks::BlockTables;
+use dh_content::voxel::payload::PaletteEntry;
+use dh_engine::voxel::collision::{
+    cook_chunk, CollisionConfig, CollisionPalette, CollisionStreamer, CollisionVolume, CookScratch,
+    CookedChunk,
+};
+use dh_engine::voxel::water::FluidField;
+use dh_engine::voxel::{cell_of, FluidTable, MapChunks, Placement, VoxelLooks};
+use dh_sims::physics::{PawnInput, PhysicsParams, PhysicsWorld, TeleportVelocity, VoxelCellPart};
+
+const EDGE: i32 = 16;
+const SIZE: [i32; 3] = [256, 96, 256];
+const AIR: u32 = 0;
+const STONE: u32 = 1;
+const DIRT: u32 = 2;
+const GRASS: u32 = 3;
+const SAND: u32 = 4;
+const WATER: u32 = 5;
+const LOG: u32 = 6;
+const LEAVES: u32 = 7;
+
+fn palette() -> Vec<PaletteEntry> {
+    let mc = |id: &str| PaletteEntry::new("minecraft", id);
+    vec![
+        PaletteEntry::empty(),
+        mc("stone"),
+        mc("dirt"),
+        mc("grass_block"),
+        mc("sand"),
+        mc("water"),
+        mc("oak_log"),
+        mc("oak_leaves"),
+    ]
+}
+
+fn hash(x: i32, z: i32, salt: u32) -> u32 {
+    let mut h = (x as u32).wrapping_mul(0x9E37_79B1) ^ (z as u32).wrapping_mul(0x85EB_CA77) ^ salt;
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2C1B_3C6D);
+    h ^= h >> 12;
+    h
+}
+
+/// Smooth value noise in [0, 1) at scale `s`.
+fn noise(x: i32, z: i32, s: i32, salt: u32) -> f32 {
+    let (gx, gz) = (x.div_euclid(s), z.div_euclid(s));
+    let (fx, fz) = (
+        x.rem_euclid(s) as f32 / s as f32,
+        z.rem_euclid(s) as f32 / s as f32,
+    );
+    let v = |a, b| (hash(a, b, salt) & 0xFFFF) as f32 / 65536.0;
+    let sm = |t: f32| t * t * (3.0 - 2.0 * t);
+    let (ux, uz) = (sm(fx), sm(fz));
+    let a = v(gx, gz) + (v(gx + 1, gz) - v(gx, gz)) * ux;
+    let b = v(gx, gz + 1) + (v(gx + 1, gz + 1) - v(gx, gz + 1)) * ux;
+    a + (b - a) * uz
+}
+
+/// Rolling terrain between about 40 and 80, stone under dirt and grass, sand and water
+/// below 52, oak trees: the meshing benchmark's generator at 256 × 96 × 256 without its
+/// caves (the spec's collision figure is rolling terrain with water and trees).
+fn world() -> MapChunks {
+    let mut w = MapChunks::new(EDGE as usize);
+    let sea = 52;
+    for z in 0..SIZE[2] {
+        for x in 0..SIZE[0] {
+            let h = (40.0 + 28.0 * noise(x, z, 64, 1) + 10.0 * noise(x, z, 16, 2)) as i32;
+            for y in 0..h.max(sea) {
+                let v = if y >= h {
+                    WATER
+                } else if y == h - 1 {
+                    if h <= sea + 1 {
+                        SAND
+                    } else {
+                        GRASS
+                    }
+                } else if y >= h - 4 {
+                    DIRT
+                } else {
+                    STONE
+                };
+                if v != AIR {
+                    w.set([x, y, z], v);
+                }
+            }
+            if h > sea + 1 && hash(x, z, 9) % 97 == 0 && x % 32 > 3 && z % 32 > 3 {
+                for y in h..h + 5 {
+                    w.set([x, y, z], LOG);
+                }
+                for dy in 3..7 {
+                    for dz in -2..=2 {
+                        for dx in -2..=2 {
+                            let c = [x + dx, h + dy, z + dz];
+                            if (dx != 0 || dz != 0 || dy > 4) && w.get(c) == AIR {
+                                w.set(c, LEAVES);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    w.compact();
+    w
+}
+
+fn best<F: FnMut()>(runs: usize, mut f: F) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn ground_at(w: &MapChunks, x: i32, z: i32) -> f32 {
+    let mut y = SIZE[1] - 1;
+    while y > 0 {
+        let v = w.get([x, y - 1, z]);
+        if v != AIR && v != WATER {
+            break;
+        }
+        y -= 1;
+    }
+    y as f32
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let t = Instant::now();
+    let w = Arc::new(world());
+    eprintln!(
+        "voxel_collision: world {}x{}x{} in {} chunks, built in {:.1} s",
+        SIZE[0],
+        SIZE[1],
+        SIZE[2],
+        w.chunks.len(),
+        t.elapsed().as_secs_f64()
+    );
+    let tables = BlockTables::builtin().expect("built-in tables load");
+    let pal = Arc::new(CollisionPalette::resolve(
+        &palette(),
+        tables,
+        Some("com.mojang.minecraft"),
+        None,
+        0,
+    ));
+    let (px, pz) = (SIZE[0] / 2, SIZE[2] / 2);
+    let pawn_at = [px as f32 + 0.5, ground_at(&w, px, pz), pz as f32 + 0.5];
+    let vol = || CollisionVolume {
+        name: "terrain".into(),
+        source: w.clone(),
+        palette: pal.clone(),
+        placement: Placement::identity(),
+        cells: [[0, 0, 0], SIZE],
+    };
+    let config = CollisionConfig {
+        workers: 0,
+        ..CollisionConfig::default()
+    };
+
+    // Everything within the radius, cooked and attached on one thread.
+    let mut bodies = 0;
+    let mut tris = 0;
+    let mut wanted = 0;
+    let all = best(5, || {
+        let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+        let mut s = CollisionStreamer::new(config);
+        s.add_volume(vol()).expect("a volume");
+        let st = s.update(&mut physics, &[pawn_at]);
+        bodies = st.bodies;
+        tris = st.triangles;
+        wanted = st.cooked_now;
+        black_box(&physics);
+    });
+    // The chunks it cooked, for the cook alone.
+    let r = 48.0f32;
+    let mut chunks = Vec::new();
+    for cz in 0..SIZE[2] / EDGE {
+        for cy in 0..SIZE[1] / EDGE {
+            for cx in 0..SIZE[0] / EDGE {
+                let d2: f32 = (0..3)
+                    .map(|a| {
+                        let lo = [cx, cy, cz][a] as f32 * EDGE as f32;
+                        let d = (lo - pawn_at[a])
+                            .max(pawn_at[a] - lo - EDGE as f32)
+                            .max(0.0);
+                        d * d
+                    })
+                    .sum();
+                if d2 <= r * r {
+                    chunks.push([cx, cy, cz]);
+                }
+            }
+        }
+    }
+    assert_eq!(
+        chunks.len(),
+        wanted,
+        "the bench's radius test matches the streamer's"
+    );
+    let mut scratch = CookScratch::default();
+    let mut out = CookedChunk::default();
+    let mut faced = 0;
+    let mut quads = 0;
+    let mut bytes = 0;
+    let id = Placement::identity();
+    let cook = best(9, || {
+        faced = 0;
+        quads = 0;
+        bytes = 0;
+        for &c in &chunks {
+            cook_chunk(w.as_ref(), &pal, &id, c, &mut scratch, &mut out);
+            if !out.is_empty() {
+                faced += 1;
+            }
+            quads += out.quads;
+            bytes += out.byte_size();
+        }
+        black_box(&out);
+    });
+    // The solver's side alone: the cooked chunks built into trimeshes (weld, internal
+    // edges, tree) and attached.
+    let cooked: Vec<CookedChunk> = chunks
+        .iter()
+        .map(|&c| {
+            let mut o = CookedChunk::default();
+            cook_chunk(w.as_ref(), &pal, &id, c, &mut scratch, &mut o);
+            o
+        })
+        .collect();
+    if std::env::var_os("VC_PROFILE_ATTACH").is_some() {
+        for _ in 0..200 {
+            let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+            for c in &cooked {
+                black_box(c.attach(&mut physics).expect("attached"));
+            }
+        }
+        return;
+    }
+    let attach = best(5, || {
+        let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+        for c in &cooked {
+            black_box(c.attach(&mut physics).expect("attached"));
+        }
+    });
+    // Without merging, for the ratio: every exposed cell face is a quad.
+    let mut unmerged = 0usize;
+    for &c in &chunks {
+        for z in 0..EDGE {
+            for y in 0..EDGE {
+                for x in 0..EDGE {
+                    let cell = [c[0] * EDGE + x, c[1] * EDGE + y, c[2] * EDGE + z];
+                    if !pal.block(cell_of(w.as_ref(), cell)).solid {
+                        continue;
+                    }
+                    for d in [
+                        [1, 0, 0],
+                        [-1, 0, 0],
+                        [0, 1, 0],
+                        [0, -1, 0],
+                        [0, 0, 1],
+                        [0, 0, -1],
+                    ] {
+                        let n = [cell[0] + d[0], cell[1] + d[1], cell[2] + d[2]];
+                        if !pal.block(cell_of(w.as_ref(), n)).solid {
+                            unmerged += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // The same chunks as parry Voxels (one shape per surface, every solid cell).
+    let mut cells_by_chunk: Vec<Vec<(f32, Vec<[i32; 3]>)>> = Vec::new();
+    for &c in &chunks {
+        let mut parts: Vec<(u8, Vec<[i32; 3]>)> = Vec::new();
+        for z in 0..EDGE {
+            for y in 0..EDGE {
+                for x in 0..EDGE {
+                    let cell = [c[0] * EDGE + x, c[1] * EDGE + y, c[2] * EDGE + z];
+                    let b = pal.block(cell_of(w.as_ref(), cell));
+                    if !b.solid {
+                        continue;
+                    }
+                    match parts.iter_mut().find(|p| p.0 == b.surface) {
+                        Some(p) => p.1.push([x, y, z]),
+                        None => parts.push((b.surface, vec![[x, y, z]])),
+                    }
+                }
+            }
+        }
+        cells_by_chunk.push(
+            parts
+                .into_iter()
+                .map(|(s, v)| (SURFACE_PRESETS[s as usize].grip, v))
+                .collect(),
+        );
+    }
+    let mut voxel_bodies = 0;
+    let voxels = best(5, || {
+        let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+        voxel_bodies = 0;
+        for (c, parts) in chunks.iter().zip(&cells_by_chunk) {
+            let p: Vec<VoxelCellPart<'_>> = parts
+                .iter()
+                .map(|(g, v)| VoxelCellPart { cells: v, grip: *g })
+                .collect();
+            if p.is_empty() {
+                continue;
+            }
+            let origin = c.map(|v| (v * EDGE) as f32);
+            physics
+                .add_voxel_cells(origin, [1.0; 3], &p)
+                .expect("a voxels body");
+            voxel_bodies += 1;
+        }
+        black_box(&physics);
+    });
+
+    // A pawn walking in a circle for 256 ticks on each.
+    let walk = |physics: &mut PhysicsWorld| -> Duration {
+        let pawn = physics.spawn_pawn(pawn_at, 0.0).expect("a pawn");
+        let t = Instant::now();
+        for i in 0..256 {
+            physics
+                .set_pawn_input(
+                    pawn,
+                    PawnInput {
+                        move_local: [0.0, 1.0],
+                        yaw: i as f32 * 1.4,
+                        pitch: 0.0,
+                        jump: i % 64 == 0,
+                    },
+                )
+                .expect("input");
+            physics.step();
+        }
+        let took = t.elapsed();
+        let s = physics.pawn_state(pawn).expect("a pawn");
+        assert!(
+            s.feet[1] > pawn_at[1] - 6.0,
+            "the pawn stayed on the terrain: {s:?}"
+        );
+        physics.remove_pawn(pawn).expect("remove");
+        took
+    };
+    let mut mesh_world = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+    let mut ms_streamer = CollisionStreamer::new(config);
+    ms_streamer.add_volume(vol()).expect("a volume");
+    ms_streamer.update(&mut mesh_world, &[pawn_at]);
+    let mesh_walk = (0..3)
+        .map(|_| walk(&mut mesh_world))
+        .min()
+        .unwrap_or_default();
+    let mut vox_world = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+    for (c, parts) in chunks.iter().zip(&cells_by_chunk) {
+        let p: Vec<VoxelCellPart<'_>> = parts
+            .iter()
+            .map(|(g, v)| VoxelCellPart { cells: v, grip: *g })
+            .collect();
+        if !p.is_empty() {
+            let origin = c.map(|v| (v * EDGE) as f32);
+            vox_world
+                .add_voxel_cells(origin, [1.0; 3], &p)
+                .expect("a voxels body");
+        }
+    }
+    let vox_walk = (0..3)
+        .map(|_| walk(&mut vox_world))
+        .min()
+        .unwrap_or_default();
+
+    // The first tick at a new place: a streamer already settled around the middle, the
+    // pawn teleported 80 m away, one update (the urgent chunks on the spot, the rest
+    // queued on one worker) and one step.
+    let far = {
+        let (x, z) = (px - 80, pz - 40);
+        [x as f32 + 0.5, ground_at(&w, x, z), z as f32 + 0.5]
+    };
+    let mut first = Duration::MAX;
+    let mut first_cooks = 0;
+    let mut first_cook_time = Duration::ZERO;
+    let mut steady = Duration::MAX;
+    for _ in 0..5 {
+        let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+        let mut s = CollisionStreamer::new(CollisionConfig::default());
+        s.add_volume(vol()).expect("a volume");
+        let pawn = physics.spawn_pawn(pawn_at, 0.0).expect("a pawn");
+        s.update(&mut physics, &[pawn_at]);
+        s.flush(&mut physics);
+        physics.step();
+        physics
+            .teleport_pawn(pawn, far, 0.0, 0.0, TeleportVelocity::Zero)
+            .expect("teleport");
+        let t = Instant::now();
+        let st = s.update(&mut physics, &[far]);
+        physics.step();
+        let took = t.elapsed();
+        if took < first {
+            first = took;
+            first_cooks = st.cooked_now;
+            first_cook_time = st.cook_time;
+        }
+        let feet = physics.pawn_state(pawn).expect("a pawn").feet;
+        assert!(
+            feet[1] > far[1] - 0.5,
+            "the pawn did not fall: {feet:?} at {far:?}"
+        );
+        s.flush(&mut physics);
+        // A steady update: the pawn moved a little, nothing to cook.
+        let t = Instant::now();
+        let moved = [far[0] + 1.5, far[1], far[2]];
+        black_box(s.update(&mut physics, &[moved]));
+        steady = steady.min(t.elapsed());
+    }
+
+    // A water sample (the pawn's one per tick).
+    let looks = VoxelLooks::resolve(
+        &palette(),
+        tables,
+        Some("com.mojang.minecraft"),
+        None,
+        Some(&FluidTable::minecraft()),
+    );
+    let field = FluidField::new(&looks, Placement::identity()).expect("a field");
+    let mut samples = Vec::new();
+    for i in 0..4096 {
+        let x = (hash(i, 1, 5) % SIZE[0] as u32) as f64 + 0.5;
+        let z = (hash(i, 2, 5) % SIZE[2] as u32) as f64 + 0.5;
+        samples.push([x, 51.3, z]);
+    }
+    let mut wet = 0;
+    let water = best(9, || {
+        wet = 0;
+        for p in &samples {
+            if field.is_water(w.as_ref(), *p) {
+                wet += 1;
+            }
+        }
+    });
+
+    let n = chunks.len() as f64;
+    let kib = bytes as f64 / 1024.0;
+    println!(
+        "## Voxel collision: {}x{}x{} at 16, one pawn, radius 48 m",
+        SIZE[0], SIZE[1], SIZE[2]
+    );
+    println!();
+    println!("| what | ours | spec |");
+    println!("| --- | --- | --- |");
+    println!("| chunks within the radius | {} | |", chunks.len());
+    println!("| bodies alive (chunks with faces) | {bodies} | 109 |");
+    println!(
+        "| triangles | {tris} ({:.0} a body); {quads} merged quads from {unmerged} cell faces ({:.1}×) | about 14,500 (133 a chunk) |",
+        tris as f64 / bodies.max(1) as f64,
+        unmerged as f64 / quads.max(1) as f64
+    );
+    println!(
+        "| cook, face pass + greedy merge | {:.1} µs a chunk ({:.1} µs a chunk with faces) | |",
+        cook.as_secs_f64() * 1e6 / n,
+        cook.as_secs_f64() * 1e6 / faced.max(1) as f64
+    );
+    println!(
+        "| cook + trimesh build + attach, all {} chunks on one thread | {:.2} ms, {:.1} µs a chunk ({:.1} µs a body) | about 1 ms a chunk |",
+        chunks.len(),
+        ms(all),
+        all.as_secs_f64() * 1e6 / n,
+        all.as_secs_f64() * 1e6 / bodies.max(1) as f64
+    );
+    println!(
+        "| trimesh build (weld, internal edges, tree) + attach alone | {:.1} µs a body | |",
+        attach.as_secs_f64() * 1e6 / bodies.max(1) as f64
+    );
+    println!(
+        "| cooked memory (our vertex + index buffers) | {kib:.0} KiB, {:.1} KiB a body, {:.0} B a triangle | 0.6 MiB, about 6 KiB a chunk (45 B a triangle) |",
+        kib / bodies.max(1) as f64,
+        bytes as f64 / tris.max(1) as f64
+    );
+    println!(
+        "| first tick at a new place (update + step) | {:.2} ms: {first_cooks} urgent chunks in {:.2} ms | about 9 ms |",
+        ms(first),
+        ms(first_cook_time)
+    );
+    println!(
+        "| steady update (moved 1.5 m, nothing to cook) | {:.1} µs | |",
+        steady.as_secs_f64() * 1e6
+    );
+    println!(
+        "| water sample | {:.2} µs ({wet} of {} wet at y 51.3) | about 2 µs |",
+        water.as_secs_f64() * 1e6 / samples.len() as f64,
+        samples.len()
+    );
+    println!(
+        "| parry Voxels instead: build + attach, {voxel_bodies} bodies | {:.2} ms, {:.1} µs a chunk | |",
+        ms(voxels),
+        voxels.as_secs_f64() * 1e6 / n
+    );
+    println!(
+        "| walking pawn, 256 ticks: trimesh / Voxels | {:.2} ms / {:.2} ms ({:.1} / {:.1} µs a tick) | |",
+        ms(mesh_walk),
+        ms(vox_walk),
+        mesh_walk.as_secs_f64() * 1e6 / 256.0,
+        vox_walk.as_secs_f64() * 1e6 / 256.0
+    );
+    println!();
+}

@@ -1,0 +1,531 @@
+//! The render city: a render-heavy procedural scene for the renderer's CPU side (issue 4,
+//! item 4). A grid of blocks, each with four box-brush buildings of seeded heights in four
+//! materials (the static batch) and two street lamps, each a `dh.box` fixture with a point
+//! or spot `dh.light` (a live box and a realtime light each), on one ground brush, with an
+//! `overview` camera. It is generated as dh.map source and built by the real compiler.
+//!
+//! [`measure`] installs it in the engine host and measures, on the CPU: extraction
+//! (`extract_with`, textures cached) and the renderer's recording of every pass of a frame
+//! on 1 and 2 workers (`Renderer::render_frame` through dh-jobs), as draw calls recorded per
+//! millisecond. Lavapipe (a CPU device) renders on the same cores while the CPU records, so
+//! figures taken there are smoke figures; its GPU pass times are CPU time.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use dh_content::compile::{compile_sources, AssetKind, CompileOptions, SourceData, SourceEntry};
+use dh_engine::catalog::Catalog;
+use dh_engine::extract::{self, ExtractCache};
+use dh_engine::host::{Host, HostOptions};
+use dh_engine::render_cmd::JobsExecutor;
+use dh_gpu::render::{Renderer, RendererDesc};
+use dh_gpu::{Gpu, GpuDesc};
+use dh_jobs::Scheduler;
+
+use crate::city::{SplitMix64, TempDir};
+
+/// Meters between block centers.
+pub const BLOCK_PITCH: f32 = 12.0;
+/// Blocks along each side by default (16 × 16: 1024 buildings, 512 lamps).
+pub const DEFAULT_SIDE: usize = 16;
+/// The generator's default seed.
+pub const DEFAULT_SEED: u64 = 0x0b0c_5c17;
+/// The pallet's id.
+pub const PALLET_ID: &str = "bench.rendercity";
+/// The map's path in the pallet.
+pub const MAP_PATH: &str = "maps/render-city.dh-map";
+/// Buildings per block.
+pub const BUILDINGS_PER_BLOCK: usize = 4;
+/// Lamps per block.
+pub const LAMPS_PER_BLOCK: usize = 2;
+
+/// Why the city could not be made or measured.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderCityError {
+    /// No blocks.
+    #[error("the render city needs at least one block a side")]
+    NoBlocks,
+    /// The sources did not build.
+    #[error("the render city does not build:\n{0}")]
+    Compile(String),
+    /// Files could not be written.
+    #[error("cannot write {path}: {message}")]
+    Write {
+        /// The file or folder.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// The host refused the map.
+    #[error("host: {0}")]
+    Host(String),
+    /// No device, or the renderer failed.
+    #[error("renderer: {0}")]
+    Render(String),
+}
+
+/// The materials: slot, file, text.
+const MATERIALS: [(&str, &str, &str); 6] = [
+    (
+        "ground",
+        "materials/ground.dh-mat",
+        "{ \"shader\": \"lit\", \"tint\": [0.35, 0.35, 0.37] }\n",
+    ),
+    (
+        "brick",
+        "materials/brick.dh-mat",
+        "{ \"shader\": \"lit\", \"tint\": [0.62, 0.33, 0.25] }\n",
+    ),
+    (
+        "concrete",
+        "materials/concrete.dh-mat",
+        "{ \"shader\": \"lit\", \"tint\": [0.7, 0.7, 0.68] }\n",
+    ),
+    (
+        "glass",
+        "materials/glass.dh-mat",
+        "{ \"shader\": \"lit\", \"tint\": [0.3, 0.45, 0.6] }\n",
+    ),
+    (
+        "sandstone",
+        "materials/sandstone.dh-mat",
+        "{ \"shader\": \"lit\", \"tint\": [0.8, 0.7, 0.5] }\n",
+    ),
+    (
+        "lamp",
+        "materials/lamp.dh-mat",
+        "{ \"shader\": \"unlit\", \"tint\": [1, 0.9, 0.7], \"emissiveColor\": [1, 0.9, 0.7], \"emissiveIntensity\": 2 }\n",
+    ),
+];
+
+/// The generated city.
+#[derive(Debug, Clone)]
+pub struct RenderCity {
+    /// Blocks along each side.
+    pub side: usize,
+    manifest: String,
+    sources: Vec<(String, String)>,
+}
+
+fn guid(rng: &mut SplitMix64) -> String {
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&rng.next_u64().to_be_bytes());
+    b[8..].copy_from_slice(&rng.next_u64().to_be_bytes());
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+fn v3(p: [f32; 3]) -> String {
+    let n = |v: f32| {
+        let r = (v * 1000.0).round() / 1000.0;
+        format!("{r}")
+    };
+    format!("[{}, {}, {}]", n(p[0]), n(p[1]), n(p[2]))
+}
+
+impl RenderCity {
+    /// Generates `side × side` blocks from `seed`; the same arguments give the same text.
+    pub fn generate(side: usize, seed: u64) -> Result<RenderCity, RenderCityError> {
+        if side == 0 {
+            return Err(RenderCityError::NoBlocks);
+        }
+        let mut rng = SplitMix64::new(seed);
+        let half = (side as f32 - 1.0) * BLOCK_PITCH * 0.5;
+        let extent = side as f32 * BLOCK_PITCH;
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "// The render city: {side} x {side} blocks, seed {seed:#x} (generated by dh-bench; see bench/src/render_city.rs).\n{{\n  \"name\": \"Render City\",\n  \"description\": \"A procedural benchmark scene: a grid of box buildings and street lamps.\",\n  \"materials\": {{"
+        );
+        for (slot, path, _) in MATERIALS {
+            let _ = writeln!(t, "    \"{slot}\": \"/{path}\",");
+        }
+        t.push_str("  },\n  \"lighting\": { \"sunIntensity\": 0.4, \"ambientIntensity\": 0.2 },\n  \"objects\": [\n");
+        // The camera: above the south-west corner, looking across the city.
+        let eye = [-half - BLOCK_PITCH, extent * 0.35, half + BLOCK_PITCH];
+        let _ = writeln!(
+            t,
+            "    {{ \"$type\": \"object\", \"id\": \"{}\", \"name\": \"overview\", \"position\": {}, \"rotation\": [-25, -45, 0],\n      \"components\": [ {{ \"$type\": \"dh.camera\", \"fov\": 60, \"aspect\": \"16:9\" }} ] }},",
+            guid(&mut rng),
+            v3(eye)
+        );
+        let _ = writeln!(
+            t,
+            "    {{ \"$type\": \"boxBrush\", \"id\": \"{}\", \"name\": \"ground\", \"position\": [0, -0.25, 0], \"size\": {}, \"material\": \"ground\" }},",
+            guid(&mut rng),
+            v3([extent + BLOCK_PITCH, 0.5, extent + BLOCK_PITCH])
+        );
+        let walls = ["brick", "concrete", "glass", "sandstone"];
+        for bz in 0..side {
+            for bx in 0..side {
+                let o = [
+                    bx as f32 * BLOCK_PITCH - half,
+                    0.0,
+                    bz as f32 * BLOCK_PITCH - half,
+                ];
+                let b = bz * side + bx;
+                // Four buildings on a 2 x 2 lot, 4 m apart, streets between blocks.
+                for k in 0..BUILDINGS_PER_BLOCK {
+                    let height = 2.0 + rng.below(19) as f32;
+                    let w = 2.5 + rng.below(3) as f32 * 0.5;
+                    let pos = [
+                        o[0] + if k % 2 == 0 { -2.0 } else { 2.0 },
+                        height * 0.5,
+                        o[2] + if k / 2 == 0 { -2.0 } else { 2.0 },
+                    ];
+                    let _ = writeln!(
+                        t,
+                        "    {{ \"$type\": \"boxBrush\", \"id\": \"{}\", \"name\": \"b{b}_house{k}\", \"position\": {}, \"size\": {}, \"material\": \"{}\" }},",
+                        guid(&mut rng),
+                        v3(pos),
+                        v3([w, height, w]),
+                        walls[rng.below(4) as usize]
+                    );
+                }
+                // Two lamps at the block's street corners: a fixture box and its light.
+                for k in 0..LAMPS_PER_BLOCK {
+                    let pos = [
+                        o[0] + BLOCK_PITCH * 0.5 - 0.5,
+                        2.0,
+                        o[2] + if k == 0 { -BLOCK_PITCH * 0.5 } else { 0.0 },
+                    ];
+                    let light = if (b + k) % 4 == 0 {
+                        "\"light\": \"spot\", \"innerConeDegrees\": 25, \"outerConeDegrees\": 40, \"intensity\": 60, \"range\": 10"
+                    } else {
+                        "\"light\": \"point\", \"intensity\": 30, \"range\": 8"
+                    };
+                    let _ = writeln!(
+                        t,
+                        "    {{ \"$type\": \"object\", \"id\": \"{}\", \"name\": \"b{b}_lamp{k}\", \"position\": {},\n      \"components\": [ {{ \"$type\": \"dh.box\", \"size\": [0.3, 0.6, 0.3], \"material\": \"lamp\" }}, {{ \"$type\": \"dh.light\", \"startOn\": true, {light}, \"color\": [1, 0.85, 0.6], \"offset\": [0, -0.4, 0] }} ] }},",
+                        guid(&mut rng),
+                        v3(pos)
+                    );
+                }
+            }
+        }
+        t.push_str("  ],\n}\n");
+        let mut sources: Vec<(String, String)> = MATERIALS
+            .iter()
+            .map(|(_, p, text)| (p.to_string(), text.to_string()))
+            .collect();
+        sources.push((MAP_PATH.to_string(), t));
+        Ok(RenderCity {
+            side,
+            manifest: format!(
+                "{{ \"id\": \"{PALLET_ID}\", \"name\": \"Render City\", \"version\": \"1.0.0\", \"dependencies\": [] }}\n"
+            ),
+            sources,
+        })
+    }
+
+    /// The map's barcode.
+    pub fn map_barcode(&self) -> String {
+        format!("{PALLET_ID}:{MAP_PATH}")
+    }
+
+    /// The map's source text.
+    pub fn map_text(&self) -> &str {
+        self.sources
+            .iter()
+            .find(|(p, _)| p == MAP_PATH)
+            .map_or("", |(_, t)| t.as_str())
+    }
+
+    /// Buildings (static boxes, the ground brush included).
+    pub fn static_boxes(&self) -> usize {
+        self.side * self.side * BUILDINGS_PER_BLOCK + 1
+    }
+
+    /// Lamps: live boxes and lights.
+    pub fn lamps(&self) -> usize {
+        self.side * self.side * LAMPS_PER_BLOCK
+    }
+
+    /// Writes the sources under `dir` and builds them with the real compiler; returns the
+    /// pallet's bytes.
+    pub fn compile_in(&self, dir: &Path) -> Result<Vec<u8>, RenderCityError> {
+        let write = |rel: &str, text: &str| -> Result<PathBuf, RenderCityError> {
+            let path = dir.join(rel);
+            let err = |e: std::io::Error| RenderCityError::Write {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            };
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(err)?;
+            }
+            std::fs::write(&path, text).map_err(err)?;
+            Ok(path)
+        };
+        write("pallet.dh", &self.manifest)?;
+        let mut entries = Vec::new();
+        for (rel, text) in &self.sources {
+            let path = write(rel, text)?;
+            let kind = AssetKind::of(rel)
+                .map_err(|e| RenderCityError::Compile(format!("{rel}: {e}")))?
+                .ok_or_else(|| RenderCityError::Compile(format!("{rel}: not an asset")))?;
+            entries.push(SourceEntry {
+                path: rel.clone(),
+                kind,
+                data: SourceData::Disk(path),
+            });
+        }
+        let out = compile_sources(
+            Some(&self.manifest),
+            entries,
+            &CompileOptions {
+                write: true,
+                progress: None,
+            },
+        );
+        if out.diagnostics.has_errors() {
+            return Err(RenderCityError::Compile(out.diagnostics.to_string()));
+        }
+        out.pallet
+            .ok_or_else(|| RenderCityError::Compile("the build produced no pallet".into()))
+    }
+}
+
+/// A city installed in the engine host, ready to extract.
+pub struct Installed {
+    /// The host running it.
+    pub host: Host,
+    /// The catalog extraction reads materials from.
+    pub catalog: Catalog,
+    /// The map.
+    pub map: dh_content::schema::map::Map,
+    _dir: TempDir,
+}
+
+impl std::fmt::Debug for Installed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Installed")
+            .field("map", &self.host.map())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds the city's pallet and installs it in a host.
+pub fn install(city: &RenderCity) -> Result<Installed, RenderCityError> {
+    let dir = TempDir::new("render-city").map_err(|e| RenderCityError::Write {
+        path: std::env::temp_dir().display().to_string(),
+        message: e.to_string(),
+    })?;
+    let bytes = city.compile_in(&dir.path().join("src"))?;
+    let pallet = dir.path().join("render-city.pallet");
+    std::fs::write(&pallet, bytes).map_err(|e| RenderCityError::Write {
+        path: pallet.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let host = Host::start(&HostOptions {
+        map: city.map_barcode(),
+        pallets: vec![pallet.clone()],
+        sets: Vec::new(),
+    })
+    .map_err(|e| RenderCityError::Host(e.to_string()))?;
+    let mut catalog = Catalog::with_core().map_err(|e| RenderCityError::Host(e.to_string()))?;
+    catalog
+        .mount_file(&pallet)
+        .map_err(|e| RenderCityError::Host(e.to_string()))?;
+    let (_, map) = catalog
+        .load_map(&city.map_barcode())
+        .map_err(|e| RenderCityError::Host(e.to_string()))?;
+    Ok(Installed {
+        host,
+        catalog,
+        map,
+        _dir: dir,
+    })
+}
+
+/// What one measurement found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    /// Static boxes, live boxes and lights extracted.
+    pub counts: [usize; 3],
+    /// Mean extraction time, ms (a warm texture cache).
+    pub extract_ms: f64,
+    /// Per worker count: (workers, mean recording ms, draw calls recorded a frame,
+    /// draw calls per ms).
+    pub record: Vec<(usize, f64, usize, f64)>,
+    /// The device's name.
+    pub device: String,
+    /// Mean GPU time of each pass on the last run (the device's clock: lavapipe's is CPU
+    /// time).
+    pub gpu_ms: Vec<(String, f64)>,
+}
+
+/// Extracts `frames` times, then renders `frames` frames at `size` for each worker count
+/// (after the uploads are done), recording through dh-jobs on `threads` threads.
+pub fn measure(
+    installed: &Installed,
+    frames: usize,
+    size: [u32; 2],
+    workers: &[usize],
+    threads: usize,
+) -> Result<Figures, RenderCityError> {
+    let frames = frames.max(1);
+    let mut cache = ExtractCache::new();
+    let mut x = extract::extract_with(
+        &installed.host,
+        &installed.catalog,
+        &installed.map,
+        &mut cache,
+    );
+    let started = Instant::now();
+    for _ in 0..frames {
+        x = extract::extract_with(
+            &installed.host,
+            &installed.catalog,
+            &installed.map,
+            &mut cache,
+        );
+    }
+    let extract_ms = started.elapsed().as_secs_f64() * 1e3 / frames as f64;
+    let counts = [
+        x.frame.static_boxes.len(),
+        x.frame.live_boxes.len(),
+        x.frame.lights.len(),
+    ];
+    let cam = x
+        .cameras
+        .iter()
+        .find(|c| c.name == "overview")
+        .ok_or_else(|| RenderCityError::Render("the city has no overview camera".into()))?;
+    let gpu = Gpu::new(&GpuDesc {
+        app_name: "dh-bench render-city".into(),
+        ..GpuDesc::default()
+    })
+    .map_err(|e| RenderCityError::Render(e.to_string()))?;
+    let r = gpu.report();
+    let device = r
+        .adapters
+        .get(r.selected)
+        .map_or_else(String::new, |a| format!("{} ({:?})", a.name, a.kind));
+    let scheduler = Scheduler::new(threads.max(1))
+        .map_err(|e| RenderCityError::Render(format!("jobs: {e}")))?;
+    let exec = JobsExecutor(&scheduler);
+    let mut record = Vec::new();
+    let mut gpu_ms: Vec<(String, f64)> = Vec::new();
+    for &w in workers {
+        let mut renderer = Renderer::with_desc(
+            &gpu,
+            &RendererDesc {
+                workers: w.max(1),
+                ..RendererDesc::default()
+            },
+        )
+        .map_err(|e| RenderCityError::Render(e.to_string()))?;
+        let err = |e: dh_gpu::GpuError| RenderCityError::Render(e.to_string());
+        // The uploads first (a capture waits for them), then the frames measured.
+        renderer
+            .render(&x.frame, &cam.view, size[0], size[1])
+            .map_err(err)?;
+        let mut total = Duration::ZERO;
+        let mut calls = 0;
+        let mut sums: Vec<(String, f64, u32)> = Vec::new();
+        let mut add = |list: &[dh_gpu::PassTiming]| {
+            for t in list {
+                match sums.iter_mut().find(|(n, _, _)| *n == t.name) {
+                    Some(e) => {
+                        e.1 += t.ms;
+                        e.2 += 1;
+                    }
+                    None => sums.push((t.name.clone(), t.ms, 1)),
+                }
+            }
+        };
+        for _ in 0..frames {
+            let rep = renderer
+                .render_frame(&x.frame, &cam.view, size[0], size[1], &exec)
+                .map_err(err)?;
+            total += rep.record;
+            // Draw calls: four cascades, the prepass and the opaque pass each draw them all.
+            calls = rep.draws * 6;
+            if let Some((_, list)) = &rep.resolved {
+                add(list);
+            }
+        }
+        for (_, list) in renderer.finish().map_err(err)? {
+            add(&list);
+        }
+        gpu_ms = sums
+            .into_iter()
+            .map(|(n, s, c)| (n, s / f64::from(c.max(1))))
+            .collect();
+        let ms = total.as_secs_f64() * 1e3 / frames as f64;
+        record.push((w, ms, calls, calls as f64 / ms.max(1e-9)));
+    }
+    Ok(Figures {
+        counts,
+        extract_ms,
+        record,
+        device,
+        gpu_ms,
+    })
+}
+
+impl Figures {
+    /// The figures as a table.
+    pub fn to_table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "extracted {} static boxes, {} live boxes, {} lights: {:.3} ms a frame",
+            self.counts[0], self.counts[1], self.counts[2], self.extract_ms
+        );
+        let _ = writeln!(s, "recording on {}:", self.device);
+        let _ = writeln!(s, "  workers   record ms   draw calls   draws per ms");
+        for (w, ms, calls, per) in &self.record {
+            let _ = writeln!(s, "  {w:>7}   {ms:>9.3}   {calls:>10}   {per:>12.0}");
+        }
+        let _ = writeln!(
+            s,
+            "gpu pass times (mean ms; on a CPU device these are CPU time):"
+        );
+        for (n, ms) in &self.gpu_ms {
+            let _ = writeln!(s, "  {n:<14} {ms:>9.3}");
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_seed_gives_the_same_city() {
+        let a = RenderCity::generate(3, 7).unwrap_or_else(|e| panic!("{e}"));
+        let b = RenderCity::generate(3, 7).unwrap_or_else(|e| panic!("{e}"));
+        let c = RenderCity::generate(3, 8).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(a.map_text(), b.map_text());
+        assert_ne!(a.map_text(), c.map_text());
+        assert!(RenderCity::generate(0, 7).is_err());
+    }
+
+    #[test]
+    fn the_city_installs_and_extracts_its_boxes_and_lamps() {
+        let city = RenderCity::generate(3, DEFAULT_SEED).unwrap_or_else(|e| panic!("{e}"));
+        let installed = install(&city).unwrap_or_else(|e| panic!("{e}"));
+        let x = extract::extract(&installed.host, &installed.catalog, &installed.map);
+        assert!(x.missing.is_empty(), "{:?}", x.missing);
+        assert_eq!(x.frame.static_boxes.len(), city.static_boxes());
+        assert_eq!(
+            x.frame.live_boxes.len(),
+            city.lamps(),
+            "lamp fixtures are live"
+        );
+        assert_eq!(x.frame.lights.len(), city.lamps());
+        assert!(x.cameras.iter().any(|c| c.name == "overview"));
+    }
+}

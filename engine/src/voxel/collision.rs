@@ -1,0 +1,1228 @@
+//! Voxel collision (spec `dh.voxel`, "Collision", "What is solid", "Surfaces",
+//! "Streaming, and never falling through", "What it costs").
+//!
+//! * [`CollisionPalette::resolve`] reads each palette entry's row once: whether it is
+//!   solid and which surface preset it is made of (the same record the drawing reads, so
+//!   drawing and collision cannot disagree).
+//! * [`cook_chunk`] is the drawing's face pass run over solidity instead of look: a face
+//!   shows between a solid cell and a passable one and nowhere else, across chunk borders
+//!   included. It works a row at a time on bitmasks (an 18-bit row of solidity per (y, z)
+//!   for 16-cell chunks, its six face masks by shifts and and-nots), then merges each
+//!   slice's faces greedily across cells of the same surface into quads, and writes one
+//!   triangle list per surface. It allocates nothing per cell: its buffers live in a
+//!   reused [`CookScratch`] and [`CookedChunk`].
+//! * [`CollisionStreamer`] keeps one static body per chunk (through
+//!   [`PhysicsWorld::add_voxel_chunk`], one triangle-mesh collider per surface, each with
+//!   its preset's grip and internal-edge handling) around every pawn within
+//!   `world.voxel.collisionRadius`, drops a chunk's body past the radius plus
+//!   `world.voxel.collisionMargin`, cooks the rest on `world.voxel.collisionWorkers`
+//!   threads, and cooks a chunk within `world.voxel.collisionUrgent` of a pawn on the
+//!   spot, inside [`CollisionStreamer::update`], which the tick calls before it moves
+//!   anyone.
+//!
+//! Block shapes from a platform pallet (slabs, stairs, fences) are not read yet: every
+//! solid block is a whole cube, as the spec has it without the pallet.
+
+use std::collections::HashMap as StdHashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use dh_content::schema::surface::{surface_preset, SURFACE_PRESETS};
+use dh_content::voxel::blocks::{resolve_entry, BlockLook, BlockTables, EntryKey, PlatformPallet};
+use dh_content::voxel::payload::{PaletteEntry, PropValue};
+use dh_sims::physics::{BodyHandle, PhysicsError, PhysicsWorld, VoxelPart};
+
+use super::place::Placement;
+use super::{ChunkSource, ChunkView};
+
+/// A multiply-rotate hasher for the streamer's small integer keys (chunk coordinates,
+/// body handles): the scan looks up every chunk around every pawn, where SipHash costs
+/// more than the rest of the look.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+
+    fn write_i32(&mut self, i: i32) {
+        self.write_u64(u64::from(i as u32));
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
+/// The most cells along a chunk's edge the cooker takes (a padded row fits a `u64`).
+pub const MAX_COOK_EDGE: usize = 32;
+
+/// A palette entry's collision: passable, or solid and made of a surface preset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockCollision {
+    /// Whether it collides.
+    pub solid: bool,
+    /// Its surface preset, an index into [`SURFACE_PRESETS`].
+    pub surface: u8,
+}
+
+/// A volume's palette as collision reads it: per global palette index, 0 for passable or
+/// 1 + the surface preset's index for solid. An index past the palette is the unresolved
+/// block: solid stone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollisionPalette {
+    codes: Vec<u8>,
+    unresolved: u8,
+    surface_base: u32,
+}
+
+fn preset_index(name: &str) -> u8 {
+    SURFACE_PRESETS
+        .iter()
+        .position(|p| p.name == name)
+        .unwrap_or(0) as u8
+}
+
+fn own_color(e: &PaletteEntry) -> Option<[u8; 4]> {
+    e.properties
+        .iter()
+        .find(|p| p.key == "color")
+        .and_then(|p| match &p.value {
+            PropValue::String(s) => dh_content::voxel::blocks::parse_color(s),
+            _ => None,
+        })
+}
+
+impl CollisionPalette {
+    /// Resolves every entry of `palette` as the drawing does (the platform pallet when it
+    /// draws the block, else the block tables, else the unresolved look), keeping only
+    /// what collision reads: solidity and surface, both always the table's. Entry 0, when
+    /// it is `dh:empty`, is the table's `dh:empty` row. `surface_base` is where the
+    /// presets start in the scene's one surface table (after the map's own material
+    /// slots), so each triangle's slot is `surface_base` + its preset's index.
+    pub fn resolve(
+        palette: &[PaletteEntry],
+        tables: &BlockTables,
+        platform: Option<&str>,
+        pallet: Option<&dyn PlatformPallet>,
+        surface_base: u32,
+    ) -> CollisionPalette {
+        let codes = palette
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let look = if i == 0 && e.is_empty_entry() {
+                    tables
+                        .lookup("dh", "empty", platform, None)
+                        .unwrap_or_else(BlockLook::unresolved)
+                } else {
+                    let key = EntryKey {
+                        namespace: &e.ns,
+                        id: &e.id,
+                        color: own_color(e),
+                    };
+                    resolve_entry(tables, key, platform, pallet)
+                };
+                if look.solid {
+                    1 + preset_index(look.surface)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        CollisionPalette {
+            codes,
+            unresolved: 1 + preset_index(BlockLook::unresolved().surface),
+            surface_base,
+        }
+    }
+
+    /// A palette from explicit rows (tests and tools); past its end, solid stone.
+    pub fn from_blocks(blocks: &[BlockCollision], surface_base: u32) -> CollisionPalette {
+        CollisionPalette {
+            codes: blocks
+                .iter()
+                .map(|b| {
+                    if b.solid {
+                        1 + b.surface.min(SURFACE_PRESETS.len() as u8 - 1)
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+            unresolved: 1 + preset_index("stone"),
+            surface_base,
+        }
+    }
+
+    /// What palette index `index` collides as.
+    pub fn block(&self, index: u32) -> BlockCollision {
+        let c = self.code(index);
+        BlockCollision {
+            solid: c != 0,
+            surface: c.saturating_sub(1),
+        }
+    }
+
+    /// Where the surface presets start in the scene's surface table.
+    pub fn surface_base(&self) -> u32 {
+        self.surface_base
+    }
+
+    /// Palette entries (not counting the unresolved block past the end).
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    /// Whether the palette is empty.
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+
+    #[inline]
+    fn code(&self, index: u32) -> u8 {
+        self.codes
+            .get(index as usize)
+            .copied()
+            .unwrap_or(self.unresolved)
+    }
+}
+
+/// One surface's triangles of a cooked chunk, in the body's frame (meters, world axes).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CookedPart {
+    /// The surface preset, an index into [`SURFACE_PRESETS`].
+    pub surface: u8,
+    /// The triangles' slot in the scene's surface table
+    /// ([`CollisionPalette::surface_base`] + `surface`).
+    pub slot: u32,
+    /// The preset's grip.
+    pub grip: f32,
+    /// Vertex positions relative to [`CookedChunk::origin`].
+    pub vertices: Vec<[f32; 3]>,
+    /// Triangles, counter-clockwise seen from outside.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// One chunk's collision, ready to attach: its triangles grouped by surface.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CookedChunk {
+    /// The chunk (cell / edge on each axis, rounded down).
+    pub chunk: [i32; 3],
+    /// Where the chunk's origin cell lands, in meters: the body's position.
+    pub origin: [f32; 3],
+    /// Merged quads (two triangles each).
+    pub quads: usize,
+    /// One part per surface with triangles, in the order first met.
+    pub parts: Vec<CookedPart>,
+}
+
+impl CookedChunk {
+    /// Triangles over every part.
+    pub fn triangle_count(&self) -> usize {
+        self.parts.iter().map(|p| p.triangles.len()).sum()
+    }
+
+    /// Whether the chunk has no faces (air, or buried on every side): no body.
+    pub fn is_empty(&self) -> bool {
+        self.quads == 0
+    }
+
+    /// The scene surface slot of triangle `triangle` of the body's collider `part` (the
+    /// order [`PhysicsWorld::add_voxel_chunk`] was given them in).
+    pub fn triangle_slot(&self, part: usize, triangle: usize) -> Option<u32> {
+        let p = self.parts.get(part)?;
+        (triangle < p.triangles.len()).then_some(p.slot)
+    }
+
+    /// Bytes the cooked triangles hold (vertices and indices).
+    pub fn byte_size(&self) -> usize {
+        self.parts
+            .iter()
+            .map(|p| p.vertices.len() * 12 + p.triangles.len() * 12)
+            .sum()
+    }
+
+    /// Attaches the chunk as one static body; `None` when it has no faces.
+    pub fn attach(&self, physics: &mut PhysicsWorld) -> Result<Option<BodyHandle>, PhysicsError> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        let parts: Vec<VoxelPart<'_>> = self
+            .parts
+            .iter()
+            .filter(|p| !p.triangles.is_empty())
+            .map(|p| VoxelPart {
+                vertices: &p.vertices,
+                triangles: &p.triangles,
+                grip: p.grip,
+            })
+            .collect();
+        physics.add_voxel_chunk(self.origin, &parts).map(Some)
+    }
+
+    fn begin(&mut self, chunk: [i32; 3], origin: [f32; 3]) {
+        self.chunk = chunk;
+        self.origin = origin;
+        self.quads = 0;
+        for p in &mut self.parts {
+            p.vertices.clear();
+            p.triangles.clear();
+        }
+    }
+}
+
+/// The cooker's reusable buffers: sized for the largest chunk edge once, then reused.
+#[derive(Debug, Clone, Default)]
+pub struct CookScratch {
+    /// Solidity rows of the padded chunk: bit `x + 1` of row `(y + 1) + P·(z + 1)`.
+    rows: Vec<u64>,
+    /// The collision code of each of the chunk's cells.
+    codes: Vec<u8>,
+    /// Face masks per direction: `[dir][layer·E + v]`, bits along u.
+    slices: Vec<u64>,
+    /// Part index per code (255: none yet).
+    part_of: [u8; 32],
+}
+
+/// Face directions: +X, -X, +Y, -Y, +Z, -Z. The slice axes per direction: (layer, u, v).
+const DIR_AXES: [(usize, usize, usize); 6] = [
+    (0, 1, 2),
+    (0, 1, 2),
+    (1, 0, 2),
+    (1, 0, 2),
+    (2, 0, 1),
+    (2, 0, 1),
+];
+
+#[inline]
+fn view_code(view: &ChunkView<'_>, pal: &CollisionPalette, i: usize) -> u8 {
+    match view {
+        ChunkView::Empty => pal.code(0),
+        ChunkView::Uniform(v) => pal.code(*v),
+        ChunkView::Cells(c) => pal.code(c.get(i).copied().unwrap_or(0)),
+    }
+}
+
+/// Cooks chunk `chunk` of `src` into `out`: the solid/passable face pass over the chunk
+/// and its six neighbors' touching layers, greedy merging per slice across cells of the
+/// same surface, and the quads through `placement` (vertices relative to the chunk's
+/// origin cell, which lands at [`CookedChunk::origin`]; a mirroring placement reverses
+/// the winding so faces stay outward). A chunk edge past [`MAX_COOK_EDGE`] cooks nothing.
+pub fn cook_chunk(
+    src: &(impl ChunkSource + ?Sized),
+    pal: &CollisionPalette,
+    placement: &Placement,
+    chunk: [i32; 3],
+    scratch: &mut CookScratch,
+    out: &mut CookedChunk,
+) {
+    let e = src.edge();
+    let base = chunk.map(|c| f64::from(c) * e as f64);
+    let o = placement.point(base);
+    out.begin(chunk, o.map(|v| v as f32));
+    if e == 0 || e > MAX_COOK_EDGE {
+        return;
+    }
+    let center = src.chunk(chunk);
+    if center == ChunkView::Empty && pal.code(0) == 0 {
+        return;
+    }
+    let p = e + 2;
+    let n = e * e * e;
+    scratch.rows.clear();
+    scratch.rows.resize(p * p, 0);
+    scratch.codes.clear();
+    scratch.codes.resize(n, 0);
+    let full: u64 = (1u64 << e) - 1;
+    let row_at = |y: usize, z: usize| (y + 1) + p * (z + 1);
+
+    // The center: codes and rows.
+    let mut any_solid = false;
+    let mut one_surface = true;
+    match center {
+        ChunkView::Empty | ChunkView::Uniform(_) => {
+            let c = view_code(&center, pal, 0);
+            if c != 0 {
+                any_solid = true;
+                scratch.codes.fill(c);
+                for z in 0..e {
+                    for y in 0..e {
+                        scratch.rows[row_at(y, z)] = full << 1;
+                    }
+                }
+            }
+        }
+        ChunkView::Cells(cells) => {
+            let mut first_code = 0u8;
+            let codes = &mut scratch.codes;
+            for z in 0..e {
+                for y in 0..e {
+                    let start = e * (y + e * z);
+                    let mut row = 0u64;
+                    for x in 0..e {
+                        let c = pal.code(cells.get(start + x).copied().unwrap_or(0));
+                        codes[start + x] = c;
+                        if c != 0 {
+                            row |= 1 << (x + 1);
+                            if first_code == 0 {
+                                first_code = c;
+                            } else if c != first_code {
+                                one_surface = false;
+                            }
+                        }
+                    }
+                    any_solid |= row != 0;
+                    scratch.rows[row_at(y, z)] = row;
+                }
+            }
+        }
+    }
+    if !any_solid {
+        return;
+    }
+
+    // The six neighbors' touching layers.
+    let idx = |x: usize, y: usize, z: usize| x + e * (y + e * z);
+    let nb = |d: [i32; 3]| src.chunk([chunk[0] + d[0], chunk[1] + d[1], chunk[2] + d[2]]);
+    let solid_in = |v: &ChunkView<'_>, i: usize| view_code(v, pal, i) != 0;
+    {
+        let (mx, px) = (nb([-1, 0, 0]), nb([1, 0, 0]));
+        for z in 0..e {
+            for y in 0..e {
+                let r = &mut scratch.rows[row_at(y, z)];
+                if solid_in(&mx, idx(e - 1, y, z)) {
+                    *r |= 1;
+                }
+                if solid_in(&px, idx(0, y, z)) {
+                    *r |= 1 << (e + 1);
+                }
+            }
+        }
+        let layer_row = |v: &ChunkView<'_>, start: usize, step: usize| -> u64 {
+            match v {
+                ChunkView::Empty | ChunkView::Uniform(_) => {
+                    if view_code(v, pal, 0) != 0 {
+                        full << 1
+                    } else {
+                        0
+                    }
+                }
+                ChunkView::Cells(_) => {
+                    let mut row = 0u64;
+                    for x in 0..e {
+                        if solid_in(v, start + x * step) {
+                            row |= 1 << (x + 1);
+                        }
+                    }
+                    row
+                }
+            }
+        };
+        let (my, py) = (nb([0, -1, 0]), nb([0, 1, 0]));
+        let (mz, pz) = (nb([0, 0, -1]), nb([0, 0, 1]));
+        for z in 0..e {
+            scratch.rows[z * p + p] = layer_row(&my, idx(0, e - 1, z), 1);
+            scratch.rows[(e + 1) + p * (z + 1)] = layer_row(&py, idx(0, 0, z), 1);
+        }
+        for y in 0..e {
+            scratch.rows[y + 1] = layer_row(&mz, idx(0, y, e - 1), 1);
+            scratch.rows[(y + 1) + p * (e + 1)] = layer_row(&pz, idx(0, y, 0), 1);
+        }
+    }
+
+    // Face masks per direction, laid out per slice.
+    scratch.slices.clear();
+    scratch.slices.resize(6 * e * e, 0);
+    let rows = &scratch.rows;
+    let slices = &mut scratch.slices;
+    let ee = e * e;
+    for z in 0..e {
+        for y in 0..e {
+            let c = rows[row_at(y, z)];
+            if c == 0 {
+                continue;
+            }
+            // ±Y and ±Z: rows against the rows beside them.
+            slices[2 * ee + y * e + z] = ((c & !rows[row_at(y, z) + 1]) >> 1) & full;
+            slices[3 * ee + y * e + z] = ((c & !rows[row_at(y, z) - 1]) >> 1) & full;
+            slices[4 * ee + z * e + y] = ((c & !rows[row_at(y, z) + p]) >> 1) & full;
+            slices[5 * ee + z * e + y] = ((c & !rows[row_at(y, z) - p]) >> 1) & full;
+            // ±X: along the row, then transposed into x slices (bits along y).
+            let mut fp = ((c & !(c >> 1)) >> 1) & full;
+            while fp != 0 {
+                let x = fp.trailing_zeros() as usize;
+                fp &= fp - 1;
+                slices[x * e + z] |= 1 << y;
+            }
+            let mut fm = ((c & !(c << 1)) >> 1) & full;
+            while fm != 0 {
+                let x = fm.trailing_zeros() as usize;
+                fm &= fm - 1;
+                slices[ee + x * e + z] |= 1 << y;
+            }
+        }
+    }
+
+    // Parts for the surfaces already held by `out`.
+    scratch.part_of = [u8::MAX; 32];
+    for (i, part) in out.parts.iter().enumerate().take(31) {
+        if let Some(slot) = scratch.part_of.get_mut(part.surface as usize + 1) {
+            *slot = i as u8;
+        }
+    }
+
+    // The placement's linear part in f32 (cells are small integers, exact).
+    let lin: [[f32; 3]; 3] = [0, 1, 2].map(|r| [0, 1, 2].map(|c| placement.m[r][c] as f32));
+    let mirrors = placement.mirrors();
+    let xf = |v: [u32; 3]| -> [f32; 3] {
+        let v = v.map(|c| c as f32);
+        [0, 1, 2].map(|r| lin[r][0] * v[0] + lin[r][1] * v[1] + lin[r][2] * v[2])
+    };
+
+    let codes = &scratch.codes;
+    let part_of = &mut scratch.part_of;
+    let mut mask = [0u64; MAX_COOK_EDGE];
+    for dir in 0..6 {
+        let (la, ua, va) = DIR_AXES[dir];
+        let positive = dir % 2 == 0;
+        // U×V is +X for X, -Y for Y, +Z for Z: flip where it is not the outward normal.
+        let natural = match dir {
+            0 | 4 => true,
+            1 | 5 => false,
+            2 => false,
+            _ => true,
+        };
+        let flip = natural == mirrors;
+        for layer in 0..e {
+            let sl = &slices[dir * ee + layer * e..dir * ee + layer * e + e];
+            if sl.iter().all(|&r| r == 0) {
+                continue;
+            }
+            mask[..e].copy_from_slice(sl);
+            let cell_code = |u: usize, v: usize| -> u8 {
+                let mut c = [0usize; 3];
+                c[la] = layer;
+                c[ua] = u;
+                c[va] = v;
+                codes[idx(c[0], c[1], c[2])]
+            };
+            let plane = (if positive { layer + 1 } else { layer }) as u32;
+            for v0 in 0..e {
+                while mask[v0] != 0 {
+                    let u0 = mask[v0].trailing_zeros() as usize;
+                    let code = cell_code(u0, v0);
+                    let mut w = (!(mask[v0] >> u0)).trailing_zeros() as usize;
+                    if !one_surface {
+                        let mut k = 1;
+                        while k < w && cell_code(u0 + k, v0) == code {
+                            k += 1;
+                        }
+                        w = k;
+                    }
+                    let run = (if w >= 64 { u64::MAX } else { (1u64 << w) - 1 }) << u0;
+                    let mut h = 1;
+                    while v0 + h < e && mask[v0 + h] & run == run {
+                        if !one_surface && (u0..u0 + w).any(|u| cell_code(u, v0 + h) != code) {
+                            break;
+                        }
+                        h += 1;
+                    }
+                    for m in &mut mask[v0..v0 + h] {
+                        *m &= !run;
+                    }
+                    // Emit the quad into its surface's part.
+                    let Some(slot) = part_of.get_mut(code as usize) else {
+                        continue;
+                    };
+                    if *slot == u8::MAX {
+                        let surface = code - 1;
+                        out.parts.push(CookedPart {
+                            surface,
+                            slot: pal.surface_base + u32::from(surface),
+                            grip: SURFACE_PRESETS
+                                .get(surface as usize)
+                                .map_or(0.9, |s| s.grip),
+                            vertices: Vec::new(),
+                            triangles: Vec::new(),
+                        });
+                        *slot = (out.parts.len() - 1) as u8;
+                    }
+                    let Some(part) = out.parts.get_mut(*slot as usize) else {
+                        continue;
+                    };
+                    let mut a = [0u32; 3];
+                    a[la] = plane;
+                    a[ua] = u0 as u32;
+                    a[va] = v0 as u32;
+                    let mut b = a;
+                    b[ua] += w as u32;
+                    let mut c = b;
+                    c[va] += h as u32;
+                    let mut d = a;
+                    d[va] += h as u32;
+                    let i0 = part.vertices.len() as u32;
+                    part.vertices
+                        .extend_from_slice(&[xf(a), xf(b), xf(c), xf(d)]);
+                    if flip {
+                        part.triangles
+                            .extend_from_slice(&[[i0, i0 + 2, i0 + 1], [i0, i0 + 3, i0 + 2]]);
+                    } else {
+                        part.triangles
+                            .extend_from_slice(&[[i0, i0 + 1, i0 + 2], [i0, i0 + 2, i0 + 3]]);
+                    }
+                    out.quads += 1;
+                }
+            }
+        }
+    }
+    out.parts.retain(|p| !p.triangles.is_empty());
+}
+
+// ── Streaming ───────────────────────────────────────────────────────────
+
+/// The streaming preferences of one side (`world.voxel.collision*` for the server,
+/// `client.voxel.collision*` for the prediction).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CollisionConfig {
+    /// Meters from each pawn chunks are kept solid within (`collisionRadius`).
+    pub radius: f32,
+    /// Meters past the radius a chunk keeps its body (`collisionMargin`).
+    pub margin: f32,
+    /// Meters from a pawn a chunk is cooked on the spot (`collisionUrgent`).
+    pub urgent: f32,
+    /// Threads that cook queued chunks (`collisionWorkers`); 0 cooks every wanted chunk
+    /// on the spot inside [`CollisionStreamer::update`] (deterministic tests and tools).
+    pub workers: usize,
+}
+
+impl Default for CollisionConfig {
+    /// The server's defaults: 48, 16, 4, one worker.
+    fn default() -> Self {
+        CollisionConfig {
+            radius: 48.0,
+            margin: 16.0,
+            urgent: 4.0,
+            workers: 1,
+        }
+    }
+}
+
+impl CollisionConfig {
+    /// The server's (`world.voxel.*`) or the prediction's (`client.voxel.*`) preferences.
+    pub fn from_prefs(prefs: &crate::prefs::Prefs, client: bool) -> CollisionConfig {
+        let side = if client { "client" } else { "world" };
+        let d = CollisionConfig::default();
+        let f = |k: &str, fallback: f32| {
+            prefs
+                .float(&format!("{side}.voxel.{k}"))
+                .map_or(fallback, |v| v as f32)
+        };
+        let workers = prefs
+            .int(&format!("{side}.voxel.collisionWorkers"))
+            .map_or(1, |v| v.clamp(1, 64) as usize);
+        CollisionConfig {
+            radius: f("collisionRadius", if client { 32.0 } else { d.radius }),
+            margin: f("collisionMargin", d.margin),
+            urgent: f("collisionUrgent", d.urgent),
+            workers,
+        }
+    }
+}
+
+/// A volume the streamer keeps solid, as [`CollisionStreamer::add_volume`] takes it.
+pub struct CollisionVolume {
+    /// The volume's name, for contacts and logs.
+    pub name: String,
+    /// The decoded chunks of the grid's `blocks` layer (the collision cell cache).
+    pub source: Arc<dyn ChunkSource + Send + Sync>,
+    /// Its palette as collision reads it.
+    pub palette: Arc<CollisionPalette>,
+    /// Cells to meters.
+    pub placement: Placement,
+    /// The cells it holds, `[min, max)`; chunks outside are never cooked.
+    pub cells: [[i32; 3]; 2],
+}
+
+/// A volume's id in a [`CollisionStreamer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VolumeId(pub u32);
+
+struct VolumeState {
+    shared: Arc<VolumeShared>,
+    /// Chunk range, `[min, max]` inclusive.
+    chunks: [[i32; 3]; 2],
+    /// The inverse placement (world to cells).
+    inverse: [[f64; 4]; 3],
+    /// Half extents of a chunk's world box (|L|·E/2).
+    half: [f64; 3],
+}
+
+struct VolumeShared {
+    name: String,
+    source: Arc<dyn ChunkSource + Send + Sync>,
+    palette: Arc<CollisionPalette>,
+    placement: Placement,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChunkState {
+    /// Sent to a worker with this ticket.
+    Queued(u64),
+    /// Attached.
+    Body(BodyHandle, u32),
+    /// Cooked to nothing.
+    Empty,
+}
+
+type Key = (VolumeId, [i32; 3]);
+
+struct Job {
+    key: Key,
+    ticket: u64,
+    volume: Arc<VolumeShared>,
+}
+
+struct Done {
+    key: Key,
+    ticket: u64,
+    cooked: CookedChunk,
+}
+
+/// What one [`CollisionStreamer::update`] did, and what is alive after it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CollisionStats {
+    /// Chunk bodies alive.
+    pub bodies: usize,
+    /// Triangles over every alive body.
+    pub triangles: usize,
+    /// Chunks cooked on the spot this update (urgent, or every one without workers).
+    pub cooked_now: usize,
+    /// Worker cooks attached this update.
+    pub attached: usize,
+    /// Chunks sent to the workers this update.
+    pub queued: usize,
+    /// Chunks waiting on a worker.
+    pub pending: usize,
+    /// Bodies removed this update.
+    pub removed: usize,
+    /// Time spent cooking on the spot this update.
+    pub cook_time: Duration,
+}
+
+/// How far a pawn moves before the chunks around it are looked at again, in meters; the
+/// urgent radius is widened by as much so nothing within it is missed between looks.
+pub const RESCAN_STEP: f32 = 1.0;
+
+/// Keeps chunk bodies around pawns (spec "Streaming, and never falling through").
+pub struct CollisionStreamer {
+    config: CollisionConfig,
+    volumes: Vec<(VolumeId, VolumeState)>,
+    next_volume: u32,
+    chunks: HashMap<Key, ChunkState>,
+    by_body: HashMap<BodyHandle, Key>,
+    triangles: usize,
+    next_ticket: u64,
+    jobs: Option<Sender<Job>>,
+    done: Option<Receiver<Done>>,
+    workers: Vec<JoinHandle<()>>,
+    scratch: CookScratch,
+    cooked: CookedChunk,
+    last_scan: Vec<[f32; 3]>,
+    dirty: bool,
+    /// Wanted chunks of the last scan with their distance to the nearest pawn.
+    wanted: Vec<(f32, Key)>,
+    keep: HashMap<Key, ()>,
+    worker_cook_time: Arc<Mutex<Duration>>,
+}
+
+impl std::fmt::Debug for CollisionStreamer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CollisionStreamer")
+            .field("config", &self.config)
+            .field("volumes", &self.volumes.len())
+            .field("chunks", &self.chunks.len())
+            .field("bodies", &self.by_body.len())
+            .finish()
+    }
+}
+
+fn invert(m: &[[f64; 4]; 3]) -> Option<[[f64; 4]; 3]> {
+    let a = |r: usize, c: usize| m[r][c];
+    let det = a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
+        - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
+        + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
+    if !(det.is_finite() && det.abs() > 1e-12) {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let mut r = [[0.0; 4]; 3];
+    r[0][0] = (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1)) * inv;
+    r[0][1] = (a(0, 2) * a(2, 1) - a(0, 1) * a(2, 2)) * inv;
+    r[0][2] = (a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1)) * inv;
+    r[1][0] = (a(1, 2) * a(2, 0) - a(1, 0) * a(2, 2)) * inv;
+    r[1][1] = (a(0, 0) * a(2, 2) - a(0, 2) * a(2, 0)) * inv;
+    r[1][2] = (a(0, 2) * a(1, 0) - a(0, 0) * a(1, 2)) * inv;
+    r[2][0] = (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0)) * inv;
+    r[2][1] = (a(0, 1) * a(2, 0) - a(0, 0) * a(2, 1)) * inv;
+    r[2][2] = (a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0)) * inv;
+    for row in 0..3 {
+        r[row][3] = -(r[row][0] * m[0][3] + r[row][1] * m[1][3] + r[row][2] * m[2][3]);
+    }
+    Some(r)
+}
+
+/// The inverse of a placement (world meters to cells); `None` when it is singular.
+pub fn inverse_placement(placement: &Placement) -> Option<Placement> {
+    invert(&placement.m).map(Placement::from_matrix)
+}
+
+fn worker_loop(jobs: Arc<Mutex<Receiver<Job>>>, done: Sender<Done>, time: Arc<Mutex<Duration>>) {
+    let mut scratch = CookScratch::default();
+    loop {
+        let job = {
+            let Ok(rx) = jobs.lock() else { return };
+            match rx.recv() {
+                Ok(j) => j,
+                Err(_) => return,
+            }
+        };
+        let t = Instant::now();
+        let mut cooked = CookedChunk::default();
+        let v = &job.volume;
+        cook_chunk(
+            v.source.as_ref(),
+            &v.palette,
+            &v.placement,
+            job.key.1,
+            &mut scratch,
+            &mut cooked,
+        );
+        if let Ok(mut total) = time.lock() {
+            *total += t.elapsed();
+        }
+        if done
+            .send(Done {
+                key: job.key,
+                ticket: job.ticket,
+                cooked,
+            })
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+impl CollisionStreamer {
+    /// A streamer with no volumes; its worker threads start here.
+    pub fn new(config: CollisionConfig) -> CollisionStreamer {
+        let mut s = CollisionStreamer {
+            config,
+            volumes: Vec::new(),
+            next_volume: 0,
+            chunks: HashMap::default(),
+            by_body: HashMap::default(),
+            triangles: 0,
+            next_ticket: 1,
+            jobs: None,
+            done: None,
+            workers: Vec::new(),
+            scratch: CookScratch::default(),
+            cooked: CookedChunk::default(),
+            last_scan: Vec::new(),
+            dirty: true,
+            wanted: Vec::new(),
+            keep: HashMap::default(),
+            worker_cook_time: Arc::new(Mutex::new(Duration::ZERO)),
+        };
+        if config.workers > 0 {
+            let (jtx, jrx) = channel::<Job>();
+            let (dtx, drx) = channel::<Done>();
+            let jrx = Arc::new(Mutex::new(jrx));
+            for i in 0..config.workers {
+                let (jrx, dtx, time) = (jrx.clone(), dtx.clone(), s.worker_cook_time.clone());
+                if let Ok(h) = std::thread::Builder::new()
+                    .name(format!("voxel-collision-{i}"))
+                    .spawn(move || worker_loop(jrx, dtx, time))
+                {
+                    s.workers.push(h);
+                }
+            }
+            if !s.workers.is_empty() {
+                s.jobs = Some(jtx);
+                s.done = Some(drx);
+            }
+        }
+        s
+    }
+
+    /// The preferences in force.
+    pub fn config(&self) -> &CollisionConfig {
+        &self.config
+    }
+
+    /// Adds a volume; its chunks near pawns become solid on the next update. `None` when
+    /// its placement is singular (a zero scale), which nothing can stand on.
+    pub fn add_volume(&mut self, volume: CollisionVolume) -> Option<VolumeId> {
+        let inverse = invert(&volume.placement.m)?;
+        let e = volume.source.edge().max(1) as i32;
+        let [lo, hi] = volume.cells;
+        let chunks = [
+            lo.map(|c| c.div_euclid(e)),
+            [0, 1, 2].map(|a| (hi[a] - 1).max(lo[a]).div_euclid(e)),
+        ];
+        let m = &volume.placement.m;
+        let h = e as f64 * 0.5;
+        let half = [0, 1, 2].map(|r| (m[r][0].abs() + m[r][1].abs() + m[r][2].abs()) * h);
+        let id = VolumeId(self.next_volume);
+        self.next_volume += 1;
+        self.volumes.push((
+            id,
+            VolumeState {
+                shared: Arc::new(VolumeShared {
+                    name: volume.name,
+                    source: volume.source,
+                    palette: volume.palette,
+                    placement: volume.placement,
+                }),
+                chunks,
+                inverse,
+                half,
+            },
+        ));
+        self.dirty = true;
+        Some(id)
+    }
+
+    /// Removes a volume and its bodies (a volume turned off or deleted; a moved one is
+    /// removed and added again where it now stands).
+    pub fn remove_volume(&mut self, physics: &mut PhysicsWorld, id: VolumeId) {
+        self.volumes.retain(|(v, _)| *v != id);
+        let keys: Vec<Key> = self.chunks.keys().filter(|k| k.0 == id).copied().collect();
+        for k in keys {
+            self.drop_chunk(physics, k);
+        }
+        self.dirty = true;
+    }
+
+    /// The volume's name.
+    pub fn volume_name(&self, id: VolumeId) -> Option<&str> {
+        self.volumes
+            .iter()
+            .find(|(v, _)| *v == id)
+            .map(|(_, s)| s.shared.name.as_str())
+    }
+
+    /// Chunk bodies alive.
+    pub fn body_count(&self) -> usize {
+        self.by_body.len()
+    }
+
+    /// Triangles over every alive body.
+    pub fn triangle_count(&self) -> usize {
+        self.triangles
+    }
+
+    /// The volume and chunk a body belongs to (for naming a contact).
+    pub fn chunk_of_body(&self, body: BodyHandle) -> Option<(VolumeId, [i32; 3])> {
+        self.by_body.get(&body).copied()
+    }
+
+    /// The body of a volume's chunk, when it has one.
+    pub fn body_of_chunk(&self, volume: VolumeId, chunk: [i32; 3]) -> Option<BodyHandle> {
+        match self.chunks.get(&(volume, chunk)) {
+            Some(ChunkState::Body(b, _)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// Whether a volume's chunk is waiting on a worker.
+    pub fn is_queued(&self, volume: VolumeId, chunk: [i32; 3]) -> bool {
+        matches!(
+            self.chunks.get(&(volume, chunk)),
+            Some(ChunkState::Queued(_))
+        )
+    }
+
+    /// Time the workers have spent cooking since the streamer started.
+    pub fn worker_cook_time(&self) -> Duration {
+        self.worker_cook_time.lock().map_or(Duration::ZERO, |t| *t)
+    }
+
+    fn drop_chunk(&mut self, physics: &mut PhysicsWorld, key: Key) -> bool {
+        match self.chunks.remove(&key) {
+            Some(ChunkState::Body(b, tris)) => {
+                self.by_body.remove(&b);
+                self.triangles -= tris as usize;
+                let _ = physics.remove_body(b);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn attach(&mut self, physics: &mut PhysicsWorld, key: Key, cooked: &CookedChunk) {
+        let state = match cooked.attach(physics) {
+            Ok(Some(b)) => {
+                let tris = cooked.triangle_count() as u32;
+                self.by_body.insert(b, key);
+                self.triangles += tris as usize;
+                ChunkState::Body(b, tris)
+            }
+            // A chunk the solver refuses (it cannot: the cooker writes finite, in-range
+            // triangles) is left without a body rather than retried every tick.
+            Ok(None) | Err(_) => ChunkState::Empty,
+        };
+        self.chunks.insert(key, state);
+    }
+
+    fn cook_now(&mut self, physics: &mut PhysicsWorld, key: Key, stats: &mut CollisionStats) {
+        let Some(v) = self
+            .volumes
+            .iter()
+            .find(|(id, _)| *id == key.0)
+            .map(|(_, s)| s.shared.clone())
+        else {
+            return;
+        };
+        let t = Instant::now();
+        let mut cooked = std::mem::take(&mut self.cooked);
+        cook_chunk(
+            v.source.as_ref(),
+            &v.palette,
+            &v.placement,
+            key.1,
+            &mut self.scratch,
+            &mut cooked,
+        );
+        stats.cook_time += t.elapsed();
+        stats.cooked_now += 1;
+        self.attach(physics, key, &cooked);
+        self.cooked = cooked;
+    }
+
+    /// Looks at the chunks around every pawn again: what is wanted (within the radius,
+    /// nearest first), what is kept (within the radius plus the margin) and what is
+    /// urgent.
+    fn scan(&mut self, pawns: &[[f32; 3]]) -> Vec<Key> {
+        self.wanted.clear();
+        self.keep.clear();
+        let mut urgent = Vec::new();
+        let keep_r = f64::from(self.config.radius + self.config.margin);
+        let want_r = f64::from(self.config.radius);
+        let urgent_r = f64::from(self.config.urgent + RESCAN_STEP);
+        let mut best: HashMap<Key, f32> = HashMap::default();
+        for (id, vs) in &self.volumes {
+            let e = vs.shared.source.edge().max(1) as f64;
+            let pl = &vs.shared.placement;
+            for p in pawns {
+                let p = p.map(f64::from);
+                // The world box around the pawn, in cells, then in chunks.
+                let mut lo = [f64::INFINITY; 3];
+                let mut hi = [f64::NEG_INFINITY; 3];
+                for corner in 0..8 {
+                    let w = [0, 1, 2].map(|a| {
+                        if corner >> a & 1 == 1 {
+                            p[a] + keep_r
+                        } else {
+                            p[a] - keep_r
+                        }
+                    });
+                    let c = Placement::from_matrix(vs.inverse).point(w);
+                    for a in 0..3 {
+                        lo[a] = lo[a].min(c[a]);
+                        hi[a] = hi[a].max(c[a]);
+                    }
+                }
+                let clo: [i32; 3] =
+                    [0, 1, 2].map(|a| ((lo[a] / e).floor().max(-1e9) as i32).max(vs.chunks[0][a]));
+                let chi: [i32; 3] =
+                    [0, 1, 2].map(|a| ((hi[a] / e).floor().min(1e9) as i32).min(vs.chunks[1][a]));
+                for cz in clo[2]..=chi[2] {
+                    for cy in clo[1]..=chi[1] {
+                        for cx in clo[0]..=chi[0] {
+                            let mid = [cx, cy, cz].map(|c| (f64::from(c) + 0.5) * e);
+                            let wc = pl.point(mid);
+                            let d2: f64 = (0..3)
+                                .map(|a| {
+                                    let d = ((p[a] - wc[a]).abs() - vs.half[a]).max(0.0);
+                                    d * d
+                                })
+                                .sum();
+                            let d = d2.sqrt();
+                            if d > keep_r {
+                                continue;
+                            }
+                            let key = (*id, [cx, cy, cz]);
+                            self.keep.insert(key, ());
+                            if d <= want_r {
+                                let b = best.entry(key).or_insert(f32::INFINITY);
+                                *b = b.min(d as f32);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (key, d) in best {
+            if f64::from(d) <= urgent_r {
+                urgent.push(key);
+            }
+            self.wanted.push((d, key));
+        }
+        self.wanted
+            .sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1 .1.cmp(&b.1 .1)));
+        urgent.sort_by_key(|k| (k.0, k.1));
+        urgent
+    }
+
+    /// One update, before the tick moves anyone: attaches what the workers finished,
+    /// cooks on the spot every chunk within the urgent radius of a pawn that has no body
+    /// yet, queues the rest within the radius nearest first, and removes the bodies of
+    /// chunks past the radius plus the margin. `pawns` are the pawns' feet in meters.
+    pub fn update(&mut self, physics: &mut PhysicsWorld, pawns: &[[f32; 3]]) -> CollisionStats {
+        let mut stats = CollisionStats::default();
+        // 1. What the workers finished.
+        let done: Vec<Done> = self
+            .done
+            .as_ref()
+            .map(|rx| rx.try_iter().collect())
+            .unwrap_or_default();
+        for d in done {
+            if self.chunks.get(&d.key) == Some(&ChunkState::Queued(d.ticket)) {
+                self.attach(physics, d.key, &d.cooked);
+                stats.attached += 1;
+            }
+        }
+        // 2. Look again when a pawn moved far enough (or came, or went).
+        let moved = self.last_scan.len() != pawns.len()
+            || self.last_scan.iter().zip(pawns).any(|(a, b)| {
+                (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f32>() >= RESCAN_STEP * RESCAN_STEP
+            });
+        if self.dirty || moved {
+            self.dirty = false;
+            self.last_scan = pawns.to_vec();
+            let urgent = self.scan(pawns);
+            // 3. Urgent chunks, on the spot.
+            for key in urgent {
+                match self.chunks.get(&key) {
+                    Some(ChunkState::Body(..) | ChunkState::Empty) => {}
+                    _ => self.cook_now(physics, key, &mut stats),
+                }
+            }
+            // 4. The rest within the radius: queued nearest first (or cooked now without
+            //    workers).
+            let wanted = std::mem::take(&mut self.wanted);
+            for &(_, key) in &wanted {
+                if self.chunks.contains_key(&key) {
+                    continue;
+                }
+                let job = self.jobs.as_ref().and_then(|tx| {
+                    let vol = self
+                        .volumes
+                        .iter()
+                        .find(|(id, _)| *id == key.0)
+                        .map(|(_, s)| s.shared.clone())?;
+                    let ticket = self.next_ticket;
+                    tx.send(Job {
+                        key,
+                        ticket,
+                        volume: vol,
+                    })
+                    .ok()
+                    .map(|_| ticket)
+                });
+                match job {
+                    Some(ticket) => {
+                        self.next_ticket += 1;
+                        self.chunks.insert(key, ChunkState::Queued(ticket));
+                        stats.queued += 1;
+                    }
+                    None => self.cook_now(physics, key, &mut stats),
+                }
+            }
+            self.wanted = wanted;
+            // 5. Past the radius plus the margin: no body.
+            let gone: Vec<Key> = self
+                .chunks
+                .keys()
+                .filter(|k| !self.keep.contains_key(k))
+                .copied()
+                .collect();
+            for k in gone {
+                if self.drop_chunk(physics, k) {
+                    stats.removed += 1;
+                }
+            }
+        }
+        stats.bodies = self.by_body.len();
+        stats.triangles = self.triangles;
+        stats.pending = self
+            .chunks
+            .values()
+            .filter(|s| matches!(s, ChunkState::Queued(_)))
+            .count();
+        stats
+    }
+
+    /// Waits for every queued chunk and attaches it (tests, tools, a capture).
+    pub fn flush(&mut self, physics: &mut PhysicsWorld) -> CollisionStats {
+        let mut stats = CollisionStats::default();
+        loop {
+            let pending: usize = self
+                .chunks
+                .values()
+                .filter(|s| matches!(s, ChunkState::Queued(_)))
+                .count();
+            if pending == 0 {
+                break;
+            }
+            let Some(rx) = &self.done else { break };
+            let Ok(d) = rx.recv_timeout(Duration::from_secs(30)) else {
+                break;
+            };
+            if self.chunks.get(&d.key) == Some(&ChunkState::Queued(d.ticket)) {
+                self.attach(physics, d.key, &d.cooked);
+                stats.attached += 1;
+            }
+        }
+        stats.bodies = self.by_body.len();
+        stats.triangles = self.triangles;
+        stats
+    }
+}
+
+impl Drop for CollisionStreamer {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for h in self.workers.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The grip of a surface preset by name (stone's when it is not one).
+pub fn preset_grip(name: &str) -> f32 {
+    surface_preset(name).map_or(0.9, |p| p.grip)
+}

@@ -1,0 +1,759 @@
+//! Recording the passes of one frame. Each pass goes into a primary command buffer of its
+//! own, so the passes record in parallel (one worker's transient pool per thread) and are
+//! submitted in pass order; the barriers at the start of each pass order it after the
+//! passes submitted before it. Every pass is labelled for RenderDoc and, with a timer,
+//! bracketed by its timestamp pair.
+
+use std::sync::Arc;
+
+use ash::vk;
+use dh_content::mesh::MeshVertexLayout;
+
+use super::frame::Post;
+use super::math::{self, Mat4};
+use super::shadow::CASCADES;
+use super::tonemap::BloomPlan;
+use crate::{CaptureTarget, Gpu, Image, PassQueries, Pipeline, PipelineLayout};
+
+/// The HDR scene format.
+pub const HDR_FORMAT: vk::Format = vk::Format::R16G16B16A16_SFLOAT;
+/// The depth format (prepass and shadow atlas).
+pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
+/// One shadow cascade's edge, texels; the atlas holds the four in a 2 × 2 grid.
+pub const CASCADE_RESOLUTION: u32 = 1024;
+/// Bytes of the per-draw push constant: clip-from-local (64), world-from-local as three
+/// rows (48), the material (16): the 128 bytes every device allows.
+pub const DRAW_PUSH_BYTES: u32 = 128;
+
+/// The passes of a frame, in submission order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Pass {
+    /// The staging ring's copies (recorded on the calling thread).
+    Upload,
+    /// The sun's four cascades.
+    Shadows,
+    /// Depth only, `MeshVertexLayout::PositionOnly`.
+    Prepass,
+    /// Lit and unlit boxes, then the sky.
+    Opaque,
+    /// The bloom pyramid.
+    Bloom,
+    /// Exposure, bloom and the tonemap into the capture (and its readback).
+    Resolve,
+}
+
+impl Pass {
+    /// Every pass, in submission order.
+    pub const ALL: [Pass; 6] = [
+        Pass::Upload,
+        Pass::Shadows,
+        Pass::Prepass,
+        Pass::Opaque,
+        Pass::Bloom,
+        Pass::Resolve,
+    ];
+
+    /// The name its timings and debug label carry.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Upload => "upload",
+            Pass::Shadows => "shadows",
+            Pass::Prepass => "depth prepass",
+            Pass::Opaque => "opaque + sky",
+            Pass::Bloom => "bloom",
+            Pass::Resolve => "resolve",
+        }
+    }
+
+    /// Its position in [`Pass::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The renderer's pipelines, layouts and samplers (shared, read-only, by every recording
+/// thread).
+pub(super) struct Pipelines {
+    pub gpu: Gpu,
+    pub box_layout: Arc<PipelineLayout>,
+    pub screen_layout: Arc<PipelineLayout>,
+    pub shadow: Pipeline,
+    pub prepass: Pipeline,
+    pub lit: Pipeline,
+    pub sky: Pipeline,
+    pub prefilter: Pipeline,
+    pub down: Pipeline,
+    pub up: Pipeline,
+    pub post: Pipeline,
+    pub linear: vk::Sampler,
+    pub repeat: vk::Sampler,
+    pub compare: vk::Sampler,
+}
+
+impl Drop for Pipelines {
+    fn drop(&mut self) {
+        for s in [self.linear, self.repeat, self.compare] {
+            self.gpu.retire_pending(crate::Retired::Sampler(s));
+        }
+    }
+}
+
+/// One frame slot's render targets, kept while the size and bloom shape stay.
+pub(super) struct Targets {
+    pub width: u32,
+    pub height: u32,
+    pub plan: Option<BloomPlan>,
+    pub hdr: Image,
+    pub depth: Image,
+    pub atlas: Image,
+    pub down_chain: Vec<Image>,
+    pub up_chain: Vec<Image>,
+    pub capture: CaptureTarget,
+}
+
+/// A geometry buffer's bindings: the vertex streams of each layout and the indices.
+pub(super) struct GeoBind {
+    pub buffer: vk::Buffer,
+    pub index: vk::Buffer,
+    pub full: Vec<u64>,
+    pub position: Vec<u64>,
+}
+
+/// One box draw: an index range of geometry buffer `geo` (0 the static batch, 1 the live
+/// boxes), its pose and material.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Draw {
+    pub geo: usize,
+    pub first_index: u32,
+    pub index_count: u32,
+    pub vertex_offset: i32,
+    pub world: Mat4,
+    pub material: u32,
+}
+
+/// Everything the passes read; `Sync`, shared by the recording threads.
+pub(super) struct PassCtx<'a> {
+    pub gpu: &'a Gpu,
+    pub pipes: &'a Pipelines,
+    pub t: &'a Targets,
+    pub geos: [Option<&'a GeoBind>; 2],
+    pub draws: &'a [Draw],
+    pub frame_set: vk::DescriptorSet,
+    /// Set 1 per material index (its texture, or the white texel).
+    pub material_sets: &'a [vk::DescriptorSet],
+    pub white_set: vk::DescriptorSet,
+    pub bloom_sets: &'a [vk::DescriptorSet],
+    pub post_set: vk::DescriptorSet,
+    pub view_proj: Mat4,
+    pub cascades_vp: [Mat4; CASCADES],
+    pub sun_on: bool,
+    pub post: Post,
+    pub readback: bool,
+    pub queries: [Option<PassQueries>; 6],
+}
+
+/// Assigns the drawing passes to `workers` workers, heaviest first onto the least loaded
+/// (the costs are draw calls), each worker's passes in submission order.
+pub(super) fn assign(passes: &[(Pass, u64)], workers: usize) -> Vec<Vec<Pass>> {
+    let workers = workers.clamp(1, passes.len().max(1));
+    let mut order: Vec<(Pass, u64)> = passes.to_vec();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut load = vec![0u64; workers];
+    let mut out: Vec<Vec<Pass>> = vec![Vec::new(); workers];
+    for (pass, cost) in order {
+        let (w, _) = load
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, l)| (**l, *i))
+            .unwrap_or((0, &0));
+        load[w] += cost.max(1);
+        out[w].push(pass);
+    }
+    for list in &mut out {
+        list.sort();
+    }
+    out.retain(|l| !l.is_empty());
+    out
+}
+
+pub(super) fn push_f32(out: &mut Vec<u8>, v: &[f32]) {
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+}
+
+pub(super) fn push_mat(out: &mut Vec<u8>, m: &Mat4) {
+    for c in m {
+        push_f32(out, c);
+    }
+}
+
+fn bytes_of(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The post push constants.
+pub(super) fn post_push(post: &Post) -> [f32; 12] {
+    let h = post.hable;
+    let bloom = post.bloom.map_or(0.0, |b| b.intensity);
+    [
+        post.exposure,
+        bloom,
+        post.tonemap.index() as f32,
+        h.a,
+        h.b,
+        h.c,
+        h.d,
+        h.e,
+        h.f,
+        h.w,
+        0.0,
+        0.0,
+    ]
+}
+
+struct Barrier {
+    old: vk::ImageLayout,
+    new: vk::ImageLayout,
+    src_stage: vk::PipelineStageFlags2,
+    src_access: vk::AccessFlags2,
+    dst_stage: vk::PipelineStageFlags2,
+    dst_access: vk::AccessFlags2,
+}
+
+fn barrier(gpu: &Gpu, cmd: vk::CommandBuffer, image: &Image, b: Barrier) {
+    let barriers = [vk::ImageMemoryBarrier2::default()
+        .src_stage_mask(b.src_stage)
+        .src_access_mask(b.src_access)
+        .dst_stage_mask(b.dst_stage)
+        .dst_access_mask(b.dst_access)
+        .old_layout(b.old)
+        .new_layout(b.new)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .image(image.raw())
+        .subresource_range(image.full_range())];
+    // SAFETY: `cmd` is recording; the image is live for the submit.
+    unsafe {
+        gpu.device().cmd_pipeline_barrier2(
+            cmd,
+            &vk::DependencyInfo::default().image_memory_barriers(&barriers),
+        )
+    };
+}
+
+fn to_color_attachment(gpu: &Gpu, cmd: vk::CommandBuffer, image: &Image) {
+    // The earlier frame on this slot read (sampled, copied) and wrote it: the transition
+    // waits for both before discarding.
+    barrier(
+        gpu,
+        cmd,
+        image,
+        Barrier {
+            old: vk::ImageLayout::UNDEFINED,
+            new: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            src_stage: vk::PipelineStageFlags2::FRAGMENT_SHADER
+                | vk::PipelineStageFlags2::COPY
+                | vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+            src_access: vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+            dst_stage: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+            dst_access: vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+        },
+    );
+}
+
+fn color_to_sampled(gpu: &Gpu, cmd: vk::CommandBuffer, image: &Image) {
+    barrier(
+        gpu,
+        cmd,
+        image,
+        Barrier {
+            old: vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            new: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            src_stage: vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+            src_access: vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+            dst_stage: vk::PipelineStageFlags2::FRAGMENT_SHADER,
+            dst_access: vk::AccessFlags2::SHADER_SAMPLED_READ,
+        },
+    );
+}
+
+fn viewport(gpu: &Gpu, cmd: vk::CommandBuffer, x: u32, y: u32, w: u32, h: u32) {
+    let vp = vk::Viewport {
+        x: x as f32,
+        y: y as f32,
+        width: w as f32,
+        height: h as f32,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    };
+    let sc = vk::Rect2D {
+        offset: vk::Offset2D {
+            x: x as i32,
+            y: y as i32,
+        },
+        extent: vk::Extent2D {
+            width: w,
+            height: h,
+        },
+    };
+    // SAFETY: `cmd` is recording with a graphics pipeline whose viewport and scissor are
+    // dynamic.
+    unsafe {
+        gpu.device().cmd_set_viewport(cmd, 0, &[vp]);
+        gpu.device().cmd_set_scissor(cmd, 0, &[sc]);
+    }
+}
+
+fn color_attachment(
+    view: vk::ImageView,
+    clear: Option<[f32; 4]>,
+) -> vk::RenderingAttachmentInfo<'static> {
+    vk::RenderingAttachmentInfo::default()
+        .image_view(view)
+        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+        .load_op(if clear.is_some() {
+            vk::AttachmentLoadOp::CLEAR
+        } else {
+            vk::AttachmentLoadOp::DONT_CARE
+        })
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .clear_value(vk::ClearValue {
+            color: vk::ClearColorValue {
+                float32: clear.unwrap_or([0.0; 4]),
+            },
+        })
+}
+
+fn begin_rendering(
+    gpu: &Gpu,
+    cmd: vk::CommandBuffer,
+    w: u32,
+    h: u32,
+    colors: &[vk::RenderingAttachmentInfo<'_>],
+    depth: Option<&vk::RenderingAttachmentInfo<'_>>,
+) {
+    let mut info = vk::RenderingInfo::default()
+        .render_area(vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent: vk::Extent2D {
+                width: w,
+                height: h,
+            },
+        })
+        .layer_count(1)
+        .color_attachments(colors);
+    if let Some(d) = depth {
+        info = info.depth_attachment(d);
+    }
+    // SAFETY: `cmd` is a recording primary outside any pass; the attachments are in the
+    // layouts named and dynamic rendering is enabled.
+    unsafe { gpu.device().cmd_begin_rendering(cmd, &info) };
+}
+
+fn end_rendering(gpu: &Gpu, cmd: vk::CommandBuffer) {
+    // SAFETY: a pass begun by `begin_rendering` is open on `cmd`.
+    unsafe { gpu.device().cmd_end_rendering(cmd) };
+}
+
+fn depth_clear(view: vk::ImageView) -> vk::RenderingAttachmentInfo<'static> {
+    vk::RenderingAttachmentInfo::default()
+        .image_view(view)
+        .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+        .load_op(vk::AttachmentLoadOp::CLEAR)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .clear_value(vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: 1.0,
+                stencil: 0,
+            },
+        })
+}
+
+fn depth_to_attachment(gpu: &Gpu, cmd: vk::CommandBuffer, image: &Image) {
+    barrier(
+        gpu,
+        cmd,
+        image,
+        Barrier {
+            old: vk::ImageLayout::UNDEFINED,
+            new: vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL,
+            src_stage: vk::PipelineStageFlags2::FRAGMENT_SHADER
+                | vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+                | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+            src_access: vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE,
+            dst_stage: vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+                | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+            dst_access: vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE
+                | vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ,
+        },
+    );
+}
+
+impl PassCtx<'_> {
+    /// Records `pass` into `cmd` (a recording primary), timed and labelled.
+    pub(super) fn record(&self, pass: Pass, cmd: vk::CommandBuffer) {
+        let q = self.queries[pass.index()];
+        if let Some(q) = q {
+            q.begin(self.gpu, cmd);
+        }
+        self.gpu.cmd_begin_label(cmd, pass.name());
+        match pass {
+            Pass::Upload => {}
+            Pass::Shadows => self.shadows(cmd),
+            Pass::Prepass => self.prepass(cmd),
+            Pass::Opaque => self.opaque(cmd),
+            Pass::Bloom => self.bloom(cmd),
+            Pass::Resolve => self.resolve(cmd),
+        }
+        self.gpu.cmd_end_label(cmd);
+        if let Some(q) = q {
+            q.end(self.gpu, cmd);
+        }
+    }
+
+    fn bind_geometry(&self, cmd: vk::CommandBuffer, geo: usize, layout: MeshVertexLayout) {
+        let Some(Some(g)) = self.geos.get(geo) else {
+            return;
+        };
+        let offsets = match layout {
+            MeshVertexLayout::PositionOnly => &g.position,
+            _ => &g.full,
+        };
+        let buffers: Vec<vk::Buffer> = offsets.iter().map(|_| g.buffer).collect();
+        // SAFETY: the buffer holds every stream at these offsets; the index buffer is live.
+        unsafe {
+            self.gpu
+                .device()
+                .cmd_bind_vertex_buffers(cmd, 0, &buffers, offsets);
+            self.gpu
+                .device()
+                .cmd_bind_index_buffer(cmd, g.index, 0, vk::IndexType::UINT32);
+        }
+    }
+
+    /// Every draw under `clip`, binding each geometry buffer as the draws reach it.
+    /// `on_draw` runs before each draw (descriptor binds).
+    fn draw_all(
+        &self,
+        cmd: vk::CommandBuffer,
+        clip: &Mat4,
+        layout: MeshVertexLayout,
+        mut on_draw: impl FnMut(&Draw),
+    ) {
+        let device = self.gpu.device();
+        let mut bound = usize::MAX;
+        let mut bytes = Vec::with_capacity(DRAW_PUSH_BYTES as usize);
+        for d in self.draws {
+            if d.geo != bound {
+                self.bind_geometry(cmd, d.geo, layout);
+                bound = d.geo;
+            }
+            on_draw(d);
+            bytes.clear();
+            push_mat(&mut bytes, &math::mul(clip, &d.world));
+            for row in [0usize, 1, 2] {
+                push_f32(&mut bytes, &d.world.map(|col| col[row]));
+            }
+            for v in [d.material, 0, 0, 0] {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            // SAFETY: the range matches the layout's one push-constant range; the bound
+            // geometry holds this index range.
+            unsafe {
+                device.cmd_push_constants(
+                    cmd,
+                    self.pipes.box_layout.raw(),
+                    vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
+                    0,
+                    &bytes,
+                );
+                device.cmd_draw_indexed(cmd, d.index_count, 1, d.first_index, d.vertex_offset, 0);
+            }
+        }
+    }
+
+    fn shadows(&self, cmd: vk::CommandBuffer) {
+        let gpu = self.gpu;
+        depth_to_attachment(gpu, cmd, &self.t.atlas);
+        let att = depth_clear(self.t.atlas.view());
+        let edge = CASCADE_RESOLUTION * 2;
+        begin_rendering(gpu, cmd, edge, edge, &[], Some(&att));
+        if self.sun_on && !self.draws.is_empty() {
+            self.pipes.shadow.bind(cmd);
+            for (i, vp) in self.cascades_vp.iter().enumerate() {
+                let (x, y) = (
+                    (i as u32 % 2) * CASCADE_RESOLUTION,
+                    (i as u32 / 2) * CASCADE_RESOLUTION,
+                );
+                viewport(gpu, cmd, x, y, CASCADE_RESOLUTION, CASCADE_RESOLUTION);
+                self.draw_all(cmd, vp, MeshVertexLayout::PositionOnly, |_| {});
+            }
+        }
+        end_rendering(gpu, cmd);
+        barrier(
+            gpu,
+            cmd,
+            &self.t.atlas,
+            Barrier {
+                old: vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL,
+                new: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                src_stage: vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+                src_access: vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                dst_stage: vk::PipelineStageFlags2::FRAGMENT_SHADER,
+                dst_access: vk::AccessFlags2::SHADER_SAMPLED_READ,
+            },
+        );
+    }
+
+    fn prepass(&self, cmd: vk::CommandBuffer) {
+        let gpu = self.gpu;
+        let (w, h) = (self.t.width, self.t.height);
+        depth_to_attachment(gpu, cmd, &self.t.depth);
+        let att = depth_clear(self.t.depth.view());
+        begin_rendering(gpu, cmd, w, h, &[], Some(&att));
+        if !self.draws.is_empty() {
+            self.pipes.prepass.bind(cmd);
+            viewport(gpu, cmd, 0, 0, w, h);
+            self.draw_all(cmd, &self.view_proj, MeshVertexLayout::PositionOnly, |_| {});
+        }
+        end_rendering(gpu, cmd);
+        barrier(
+            gpu,
+            cmd,
+            &self.t.depth,
+            Barrier {
+                old: vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL,
+                new: vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL,
+                src_stage: vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+                src_access: vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_WRITE,
+                dst_stage: vk::PipelineStageFlags2::EARLY_FRAGMENT_TESTS
+                    | vk::PipelineStageFlags2::LATE_FRAGMENT_TESTS,
+                dst_access: vk::AccessFlags2::DEPTH_STENCIL_ATTACHMENT_READ,
+            },
+        );
+    }
+
+    fn opaque(&self, cmd: vk::CommandBuffer) {
+        let gpu = self.gpu;
+        let device = gpu.device();
+        let (w, h) = (self.t.width, self.t.height);
+        let layout = self.pipes.box_layout.raw();
+        to_color_attachment(gpu, cmd, &self.t.hdr);
+        let hdr_att = [color_attachment(
+            self.t.hdr.view(),
+            Some([0.0, 0.0, 0.0, 1.0]),
+        )];
+        let depth_load = vk::RenderingAttachmentInfo::default()
+            .image_view(self.t.depth.view())
+            .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+            .load_op(vk::AttachmentLoadOp::LOAD)
+            .store_op(vk::AttachmentStoreOp::STORE);
+        begin_rendering(gpu, cmd, w, h, &hdr_att, Some(&depth_load));
+        viewport(gpu, cmd, 0, 0, w, h);
+        if !self.draws.is_empty() {
+            self.pipes.lit.bind(cmd);
+            // SAFETY: both sets match the layout and stay valid for the submit.
+            unsafe {
+                device.cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    layout,
+                    0,
+                    &[self.frame_set, self.white_set],
+                    &[],
+                );
+            }
+            let mut bound = self.white_set;
+            self.draw_all(cmd, &self.view_proj, MeshVertexLayout::Full, |d| {
+                let set = self
+                    .material_sets
+                    .get(d.material as usize)
+                    .copied()
+                    .unwrap_or(self.white_set);
+                if set != bound {
+                    // SAFETY: as above.
+                    unsafe {
+                        device.cmd_bind_descriptor_sets(
+                            cmd,
+                            vk::PipelineBindPoint::GRAPHICS,
+                            layout,
+                            1,
+                            &[set],
+                            &[],
+                        );
+                    }
+                    bound = set;
+                }
+            });
+        }
+        gpu.cmd_begin_label(cmd, "sky");
+        self.pipes.sky.bind(cmd);
+        // SAFETY: the frame set matches set 0 of the layout the sky shares.
+        unsafe {
+            device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                layout,
+                0,
+                &[self.frame_set],
+                &[],
+            );
+            device.cmd_draw(cmd, 3, 1, 0, 0);
+        }
+        gpu.cmd_end_label(cmd);
+        end_rendering(gpu, cmd);
+        color_to_sampled(gpu, cmd, &self.t.hdr);
+    }
+
+    fn screen_pass(
+        &self,
+        cmd: vk::CommandBuffer,
+        pipeline: &Pipeline,
+        target: &Image,
+        set: vk::DescriptorSet,
+        params: &[f32],
+    ) {
+        let gpu = self.gpu;
+        let e = target.extent();
+        to_color_attachment(gpu, cmd, target);
+        let att = [color_attachment(target.view(), None)];
+        begin_rendering(gpu, cmd, e.width, e.height, &att, None);
+        pipeline.bind(cmd);
+        viewport(gpu, cmd, 0, 0, e.width, e.height);
+        let mut bytes = bytes_of(params);
+        bytes.resize(48, 0);
+        // SAFETY: the set and push range match the screen layout.
+        unsafe {
+            gpu.device().cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.pipes.screen_layout.raw(),
+                0,
+                &[set],
+                &[],
+            );
+            gpu.device().cmd_push_constants(
+                cmd,
+                self.pipes.screen_layout.raw(),
+                vk::ShaderStageFlags::FRAGMENT,
+                0,
+                &bytes,
+            );
+            gpu.device().cmd_draw(cmd, 3, 1, 0, 0);
+        }
+        end_rendering(gpu, cmd);
+    }
+
+    fn bloom(&self, cmd: vk::CommandBuffer) {
+        let (Some(p), Some(b)) = (self.t.plan, self.post.bloom) else {
+            return;
+        };
+        let t = self.t;
+        let levels = p.levels as usize;
+        let texel = |i: &Image| {
+            let e = i.extent();
+            [1.0 / e.width as f32, 1.0 / e.height as f32]
+        };
+        let mut sets = self.bloom_sets.iter().copied();
+        let mut pass = |pipeline: &Pipeline, target: &Image, params: [f32; 8]| {
+            if let Some(s) = sets.next() {
+                self.screen_pass(cmd, pipeline, target, s, &params);
+                color_to_sampled(self.gpu, cmd, target);
+            }
+        };
+        let x = texel(&t.hdr);
+        pass(
+            &self.pipes.prefilter,
+            &t.down_chain[0],
+            [
+                x[0],
+                x[1],
+                1.0,
+                self.post.exposure,
+                b.threshold,
+                b.soft_knee,
+                0.0,
+                0.0,
+            ],
+        );
+        for i in 1..=levels {
+            let x = texel(&t.down_chain[i - 1]);
+            pass(
+                &self.pipes.down,
+                &t.down_chain[i],
+                [x[0], x[1], 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+            );
+        }
+        for i in (0..levels).rev() {
+            let below = if i + 1 == levels {
+                &t.down_chain[levels]
+            } else {
+                &t.up_chain[i + 1]
+            };
+            let x = texel(below);
+            pass(
+                &self.pipes.up,
+                &t.up_chain[i],
+                [x[0], x[1], p.sample_scale, 1.0, 0.0, 0.0, 0.0, 0.0],
+            );
+        }
+    }
+
+    fn resolve(&self, cmd: vk::CommandBuffer) {
+        let target = self.t.capture.image();
+        self.screen_pass(
+            cmd,
+            &self.pipes.post,
+            target,
+            self.post_set,
+            &post_push(&self.post),
+        );
+        if self.readback {
+            self.t.capture.record_readback(
+                self.gpu,
+                cmd,
+                vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                vk::PipelineStageFlags2::COLOR_ATTACHMENT_OUTPUT,
+                vk::AccessFlags2::COLOR_ATTACHMENT_WRITE,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passes_spread_over_workers_heaviest_first() {
+        let passes = [
+            (Pass::Shadows, 400),
+            (Pass::Prepass, 100),
+            (Pass::Opaque, 110),
+            (Pass::Bloom, 19),
+            (Pass::Resolve, 1),
+        ];
+        assert_eq!(
+            assign(&passes, 1),
+            vec![vec![
+                Pass::Shadows,
+                Pass::Prepass,
+                Pass::Opaque,
+                Pass::Bloom,
+                Pass::Resolve
+            ]]
+        );
+        let two = assign(&passes, 2);
+        assert_eq!(two[0], vec![Pass::Shadows]);
+        assert_eq!(
+            two[1],
+            vec![Pass::Prepass, Pass::Opaque, Pass::Bloom, Pass::Resolve]
+        );
+        assert_eq!(
+            assign(&passes[..1], 4).len(),
+            1,
+            "never more workers than passes"
+        );
+    }
+}

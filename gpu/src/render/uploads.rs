@@ -1,0 +1,205 @@
+//! The renderer's asset uploads (the static batch, live box meshes, base color textures)
+//! through the [`StagingRing`] under its per-frame byte and time budget. Each upload is a job
+//! in a FIFO queue; [`UploadQueue::pump`] stages as much of the queue as this frame's budget
+//! and the ring's free space allow, in chunks, and queues the copies. What does not fit waits
+//! for the next frame; nothing blocks. A resource is drawn only once its job has left the
+//! queue (its last chunk is copied in the frame that finished it, before that frame's passes).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use ash::vk;
+
+use super::frame::Texture;
+use crate::{ImageUpload, StagingRing};
+
+/// The largest chunk one stage copies (a large upload goes in pieces, so the time budget
+/// is checked between them and no single copy needs the whole ring).
+pub const CHUNK_BYTES: u64 = 1 << 20;
+
+enum Source {
+    Bytes(Vec<u8>),
+    Texture(Arc<Texture>),
+}
+
+impl Source {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Source::Bytes(b) => b,
+            Source::Texture(t) => &t.rgba,
+        }
+    }
+}
+
+enum Dest {
+    Buffer(vk::Buffer),
+    /// An RGBA8 image of this width and height (rows go in whole).
+    Image(vk::Image, u32, u32),
+}
+
+struct Job {
+    id: u64,
+    dest: Dest,
+    source: Source,
+    /// Bytes (buffers) or rows (images) already staged.
+    done: u64,
+}
+
+/// Pending uploads, oldest first.
+#[derive(Default)]
+pub struct UploadQueue {
+    jobs: VecDeque<Job>,
+    next_id: u64,
+}
+
+impl std::fmt::Debug for UploadQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UploadQueue")
+            .field("jobs", &self.jobs.len())
+            .field("bytes_left", &self.bytes_left())
+            .finish()
+    }
+}
+
+/// What one [`UploadQueue::pump`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pumped {
+    /// Bytes staged.
+    pub bytes: u64,
+    /// Jobs finished (their last chunk staged).
+    pub finished: usize,
+}
+
+impl UploadQueue {
+    fn push(&mut self, dest: Dest, source: Source) -> u64 {
+        self.next_id += 1;
+        self.jobs.push_back(Job {
+            id: self.next_id,
+            dest,
+            source,
+            done: 0,
+        });
+        self.next_id
+    }
+
+    /// Queues `bytes` for `buffer` (from offset 0); returns the job's id.
+    pub fn push_buffer(&mut self, buffer: vk::Buffer, bytes: Vec<u8>) -> u64 {
+        self.push(Dest::Buffer(buffer), Source::Bytes(bytes))
+    }
+
+    /// Queues `texture` for `image` (RGBA8, the texture's size, mip 0), left in
+    /// `SHADER_READ_ONLY_OPTIMAL`; returns the job's id.
+    pub fn push_texture(&mut self, image: vk::Image, texture: Arc<Texture>) -> u64 {
+        let (w, h) = (texture.width, texture.height);
+        self.push(Dest::Image(image, w, h), Source::Texture(texture))
+    }
+
+    /// Drops a job (its destination is going away).
+    pub fn cancel(&mut self, id: u64) {
+        self.jobs.retain(|j| j.id != id);
+    }
+
+    /// Whether job `id` still has bytes to stage.
+    pub fn is_pending(&self, id: u64) -> bool {
+        self.jobs.iter().any(|j| j.id == id)
+    }
+
+    /// Jobs waiting.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Whether nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// Bytes not yet staged.
+    pub fn bytes_left(&self) -> u64 {
+        self.jobs
+            .iter()
+            .map(|j| match j.dest {
+                Dest::Buffer(_) => j.source.bytes().len() as u64 - j.done,
+                Dest::Image(_, w, h) => u64::from(w) * 4 * (u64::from(h) - j.done),
+            })
+            .sum()
+    }
+
+    /// Stages as much as this frame's budget and the ring allow, oldest job first, and
+    /// queues the copies on `staging` (recorded by its next flush).
+    pub fn pump(&mut self, staging: &mut StagingRing) -> Pumped {
+        let mut out = Pumped::default();
+        let chunk = CHUNK_BYTES.min((staging.config().capacity / 2).max(StagingRing::ALIGN));
+        while let Some(job) = self.jobs.front_mut() {
+            let left = staging.budget_left();
+            if left == 0 {
+                break;
+            }
+            let bytes = job.source.bytes();
+            let complete = match job.dest {
+                Dest::Buffer(buffer) => {
+                    let total = bytes.len() as u64;
+                    let n = (total - job.done).min(left).min(chunk);
+                    let (a, b) = (job.done as usize, (job.done + n) as usize);
+                    let Some(slice) = bytes.get(a..b).and_then(|s| staging.stage(s)) else {
+                        break;
+                    };
+                    staging.copy_to_buffer(slice, buffer, job.done);
+                    job.done += n;
+                    out.bytes += n;
+                    job.done >= total
+                }
+                Dest::Image(image, w, h) => {
+                    let row = u64::from(w) * 4;
+                    let rows_left = u64::from(h) - job.done;
+                    // Whole rows; at least one (a row wider than a chunk goes alone).
+                    let rows = (left.min(chunk) / row).max(1).min(rows_left);
+                    if rows * row > left {
+                        break;
+                    }
+                    let a = (job.done * row) as usize;
+                    let b = a + (rows * row) as usize;
+                    let Some(slice) = bytes.get(a..b).and_then(|s| staging.stage(s)) else {
+                        break;
+                    };
+                    staging.copy_to_image(
+                        slice,
+                        ImageUpload {
+                            image,
+                            aspect: vk::ImageAspectFlags::COLOR,
+                            mip_level: 0,
+                            base_layer: 0,
+                            layer_count: 1,
+                            offset: vk::Offset3D {
+                                x: 0,
+                                y: job.done as i32,
+                                z: 0,
+                            },
+                            extent: vk::Extent3D {
+                                width: w,
+                                height: rows as u32,
+                                depth: 1,
+                            },
+                            row_length: 0,
+                            // The first chunk discards; later ones keep the rows before.
+                            old_layout: if job.done == 0 {
+                                vk::ImageLayout::UNDEFINED
+                            } else {
+                                vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL
+                            },
+                            new_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                        },
+                    );
+                    job.done += rows;
+                    out.bytes += rows * row;
+                    job.done >= u64::from(h)
+                }
+            };
+            if complete {
+                self.jobs.pop_front();
+                out.finished += 1;
+            }
+        }
+        out
+    }
+}
