@@ -4,9 +4,10 @@
 //! number of threads, with the frame timer around every tick.
 //!
 //! The per-tick data-parallel passes (mover integration, the carry resolver, world
-//! transforms) run through the host's own [`dh_engine::host::JobsParallel`] adapter (sims'
-//! `Parallel` over `Scheduler::parallel_for_mut`); events apply in the one serial order, so
-//! the trace and the end state do not depend on the thread count (`tests/city.rs`).
+//! transforms, the plate and trigger overlap measurements, the pawns' moves) run through the
+//! host's own [`dh_engine::host::JobsParallel`] adapter (sims' `Parallel` over
+//! `Scheduler::parallel_for_mut`); events apply in the one serial order, so the trace and the
+//! end state do not depend on the thread count (`tests/city.rs`).
 //!
 //! Each tick: the pawn program's commands for this tick go to the host as the script's
 //! verbs would (`use`, `move`), timed as the `pawns` scope; then [`Host::step`] (`input`,

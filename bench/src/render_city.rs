@@ -199,7 +199,7 @@ impl RenderCity {
                         2.0,
                         o[2] + if k == 0 { -BLOCK_PITCH * 0.5 } else { 0.0 },
                     ];
-                    let light = if (b + k) % 4 == 0 {
+                    let light = if (b + k) & 3 == 0 {
                         "\"light\": \"spot\", \"innerConeDegrees\": 25, \"outerConeDegrees\": 40, \"intensity\": 60, \"range\": 10"
                     } else {
                         "\"light\": \"point\", \"intensity\": 30, \"range\": 8"

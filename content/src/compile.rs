@@ -448,7 +448,7 @@ fn read_asset(s: &SourceEntry) -> ReadAsset {
             r.map = Some(map);
         }
     } else {
-        if s.kind == AssetKind::Object {
+        if matches!(s.kind, AssetKind::Object | AssetKind::Voxel) {
             r.source = crate::jsonc::parse(&file.text).ok();
         }
         let (json, refs) = read_typed(s.kind, &file, &mut r.diags);
@@ -562,7 +562,29 @@ fn convert_voxel_sources(
         else {
             continue;
         };
-        if DataKind::of(&data) != DataKind::Vox {
+        let kind = DataKind::of(&data);
+        if kind != DataKind::Vox {
+            if kind != DataKind::Payload {
+                // A Minecraft source would ship unconverted: refuse it by name.
+                let r = &mut read[i];
+                let span = r
+                    .source
+                    .as_ref()
+                    .and_then(|v| v.get("data"))
+                    .map(|v| v.span)
+                    .unwrap_or_default();
+                if let Some(file) = &r.file {
+                    r.diags.error(
+                        file,
+                        span,
+                        "data",
+                        format!(
+                            "'{data}' is {}; this compiler converts .vox sources and ships .dh-vox.bin payloads, and its Minecraft importer is not built yet",
+                            kind.describe()
+                        ),
+                    );
+                }
+            }
             continue;
         }
         let platform = json

@@ -446,6 +446,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     fn number(&mut self) -> Result<f64, Stop> {
         let s = self.s;
         let start = self.i;
@@ -454,66 +455,68 @@ impl<'a> Parser<'a> {
         if negative {
             i += 1;
         }
-        // The digits as an exact integer mantissa while they fit (Clinger's fast path:
-        // a mantissa below 2^53 scaled by an exact power of ten up to 10^22 rounds
-        // correctly in one operation); anything else goes through the full parser.
+        // The digits as one integer mantissa and a power of ten. Clinger's fast path: a
+        // mantissa up to 2^53 scaled by an exact power of ten up to 10^22 rounds
+        // correctly in one operation, so it agrees with `str::parse` bit for bit;
+        // anything else goes through `str::parse`.
         let mut mantissa: u64 = 0;
-        let mut digits = 0u32;
-        let mut scale: i32 = 0;
+        let int_start = i;
         match s.get(i) {
             Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                while let Some(&c @ b'0'..=b'9') = s.get(i) {
-                    mantissa = mantissa.wrapping_mul(10).wrapping_add((c - b'0') as u64);
-                    digits += 1;
-                    i += 1;
-                }
-            }
+            Some(b'1'..=b'9') => i = digits(s, i, &mut mantissa),
             _ => {
                 self.i = i;
                 return Err(self.err("expected a digit in the number"));
             }
         }
+        let mut count = i - int_start;
+        let mut scale: i64 = 0;
         if s.get(i) == Some(&b'.') {
             i += 1;
-            if !matches!(s.get(i), Some(b'0'..=b'9')) {
+            let frac_start = i;
+            i = digits(s, i, &mut mantissa);
+            if i == frac_start {
                 self.i = i;
                 return Err(self.err("expected a digit after the decimal point"));
             }
-            while let Some(&c @ b'0'..=b'9') = s.get(i) {
-                if mantissa != 0 || c != b'0' {
-                    digits += 1;
-                }
-                mantissa = mantissa.wrapping_mul(10).wrapping_add((c - b'0') as u64);
-                scale -= 1;
-                i += 1;
-            }
+            count += i - frac_start;
+            scale = -((i - frac_start) as i64);
         }
-        let mut exact = digits <= 15;
         if matches!(s.get(i), Some(b'e' | b'E')) {
-            exact = false;
             i += 1;
+            let negative_exponent = s.get(i) == Some(&b'-');
             if matches!(s.get(i), Some(b'+' | b'-')) {
                 i += 1;
             }
-            if !matches!(s.get(i), Some(b'0'..=b'9')) {
+            let exp_start = i;
+            let mut exponent: i64 = 0;
+            while let Some(&c) = s.get(i) {
+                let d = c.wrapping_sub(b'0');
+                if d > 9 {
+                    break;
+                }
+                // Clamped: anything this far out takes the slow path anyway.
+                exponent = (exponent * 10 + d as i64).min(1 << 20);
+                i += 1;
+            }
+            if i == exp_start {
                 self.i = i;
                 return Err(self.err("expected a digit in the exponent"));
             }
-            while matches!(s.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
+            scale += if negative_exponent { -exponent } else { exponent };
         }
         self.i = i;
-        if exact && scale >= -22 {
+        // Nineteen digits cannot overflow the u64 mantissa.
+        if count <= 19 && mantissa <= 1 << 53 && (-22..=22).contains(&scale) {
             const POW10: [f64; 23] = [
                 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
                 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
             ];
             let m = mantissa as f64;
-            let v = match POW10.get((-scale) as usize) {
-                Some(p) if scale < 0 => m / p,
-                _ => m,
+            let v = if scale < 0 {
+                m / POW10[scale.unsigned_abs() as usize]
+            } else {
+                m * POW10[scale as usize]
             };
             return Ok(if negative { -v } else { v });
         }
@@ -731,6 +734,21 @@ fn plain_run(s: &[u8], mut i: usize) -> usize {
         if c == b'"' || c == b'\\' || c < 0x20 {
             break;
         }
+        i += 1;
+    }
+    i
+}
+
+/// Reads ASCII digits from `i` into `mantissa` (wrapping: the caller counts them) and
+/// returns the index after the last one.
+#[inline(always)]
+fn digits(s: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
+    while let Some(&c) = s.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        *mantissa = mantissa.wrapping_mul(10).wrapping_add(d as u64);
         i += 1;
     }
     i

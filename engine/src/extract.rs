@@ -621,3 +621,50 @@ pub fn extract_with(
         notes,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post_of(p: &Prefs) -> Post {
+        let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+        // render-eval authors "tonemap": "none" and "bloom": true.
+        let (_, map) = catalog
+            .load_map("render-eval")
+            .unwrap_or_else(|e| panic!("{e}"));
+        settings(&map, p, &mut Vec::new()).1
+    }
+
+    #[test]
+    fn client_render_over_world_over_map_by_what_is_set() {
+        let mut p = Prefs::new();
+        assert_eq!(post_of(&p).tonemap, Tonemap::None, "the map's own field");
+        assert!(post_of(&p).bloom.is_some());
+        // Set on the console to its default value: still set, so it beats the map.
+        p.set("world.render.tonemap", "reinhardWhite")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(post_of(&p).tonemap, Tonemap::ReinhardWhite);
+        // This machine's counterpart sits on top.
+        p.set("client.render.tonemap", "hable")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(post_of(&p).tonemap, Tonemap::Hable);
+        p.set("client.render.bloom", "false")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(post_of(&p).bloom, None);
+        p.set("client.render.exposure", "2")
+            .unwrap_or_else(|e| panic!("{e}"));
+        p.set("world.render.exposure", "3")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(post_of(&p).exposure, 2.0);
+        // Unset again, the client value follows the world.
+        p.unset("client.render.tonemap")
+            .unwrap_or_else(|e| panic!("{e}"));
+        p.unset("client.render.exposure")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(post_of(&p).tonemap, Tonemap::ReinhardWhite);
+        assert_eq!(post_of(&p).exposure, 3.0);
+        p.unset("world.render.tonemap")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(post_of(&p).tonemap, Tonemap::None);
+    }
+}

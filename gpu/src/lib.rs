@@ -65,6 +65,18 @@
 //!   environment for tests ([`testing::test_gpu`], [`testing::finish`]: drop the device,
 //!   then fail on any error-severity message, destruction included).
 //!
+//! * **The renderer** — [`render::Renderer`] draws a [`render::RenderFrame`] through all of
+//!   the above: a [`FrameRing`] of at most two frames with one transient pool per recording
+//!   worker, every upload through the [`StagingRing`] (the frame's own data first, then the
+//!   static batch, live box meshes and base color textures under the per-frame byte and time
+//!   budget; what does not fit waits for a later frame and is not drawn until resident),
+//!   the static batch kept until [`render::RenderFrame::static_generation`] changes, passes
+//!   recorded in parallel by the caller's [`render::Executor`] (dh-gpu owns no threads;
+//!   [`render::Serial`], [`render::ScopedThreads`], the engine's dh-jobs executor) and a
+//!   [`GpuTimer`] pair per pass. [`render::Renderer::render`] captures (waits and reads
+//!   back); [`render::Renderer::render_frame`] does not wait and hands back the pass times
+//!   of the frame two back.
+//!
 //! Raw Vulkan is available to the renderer: [`Gpu::device`], [`Gpu::instance`], and the
 //! re-exported [`ash`] / [`vk`] (same version as ours).
 #![warn(missing_docs)]

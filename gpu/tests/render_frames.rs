@@ -85,7 +85,7 @@ fn city(n: usize) -> (RenderFrame, View) {
     };
     let view = View {
         position: [0.0, 6.0, 10.0],
-        rotation: [-0.2588190, 0.0, 0.0, 0.9659258],
+        rotation: [-0.258_819, 0.0, 0.0, 0.965_925_8],
         projection: Projection::Perspective { fov_y: 60.0 },
         near: 0.1,
         far: None,
