@@ -270,8 +270,6 @@ pub fn parse(text: &str) -> Result<Value, SyntaxError> {
         s: text.as_bytes(),
         text,
         i: 0,
-        items: Vec::new(),
-        members: Vec::new(),
     };
     // Skip a UTF-8 byte order mark.
     if text.starts_with('\u{feff}') {
@@ -288,19 +286,10 @@ type Stop = Box<SyntaxError>;
 /// with each earlier one; larger objects keep a set of key hashes.
 const LINEAR_KEY_CHECK: usize = 8;
 
-/// A finished array or object at least this long, with nothing open below it, takes the
-/// scratch stack it was read into instead of copying it out.
-const TAKE_SCRATCH: usize = 256;
-
 struct Parser<'a> {
     s: &'a [u8],
     text: &'a str,
     i: usize,
-    /// The items of every array being read, innermost last (each array's start is kept
-    /// on the call stack); a closed array moves its tail out into an exactly sized `Vec`.
-    items: Vec<Value>,
-    /// The members of every object being read, the same way.
-    members: Vec<Member>,
 }
 
 impl<'a> Parser<'a> {
@@ -640,19 +629,19 @@ impl<'a> Parser<'a> {
             return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         self.i += 1;
-        let base = self.items.len();
+        let mut items: Vec<Value> = Vec::new();
         loop {
             self.ws()?;
             match self.peek() {
                 Some(b']') => {
                     self.i += 1;
-                    return Ok(take_tail(&mut self.items, base));
+                    return Ok(items);
                 }
                 None => return Err(self.err("an array is never closed with ']'")),
                 _ => {}
             }
             let item = self.value_here(depth + 1)?;
-            self.items.push(item);
+            items.push(item);
             self.ws()?;
             match self.peek() {
                 Some(b',') => self.i += 1,
@@ -668,14 +657,14 @@ impl<'a> Parser<'a> {
             return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         self.i += 1;
-        let base = self.members.len();
+        let mut members: Vec<Member> = Vec::new();
         let mut seen = KeyHashes::default();
         loop {
             self.ws()?;
             match self.peek() {
                 Some(b'}') => {
                     self.i += 1;
-                    return Ok(take_tail(&mut self.members, base));
+                    return Ok(members);
                 }
                 Some(b'"') => {}
                 None => return Err(self.err("an object is never closed with '}'")),
@@ -684,7 +673,7 @@ impl<'a> Parser<'a> {
             let key_start = self.i;
             let key = self.string()?;
             let key_span = Span::new(key_start, self.i);
-            if seen.contains_or_add(&self.members[base..], &key) {
+            if seen.contains_or_add(&members, &key) {
                 self.i = key_start;
                 return Err(self.err(format!("the member '{key}' is written twice")));
             }
@@ -694,7 +683,7 @@ impl<'a> Parser<'a> {
             }
             self.i += 1;
             let value = self.value(depth + 1)?;
-            self.members.push(Member {
+            members.push(Member {
                 key,
                 key_span,
                 value,
@@ -752,17 +741,6 @@ fn digits(s: &[u8], mut i: usize, mantissa: &mut u64) -> usize {
         i += 1;
     }
     i
-}
-
-/// Moves `stack[base..]` out into its own `Vec`: exactly sized, or, for a long run with
-/// nothing below it, the stack's own buffer (no copy).
-#[inline]
-fn take_tail<T>(stack: &mut Vec<T>, base: usize) -> Vec<T> {
-    if base == 0 && stack.len() >= TAKE_SCRATCH {
-        std::mem::take(stack)
-    } else {
-        stack.split_off(base)
-    }
 }
 
 /// The duplicate-key check of one object: a linear scan of the members so far while the

@@ -656,6 +656,22 @@ fn bodies_stay_near_pawns_and_urgent_chunks_cook_before_the_tick() {
     assert_eq!(physics.body_count(), 0);
 }
 
+#[test]
+fn the_streaming_preferences_are_the_specs() {
+    let prefs = dh_engine::prefs::Prefs::new();
+    let server = CollisionConfig::from_prefs(&prefs, false);
+    assert_eq!(
+        (server.radius, server.margin, server.urgent, server.workers),
+        (48.0, 16.0, 4.0, 1)
+    );
+    assert_eq!(server, CollisionConfig::default());
+    let client = CollisionConfig::from_prefs(&prefs, true);
+    assert_eq!(
+        (client.radius, client.margin, client.urgent, client.workers),
+        (32.0, 16.0, 4.0, 1)
+    );
+}
+
 // ── Swimming ────────────────────────────────────────────────────────────
 
 fn water(level: i32) -> PaletteEntry {

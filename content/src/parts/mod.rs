@@ -82,20 +82,25 @@ pub fn content_hash(model: &Model, node: usize) -> String {
         return String::new();
     };
     let mut h = Sha1::new();
+    // One buffer per primitive, so the digest runs over whole blocks.
+    let mut buf = Vec::new();
     for p in &mesh.primitives {
-        h.update(b"P");
-        h.update(p.material.as_deref().unwrap_or("").as_bytes());
-        h.update(&[0]);
-        h.update(&(p.vertices.len() as u64).to_le_bytes());
+        buf.clear();
+        buf.push(b'P');
+        buf.extend_from_slice(p.material.as_deref().unwrap_or("").as_bytes());
+        buf.push(0);
+        buf.extend_from_slice(&(p.vertices.len() as u64).to_le_bytes());
+        buf.reserve(p.vertices.len() * 32 + p.indices.len() * 4 + 8);
         for v in &p.vertices {
             for c in v.position.iter().chain(&v.normal).chain(&v.uv0) {
-                h.update(&c.to_le_bytes());
+                buf.extend_from_slice(&c.to_le_bytes());
             }
         }
-        h.update(&(p.indices.len() as u64).to_le_bytes());
+        buf.extend_from_slice(&(p.indices.len() as u64).to_le_bytes());
         for i in &p.indices {
-            h.update(&i.to_le_bytes());
+            buf.extend_from_slice(&i.to_le_bytes());
         }
+        h.update(&buf);
     }
     h.finish().iter().map(|b| format!("{b:02x}")).collect()
 }
