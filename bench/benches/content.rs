@@ -1,8 +1,8 @@
 //! Content benchmarks, side by side with peers in the same run:
 //! * JSONC reading (`dh_content::jsonc::parse`, spans kept) against `serde_json` parsing the
 //!   same bytes into `serde_json::Value` (no spans, no comments), on three inputs: the core
-//!   logic map (12 KB), a generated map of thousands of records (about 2.6 MB) and a
-//!   generated array of numbers (about 1.9 MB); each input is pretty-printed JSON without
+//!   logic map (12 KB), a generated map of 8000 records (3.6 MB) and a
+//!   generated array of 200000 numbers (1.9 MB); each input is pretty-printed JSON without
 //!   comments, so serde_json reads the very same bytes;
 //! * the whole core pallet compiled from its sources (what `dh-engine` pays at start-up
 //!   for the embedded core pallet).
@@ -13,7 +13,7 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 
 fn core_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../content/core")
@@ -106,7 +106,11 @@ fn generated_numbers_json(n: usize) -> String {
         let _ = match i % 3 {
             0 => write!(s, "{}", (r % 100_000) as i64 - 50_000),
             1 => write!(s, "{:.3}", (r % 1_000_000) as f64 / 1000.0 - 500.0),
-            _ => write!(s, "{}", f32::from_bits((r as u32 & 0x3fff_ffff) | 0x3c00_0000)),
+            _ => write!(
+                s,
+                "{}",
+                f32::from_bits((r as u32 & 0x3fff_ffff) | 0x3c00_0000)
+            ),
         };
     }
     s.push(']');
@@ -115,7 +119,10 @@ fn generated_numbers_json(n: usize) -> String {
 
 fn parse_side_by_side(c: &mut Criterion, group: &str, text: &str, samples: usize) {
     // Both parsers must accept the input, or the comparison means nothing.
-    assert!(dh_content::jsonc::parse(text).is_ok(), "{group}: jsonc rejects it");
+    assert!(
+        dh_content::jsonc::parse(text).is_ok(),
+        "{group}: jsonc rejects it"
+    );
     assert!(
         serde_json::from_str::<serde_json::Value>(text).is_ok(),
         "{group}: serde_json rejects it"
@@ -123,6 +130,10 @@ fn parse_side_by_side(c: &mut Criterion, group: &str, text: &str, samples: usize
     let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Bytes(text.len() as u64));
     g.sample_size(samples);
+    if samples < 100 {
+        // One iteration a sample: the large inputs take tens of milliseconds each.
+        g.sampling_mode(SamplingMode::Flat);
+    }
     g.bench_function("dh_content::jsonc", |b| {
         b.iter(|| dh_content::jsonc::parse(std::hint::black_box(text)).map(|v| v.span))
     });
@@ -138,13 +149,13 @@ fn jsonc_vs_serde(c: &mut Criterion) {
         c,
         "parse generated map (8000 records)",
         &generated_map_json(8000),
-        20,
+        30,
     );
     parse_side_by_side(
         c,
         "parse number array (200000 numbers)",
         &generated_numbers_json(200_000),
-        20,
+        30,
     );
 }
 

@@ -324,7 +324,17 @@ impl<'a> Parser<'a> {
         let mut i = self.i;
         loop {
             match s.get(i) {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => i += 1,
+                Some(b'\n') => {
+                    i += 1;
+                    // Indentation after a line break, eight spaces at a time.
+                    while let Some(w) = s.get(i..).and_then(|t| t.first_chunk::<8>()) {
+                        if *w != [b' '; 8] {
+                            break;
+                        }
+                        i += 8;
+                    }
+                }
+                Some(b' ' | b'\t' | b'\r') => i += 1,
                 Some(b'/') => {
                     self.i = i;
                     return self.ws_comments();
@@ -374,14 +384,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn value(&mut self, depth: usize) -> Result<Value, Stop> {
         self.ws()?;
         self.value_here(depth)
     }
 
     /// Reads a value starting exactly at `self.i` (whitespace already skipped). Inlined
-    /// into the array and object loops, so a scalar is built straight into its slot.
+    /// into the array and object loops; only containers recurse, through the out-of-line
+    /// [`Parser::array`] and [`Parser::object`].
     #[inline(always)]
     fn value_here(&mut self, depth: usize) -> Result<Value, Stop> {
         let start = self.i;
@@ -492,7 +503,11 @@ impl<'a> Parser<'a> {
                 self.i = i;
                 return Err(self.err("expected a digit in the exponent"));
             }
-            scale += if negative_exponent { -exponent } else { exponent };
+            scale += if negative_exponent {
+                -exponent
+            } else {
+                exponent
+            };
         }
         self.i = i;
         // Nineteen digits cannot overflow the u64 mantissa.
@@ -527,7 +542,7 @@ impl<'a> Parser<'a> {
 
     /// Reads a string whose opening quote is at `self.i`. A string with no escapes (the
     /// common case) is one scan and one exactly sized copy.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self) -> Result<String, Stop> {
         let open = self.i;
         let end = plain_run(self.s, open + 1);
@@ -868,10 +883,27 @@ mod tests {
     fn numbers_match_the_full_parser() {
         // The fast path must agree with str::parse bit for bit.
         for text in [
-            "0", "-0", "1", "-1", "0.1", "0.3", "1.5", "-2.25", "123456789012345",
-            "0.000000000000000000001", "3.141592653589793", "9007199254740993",
-            "1234567.8901234", "0.1e1", "100.000", "1e22", "12345678901234567890",
-            "0.0000000000000000000000001", "-0.5", "2.5e-7", "42.42",
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "0.1",
+            "0.3",
+            "1.5",
+            "-2.25",
+            "123456789012345",
+            "0.000000000000000000001",
+            "3.141592653589793",
+            "9007199254740993",
+            "1234567.8901234",
+            "0.1e1",
+            "100.000",
+            "1e22",
+            "12345678901234567890",
+            "0.0000000000000000000000001",
+            "-0.5",
+            "2.5e-7",
+            "42.42",
         ] {
             let ours = parse(text).unwrap().as_f64().unwrap();
             let std: f64 = text.parse().unwrap();
@@ -890,6 +922,93 @@ mod tests {
             let std: f64 = text.parse().unwrap();
             assert_eq!(ours.to_bits(), std.to_bits(), "{text}");
         }
+    }
+
+    #[test]
+    fn exponents_match_the_full_parser() {
+        // Exponents fold into the fast path's power of ten while it stays within 10^±22.
+        for text in [
+            "1e0",
+            "1e-22",
+            "1e-23",
+            "9007199254740992e22",
+            "9007199254740993e0",
+            "123e5",
+            "1.5E+3",
+            "-2.5e-7",
+            "4.35e-5",
+            "7e22",
+            "7e23",
+            "1e400",
+            "1e-400",
+            "0e999999999999",
+            "12345678901234567e-3",
+            "0.000123e10",
+        ] {
+            match text.parse::<f64>() {
+                Ok(std) if std.is_finite() => {
+                    let ours = parse(text).unwrap().as_f64().unwrap();
+                    assert_eq!(ours.to_bits(), std.to_bits(), "{text}");
+                }
+                _ => assert!(parse(text).unwrap_err().message.contains("out of range")),
+            }
+        }
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..20000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let text = format!(
+                "{}.{}e{}",
+                x % 1_000_000,
+                (x >> 24) % 1000,
+                ((x >> 40) % 60) as i64 - 30
+            );
+            let ours = parse(&text).unwrap().as_f64().unwrap();
+            let std: f64 = text.parse().unwrap();
+            assert_eq!(ours.to_bits(), std.to_bits(), "{text}");
+        }
+    }
+
+    #[test]
+    fn string_scanning_finds_every_special_byte() {
+        // A quote, backslash or control character at every offset of the word-at-a-time
+        // scan, after plain ASCII and after multi-byte UTF-8.
+        for prefix in ["", "é", "😀x"] {
+            for n in 0..20 {
+                let run = format!("{prefix}{}", "a".repeat(n));
+                let v = parse(&format!("\"{run}\\n{run}\"")).unwrap();
+                assert_eq!(v.as_str().unwrap(), format!("{run}\n{run}"));
+                let e = parse(&format!("\"{run}\u{1}\"")).unwrap_err();
+                assert_eq!(e.offset, 1 + run.len());
+                assert!(e.message.contains("control character"));
+                let e = parse(&format!("\"{run}")).unwrap_err();
+                assert_eq!((e.offset, e.message.contains("never closed")), (0, true));
+                let v = parse(&format!("[\"{run}\", 1]")).unwrap();
+                assert_eq!(v.as_array().unwrap()[0].span, Span::new(1, 3 + run.len()));
+            }
+        }
+    }
+
+    #[test]
+    fn duplicates_in_large_objects() {
+        // Past the linear check, the hash set finds the same duplicate at the same offset.
+        let mut text = String::from("{");
+        for i in 0..100 {
+            text.push_str(&format!("\"k{i}\": {i}, "));
+        }
+        let at = text.len();
+        text.push_str("\"k\\u0037\": 0}");
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.offset, at);
+        assert_eq!(e.message, "the member 'k7' is written twice");
+        // Distinct keys, however many, are accepted in order.
+        let ok = text.replace("\"k\\u0037\": 0", "\"k100\": 0");
+        let v = parse(&ok).unwrap();
+        let members = v.as_object().unwrap();
+        assert_eq!(members.len(), 101);
+        assert_eq!(members[100].key, "k100");
+        assert_eq!(v.get("k42").and_then(Value::as_f64), Some(42.0));
     }
 
     #[test]
