@@ -175,7 +175,7 @@ fn terrain() -> VoxelPayload {
                     let h = height(bx, bz);
                     *b = if h <= sea + 1 {
                         river
-                    } else if hash(bx / 32, bz / 32, 7) % 3 == 0 {
+                    } else if hash(bx / 32, bz / 32, 7).is_multiple_of(3) {
                         forest
                     } else {
                         plains
@@ -195,7 +195,7 @@ fn terrain() -> VoxelPayload {
     for z in 3..sz - 3 {
         for x in 3..sx - 3 {
             let h = height(x, z);
-            if h <= sea + 1 || hash(x, z, 3) % 90 != 0 || h + 8 >= sy {
+            if h <= sea + 1 || !hash(x, z, 3).is_multiple_of(90) || h + 8 >= sy {
                 continue;
             }
             for dy in 1..=5 {

@@ -40,12 +40,12 @@ pub use light::{
     LightWorld, BRICK, BRICK_CELLS, LIGHT_OPAQUE,
 };
 pub use looks::{
-    CellLook, PaletteAtlas, Surface, VoxelLooks, ATLAS_WIDTH, FLAG_DRAW, FLAG_FLUID,
-    FLAG_OPAQUE, FLAG_SEE_THROUGH, UNRESOLVED_COLOR,
+    CellLook, PaletteAtlas, Surface, VoxelLooks, ATLAS_WIDTH, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE,
+    FLAG_SEE_THROUGH, UNRESOLVED_COLOR,
 };
 pub use mesh::{
-    find_faces, mesh_chunk_into, mesh_region, mesh_regions, MeshContext, MeshOptions, MeshScratch, MeshStats, RegionMesh,
-    SurfaceMesh, FACE_DIRS, VERTEX_BYTES,
+    find_faces, mesh_chunk_into, mesh_region, mesh_regions, MeshContext, MeshOptions, MeshScratch,
+    MeshStats, RegionMesh, SurfaceMesh, FACE_DIRS, VERTEX_BYTES,
 };
 pub use place::Placement;
 
