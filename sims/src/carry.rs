@@ -117,7 +117,7 @@ impl Hierarchy {
             let before: &[Rigid] = before;
             let start = level.start;
             let (parent, stops, delta) = (&parent[..], &stops[..], &delta[..]);
-            par.for_each_mut_light(current, |i, c| {
+            par.for_each_mut(current, |i, c| {
                 let slot = start + i;
                 *c = if stops[slot] {
                     Rigid::IDENTITY

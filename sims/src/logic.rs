@@ -338,7 +338,7 @@ impl SimWorld {
                     .into_iter()
                     .map(|(e, r, s, m)| (e, r, s, m, None))
                     .collect();
-            par.for_each_mut_light(&mut items, |_, item| {
+            par.for_each_mut(&mut items, |_, item| {
                 item.4 = Some(carry::integrate(item.3, tick, rate));
             });
             for (e, rec, slot, _, step) in items {

@@ -6,11 +6,6 @@
 //! [`Serial`] runs everything on the calling thread. The engine hands in the job system's
 //! parallel-for by implementing [`Parallel`] over `dh_jobs::Scheduler::parallel_for_mut`.
 
-/// How many items a light pass ([`Parallel::for_each_mut_light`]) needs before it is handed
-/// to [`Parallel::for_each_mut`]: below it, the pass takes less time than waking another
-/// thread and waiting for it.
-pub const LIGHT_PASS_MIN: usize = 1024;
-
 /// A parallel-for over a mutable slice.
 pub trait Parallel {
     /// Calls `f(index, &mut item)` for every item of `items`, each exactly once, in any
@@ -19,24 +14,6 @@ pub trait Parallel {
     where
         T: Send,
         F: Fn(usize, &mut T) + Sync;
-
-    /// [`for_each_mut`](Parallel::for_each_mut) for a pass whose items take tens of
-    /// nanoseconds each (one mover's step, one carry, one placement): a slice shorter than
-    /// [`LIGHT_PASS_MIN`] runs on the calling thread in index order, a longer one goes to
-    /// `for_each_mut`. The same contract: each item exactly once, the order unspecified.
-    fn for_each_mut_light<T, F>(&self, items: &mut [T], f: F)
-    where
-        T: Send,
-        F: Fn(usize, &mut T) + Sync,
-    {
-        if items.len() < LIGHT_PASS_MIN {
-            for (i, item) in items.iter_mut().enumerate() {
-                f(i, item);
-            }
-        } else {
-            self.for_each_mut(items, f);
-        }
-    }
 }
 
 /// Runs every pass on the calling thread, in index order.

@@ -291,7 +291,7 @@ impl SimWorld {
             .query_mut::<(&HierSlot, &LocalTransform, &mut WorldTransform)>()
             .into_iter()
             .collect();
-        par.for_each_mut_light(&mut items, |_, (slot, local, world)| {
+        par.for_each_mut(&mut items, |_, (slot, local, world)| {
             let s = slot.0 as usize;
             world.0 = match (follows.get(s), carry.get(s)) {
                 (Some(true), Some(c)) => c.apply_pose(&local.0),
