@@ -257,6 +257,9 @@ struct ReadAsset {
     /// Whether the compiled asset ships in the pallet (a `.dh-model` sidecar is build
     /// input only).
     ship: bool,
+    /// Where the source lies on disk (`None` for one embedded in a binary): a model's
+    /// identity sidecar is read from beside it.
+    disk: Option<PathBuf>,
 }
 
 /// A reference an asset states, to be resolved against the pallet.
@@ -408,6 +411,10 @@ fn read_asset(s: &SourceEntry) -> ReadAsset {
         source: None,
         map: None,
         ship: s.kind != AssetKind::ModelSidecar,
+        disk: match &s.data {
+            SourceData::Disk(p) => Some(p.clone()),
+            SourceData::Memory(_) => None,
+        },
     };
     if s.kind == AssetKind::Raw {
         match s.data.read() {
@@ -780,10 +787,23 @@ fn check_maps(
         .iter()
         .filter_map(|r| Some((r.path.clone(), r.file.clone()?)))
         .collect();
-    for r in read.iter_mut() {
-        let (Some(map), Some(file)) = (r.map.take(), r.file.clone()) else {
+    let mut models = ModelCache::default();
+    for i in 0..read.len() {
+        let (Some(mut map), Some(file)) = (read[i].map.take(), read[i].file.clone()) else {
             continue;
         };
+        let mut baked = Diagnostics::new();
+        bake_model_instances(
+            manifest,
+            read,
+            &read[i].path,
+            &mut map,
+            &file,
+            &mut baked,
+            &mut models,
+        );
+        let r = &mut read[i];
+        r.diags.extend(baked);
         let mut info = map.map_info();
         for record in &map.objects {
             if let crate::schema::records::Record::Instance(inst) = record {
@@ -815,6 +835,11 @@ fn check_maps(
             }
         }
         r.json = Some(map.to_json());
+    }
+    for (i, d) in models.sidecar_diags {
+        if let Some(r) = read.get_mut(i) {
+            r.diags.extend(d);
+        }
     }
 }
 
@@ -954,5 +979,239 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                 }
             }
         }
+    }
+}
+
+/// A model the build imported for its instances, shared by every placement of it.
+struct ImportedModel {
+    /// The model, its `.dh-model` sidecar applied.
+    model: crate::gltf::Model,
+    /// Its part identities, matched once against its `.dh-ids`.
+    ids: crate::parts::ModelIds,
+}
+
+/// What one model's import gave: the model, or why it did not import; and the warnings
+/// that belong to the model rather than to a map (identity sidecar notes), said once.
+struct ModelImport {
+    result: Result<ImportedModel, crate::gltf::GlbError>,
+    notes: Vec<String>,
+}
+
+/// The models imported so far, by path in the pallet (`None`: nothing to import, e.g. an
+/// `.fbx` or a missing file, reported elsewhere), and the diagnostics that belong on
+/// `.dh-model` sidecar files (by index into the read assets).
+#[derive(Default)]
+struct ModelCache {
+    models: BTreeMap<String, Option<ModelImport>>,
+    sidecar_diags: Vec<(usize, Diagnostics)>,
+}
+
+/// Where pallet path `path` lies on disk, when the pallet's sources are on disk: the
+/// pallet root is found from any source read from disk.
+fn disk_path_of(read: &[ReadAsset], path: &str) -> Option<PathBuf> {
+    let (asset, disk) = read.iter().find_map(|r| r.disk.as_ref().map(|d| (r, d)))?;
+    let depth = asset.path.split('/').count();
+    let root = disk.ancestors().nth(depth)?;
+    Some(path.split('/').fold(root.to_path_buf(), |p, c| p.join(c)))
+}
+
+/// Imports the model at pallet path `path` (a `.glb`, or a folder of `.glb` pieces):
+/// applies its `.dh-model` sidecar first, then matches its identities against its
+/// `.dh-ids` (read from disk beside it; embedded sources have none). `None` when there is
+/// nothing here to import.
+fn import_model(
+    manifest: &PalletManifestSource,
+    read: &[ReadAsset],
+    path: &str,
+    sidecar_diags: &mut Vec<(usize, Diagnostics)>,
+) -> Option<ModelImport> {
+    use crate::gltf::{apply_sidecar, import_glb, import_pieces, ImportOptions, Piece};
+    let file_name = path.rsplit('/').next().unwrap_or(path);
+    let imported = if file_name.contains('.') {
+        if !file_name.to_ascii_lowercase().ends_with(".glb") {
+            return None; // an .fbx: this compiler does not convert it
+        }
+        let bytes = read
+            .iter()
+            .find(|r| r.path == path && r.kind == AssetKind::Raw)?
+            .raw
+            .as_deref()?;
+        import_glb(bytes, path)
+    } else {
+        let prefix = format!("{path}/");
+        let pieces: Vec<Piece<'_>> = read
+            .iter()
+            .filter(|r| r.kind == AssetKind::Raw)
+            .filter(|r| {
+                r.path.strip_prefix(&prefix).is_some_and(|rest| {
+                    !rest.contains('/') && rest.to_ascii_lowercase().ends_with(".glb")
+                })
+            })
+            .filter_map(|r| {
+                Some(Piece {
+                    name: &r.path,
+                    bytes: r.raw.as_deref()?,
+                })
+            })
+            .collect();
+        if pieces.is_empty() {
+            return None; // a missing geometry: the reference check reports it
+        }
+        import_pieces(path, &pieces, &ImportOptions::default())
+    };
+    let mut model = match imported {
+        Ok(m) => m,
+        Err(e) => {
+            return Some(ModelImport {
+                result: Err(e),
+                notes: Vec::new(),
+            })
+        }
+    };
+    // The sidecar's ops come before anything else sees the model.
+    let sidecar_path = format!("{path}.dh-model");
+    if let Some((i, sidecar_asset)) = read
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.path == sidecar_path && r.kind == AssetKind::ModelSidecar)
+    {
+        if let (Some(file), false) = (&sidecar_asset.file, sidecar_asset.diags.has_errors()) {
+            // Read again for its typed form; its own diagnostics were reported when read.
+            let mut scratch = Diagnostics::new();
+            if let Some(sidecar) =
+                crate::schema::model::read_model_sidecar(file, &mut scratch, Mode::Build)
+            {
+                let outcome = apply_sidecar(&mut model, &sidecar);
+                let mut d = Diagnostics::new();
+                for sd in outcome.diags {
+                    d.push(sd.severity, file, sd.span, &sd.path, sd.message);
+                }
+                sidecar_diags.push((i, d));
+            }
+        }
+    }
+    let mut notes = Vec::new();
+    let ids_rel = crate::parts::ids_path(path);
+    let ids_file = match disk_path_of(read, &ids_rel) {
+        None => None,
+        Some(disk) => match std::fs::read_to_string(&disk) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                notes.push(format!(
+                    "identity sidecar '{ids_rel}' cannot be read ({e}); every part of '{path}' gets a fresh id"
+                ));
+                None
+            }
+            Ok(text) => match crate::parts::IdsFile::parse(&text) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    notes.push(format!(
+                        "identity sidecar '{ids_rel}' does not read ({e}); every part of '{path}' gets a fresh id"
+                    ));
+                    None
+                }
+            },
+        },
+    };
+    let ids = crate::parts::match_identities(
+        &model,
+        &format!("{}:{path}", manifest.id),
+        ids_file.as_ref(),
+    );
+    notes.extend(ids.warnings.iter().map(|w| format!("{path}: {w}")));
+    Some(ModelImport {
+        result: Ok(ImportedModel { model, ids }),
+        notes,
+    })
+}
+
+/// Bakes the parts table of every model instance of `map` whose model is in this pallet,
+/// in map order (ids counted map-wide), and reports what the map importer would say about
+/// each model's geometry at the first instance placing it. A model's own notes (identity
+/// sidecar) are said once, at the first instance that imported it.
+fn bake_model_instances(
+    manifest: &PalletManifestSource,
+    read: &[ReadAsset],
+    map_path: &str,
+    map: &mut crate::schema::map::Map,
+    file: &SourceFile,
+    diags: &mut Diagnostics,
+    cache: &mut ModelCache,
+) {
+    use crate::schema::records::{Record, SourceKind};
+    use std::collections::BTreeSet;
+    let materials: BTreeMap<String, String> = map
+        .materials
+        .as_ref()
+        .map(|t| {
+            t.entries
+                .iter()
+                .map(|(slot, _, reference)| (slot.clone(), reference.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let bound: BTreeSet<String> = materials.keys().cloned().collect();
+    let mut reported = BTreeSet::new();
+    let mut next_id = 0u32;
+    for (i, record) in map.objects.iter_mut().enumerate() {
+        let Record::Instance(inst) = record else {
+            continue;
+        };
+        if inst.source_kind() != Some(SourceKind::Model) {
+            continue;
+        }
+        let Ok(b) = refs::resolve(&inst.source, &manifest.id, map_path, &manifest.dependencies)
+        else {
+            continue; // reported by the reference check
+        };
+        if b.pallet != manifest.id {
+            continue; // imported where it lives, and where it is loaded
+        }
+        let span = inst.at.field("source");
+        let at = format!("objects[{i}].source");
+        let fresh = !cache.models.contains_key(&b.path);
+        if fresh {
+            let imported = import_model(manifest, read, &b.path, &mut cache.sidecar_diags);
+            cache.models.insert(b.path.clone(), imported);
+        }
+        let Some(Some(imported)) = cache.models.get(&b.path) else {
+            continue;
+        };
+        if fresh {
+            for note in &imported.notes {
+                diags.warning(file, span, &at, note.clone());
+            }
+        }
+        if reported.insert(b.path.clone()) {
+            let lines =
+                crate::gltf::geometry_report(imported.result.as_ref().map(|m| &m.model), &bound);
+            if let (Err(e), true) = (&imported.result, lines.is_empty()) {
+                // Not even a container the report reads: still no parts table to bake.
+                diags.error(
+                    file,
+                    span,
+                    &at,
+                    format!("'{}' does not import: {e}", inst.source),
+                );
+            }
+            for (severity, line) in lines {
+                diags.push(severity, file, span, &at, line);
+            }
+        }
+        let (Ok(m), Some(instance_id)) = (&imported.result, inst.id) else {
+            continue; // an import error stops here; a missing id is a map rule error
+        };
+        let placement = crate::parts::Placement {
+            instance_id,
+            pose: crate::parts::instance_pose(inst.position, inst.rotation, inst.scale),
+            first_id: next_id,
+            materials: &materials,
+        };
+        let table = crate::parts::bake_parts_table(&m.model, &m.ids, &placement);
+        for w in table.warnings {
+            diags.warning(file, span, &at, format!("{}: {w}", b.path));
+        }
+        next_id = table.next_id;
+        inst.parts = table.parts;
     }
 }
