@@ -151,7 +151,9 @@ pub fn physics_params(prefs: &Prefs, tick_rate: u32) -> Result<PhysicsParams, Ho
         jump_speed: prefs.float32(PAWN_JUMP_SPEED, d.jump_speed),
         max_slope_degrees: prefs.float32(PAWN_MAX_SLOPE, d.max_slope_degrees),
         skin: prefs.float32(PAWN_SKIN, d.skin),
-        ..d
+        prop_push_speed: prefs.float32(PROP_PUSH_SPEED, d.prop_push_speed),
+        prop_push_response: prefs.float32(PROP_PUSH_RESPONSE, d.prop_push_response),
+        prop_push_reach: prefs.float32(PROP_PUSH_REACH, d.prop_push_reach),
     };
     params
         .validate()

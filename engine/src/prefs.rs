@@ -253,6 +253,13 @@ pub const PAWN_MAX_SLOPE: &str = "world.pawn.maxSlope";
 /// `world.pawn.skin` (ours): the gap a pawn keeps from the world, meters.
 pub const PAWN_SKIN: &str = "world.pawn.skin";
 
+/// `world.prop.pushSpeed`: the fastest a pawn's shove drives a prop, m/s.
+pub const PROP_PUSH_SPEED: &str = "world.prop.pushSpeed";
+/// `world.prop.pushResponse`: the share of the pawn's walking speed a shove passes on.
+pub const PROP_PUSH_RESPONSE: &str = "world.prop.pushResponse";
+/// `world.prop.pushReach`: how far past the capsule a prop still counts as touched, meters.
+pub const PROP_PUSH_REACH: &str = "world.prop.pushReach";
+
 /// The preferences the physics world is built from (besides `world.tickRate`): a `set` of
 /// any of them reaches the running physics world.
 pub const PHYSICS_PREFS: &[&str] = &[
@@ -265,6 +272,9 @@ pub const PHYSICS_PREFS: &[&str] = &[
     PAWN_JUMP_SPEED,
     PAWN_MAX_SLOPE,
     PAWN_SKIN,
+    PROP_PUSH_SPEED,
+    PROP_PUSH_RESPONSE,
+    PROP_PUSH_REACH,
 ];
 
 /// The names the engine reads today; a test checks each is in [`TABLE`] with the type its
@@ -281,6 +291,9 @@ pub const READ_BY_ENGINE: &[(&str, &str)] = &[
     (PAWN_JUMP_SPEED, "float"),
     (PAWN_MAX_SLOPE, "float"),
     (PAWN_SKIN, "float"),
+    (PROP_PUSH_SPEED, "float"),
+    (PROP_PUSH_RESPONSE, "float"),
+    (PROP_PUSH_REACH, "float"),
 ];
 
 const FALLOFFS: &[&str] = &["physical", "unity"];

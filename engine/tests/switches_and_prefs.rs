@@ -190,3 +190,23 @@ fn a_jump_pressed_with_the_spawn_is_taken_on_the_first_tick() {
     );
     assert_eq!(a, Outcome::Done, "{err}");
 }
+
+#[test]
+fn prop_push_preferences_reach_the_physics_world() {
+    use dh_engine::prefs::{Prefs, PROP_PUSH_REACH, PROP_PUSH_RESPONSE, PROP_PUSH_SPEED};
+    let mut prefs = Prefs::new();
+    // The table's defaults (spec 000:1048 names them; the values are ours).
+    let p = dh_engine::host::physics_params(&prefs, 64).expect("defaults fit together");
+    assert_eq!(
+        [p.prop_push_speed, p.prop_push_response, p.prop_push_reach],
+        [2.5, 1.0, 0.05]
+    );
+    prefs.set(PROP_PUSH_SPEED, "1.25").expect("in range");
+    prefs.set(PROP_PUSH_RESPONSE, "0.5").expect("in range");
+    prefs.set(PROP_PUSH_REACH, "0.1").expect("in range");
+    let p = dh_engine::host::physics_params(&prefs, 64).expect("still fits");
+    assert_eq!(
+        [p.prop_push_speed, p.prop_push_response, p.prop_push_reach],
+        [1.25, 0.5, 0.1]
+    );
+}
