@@ -14,6 +14,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use dh_bench::terrain::{self, hash, Terrain, AIR, EDGE, LEAVES, WATER};
 use dh_content::schema::surface::SURFACE_PRESETS;
 use dh_content::voxel::blocks::BlockTables;
 use dh_content::voxel::payload::PaletteEntry;
@@ -25,100 +26,22 @@ use dh_engine::voxel::water::FluidField;
 use dh_engine::voxel::{cell_of, FluidTable, MapChunks, Placement, VoxelLooks};
 use dh_sims::physics::{PawnInput, PhysicsParams, PhysicsWorld, TeleportVelocity, VoxelCellPart};
 
-const EDGE: i32 = 16;
 const SIZE: [i32; 3] = [256, 96, 256];
-const AIR: u32 = 0;
-const STONE: u32 = 1;
-const DIRT: u32 = 2;
-const GRASS: u32 = 3;
-const SAND: u32 = 4;
-const WATER: u32 = 5;
-const LOG: u32 = 6;
-const LEAVES: u32 = 7;
 
 fn palette() -> Vec<PaletteEntry> {
-    let mc = |id: &str| PaletteEntry::new("minecraft", id);
-    vec![
-        PaletteEntry::empty(),
-        mc("stone"),
-        mc("dirt"),
-        mc("grass_block"),
-        mc("sand"),
-        mc("water"),
-        mc("oak_log"),
-        mc("oak_leaves"),
-    ]
-}
-
-fn hash(x: i32, z: i32, salt: u32) -> u32 {
-    let mut h = (x as u32).wrapping_mul(0x9E37_79B1) ^ (z as u32).wrapping_mul(0x85EB_CA77) ^ salt;
-    h ^= h >> 15;
-    h = h.wrapping_mul(0x2C1B_3C6D);
-    h ^= h >> 12;
-    h
-}
-
-/// Smooth value noise in [0, 1) at scale `s`.
-fn noise(x: i32, z: i32, s: i32, salt: u32) -> f32 {
-    let (gx, gz) = (x.div_euclid(s), z.div_euclid(s));
-    let (fx, fz) = (
-        x.rem_euclid(s) as f32 / s as f32,
-        z.rem_euclid(s) as f32 / s as f32,
-    );
-    let v = |a, b| (hash(a, b, salt) & 0xFFFF) as f32 / 65536.0;
-    let sm = |t: f32| t * t * (3.0 - 2.0 * t);
-    let (ux, uz) = (sm(fx), sm(fz));
-    let a = v(gx, gz) + (v(gx + 1, gz) - v(gx, gz)) * ux;
-    let b = v(gx, gz + 1) + (v(gx + 1, gz + 1) - v(gx, gz + 1)) * ux;
-    a + (b - a) * uz
+    terrain::palette(LEAVES)
 }
 
 /// Rolling terrain between about 40 and 80, stone under dirt and grass, sand and water
-/// below 52, oak trees: the meshing benchmark's generator at 256 × 96 × 256 without its
-/// caves (the spec's collision figure is rolling terrain with water and trees).
+/// below 52, oak trees: the meshing benchmark's generator at 256 × 96 × 256 with taller
+/// hills (the spec's collision figure is rolling terrain with water and trees).
 fn world() -> MapChunks {
-    let mut w = MapChunks::new(EDGE as usize);
-    let sea = 52;
-    for z in 0..SIZE[2] {
-        for x in 0..SIZE[0] {
-            let h = (40.0 + 28.0 * noise(x, z, 64, 1) + 10.0 * noise(x, z, 16, 2)) as i32;
-            for y in 0..h.max(sea) {
-                let v = if y >= h {
-                    WATER
-                } else if y == h - 1 {
-                    if h <= sea + 1 {
-                        SAND
-                    } else {
-                        GRASS
-                    }
-                } else if y >= h - 4 {
-                    DIRT
-                } else {
-                    STONE
-                };
-                if v != AIR {
-                    w.set([x, y, z], v);
-                }
-            }
-            if h > sea + 1 && hash(x, z, 9).is_multiple_of(97) && x % 32 > 3 && z % 32 > 3 {
-                for y in h..h + 5 {
-                    w.set([x, y, z], LOG);
-                }
-                for dy in 3..7 {
-                    for dz in -2..=2 {
-                        for dx in -2..=2 {
-                            let c = [x + dx, h + dy, z + dz];
-                            if (dx != 0 || dz != 0 || dy > 4) && w.get(c) == AIR {
-                                w.set(c, LEAVES);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    w.compact();
-    w
+    terrain::world(&Terrain {
+        size: SIZE,
+        base: 40.0,
+        hills: (28.0, 64),
+        bumps: (10.0, 16),
+    })
 }
 
 fn best<F: FnMut()>(runs: usize, mut f: F) -> Duration {

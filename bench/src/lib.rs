@@ -7,8 +7,10 @@
 //!   with the frame timer; the `dh-bench` binary and `benches/logic_city.rs` use it.
 //! * [`render_city`]: the "render city", box buildings and street lamps, for the renderer's
 //!   CPU side (extraction, recording on 1 and 2 workers); `benches/render.rs` runs it.
+//! * [`terrain`]: the rolling terrain the voxel benchmarks mesh, light and cook.
 #![warn(missing_docs)]
 
 pub mod city;
 pub mod harness;
 pub mod render_city;
+pub mod terrain;
