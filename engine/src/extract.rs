@@ -129,6 +129,7 @@ pub fn material_from_json(v: &Value) -> Material {
         uv_scale: uv,
         emissive,
         base_color_texture: None,
+        ..Material::default()
     }
 }
 

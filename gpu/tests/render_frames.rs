@@ -24,6 +24,7 @@ fn lit(c: [f32; 3]) -> Material {
         uv_scale: [1.0, 1.0],
         emissive: [0.0; 3],
         base_color_texture: None,
+        ..Material::default()
     }
 }
 

@@ -1,7 +1,11 @@
 //! [`RenderFrame`]: everything one frame draws, as plain data. The engine extracts it from
 //! its simulation world and resolved settings; the renderer never reads the ECS.
 
-use super::math::Vec3;
+use std::sync::Arc;
+
+use dh_content::mesh::PackedMesh;
+
+use super::math::{Mat4, Vec3};
 use super::tonemap::{Hable, Tonemap};
 
 /// How a material shades.
@@ -122,9 +126,40 @@ pub struct Material {
     pub emissive: Vec3,
     /// The base color texture, when it has one.
     pub base_color_texture: Option<std::sync::Arc<Texture>>,
+    /// How the base color texture is filtered.
+    pub sampling: Sampling,
+}
+
+/// How a material's base color texture is filtered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sampling {
+    /// Bilinear, repeating: authored textures.
+    #[default]
+    Linear,
+    /// Nearest texel, clamped: a voxel volume's palette atlas (one texel per color).
+    Nearest,
+}
+
+impl Default for Material {
+    /// Flat white, lit: what an unbound model slot draws.
+    fn default() -> Material {
+        Material::flat_white()
+    }
 }
 
 impl Material {
+    /// Flat white, lit: what a model slot no material is bound to draws.
+    pub fn flat_white() -> Material {
+        Material {
+            shading: Shading::Lit,
+            base_color: [1.0, 1.0, 1.0],
+            uv_scale: [1.0, 1.0],
+            emissive: [0.0; 3],
+            base_color_texture: None,
+            sampling: Sampling::Linear,
+        }
+    }
+
     /// The missingMaterial.
     pub fn missing() -> Material {
         Material {
@@ -133,8 +168,76 @@ impl Material {
             uv_scale: [1.0, 1.0],
             emissive: [0.0; 3],
             base_color_texture: None,
+            sampling: Sampling::Linear,
         }
     }
+}
+
+/// Which pass a sub-mesh draws in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Surface {
+    /// Opaque: depth prepass, shadows, the opaque pass.
+    #[default]
+    Opaque,
+    /// Alpha-tested against its base color's alpha (0.5): casts cut-out shadows.
+    Cutout,
+    /// Blended over what is behind it, sorted back to front by instance; casts no shadow,
+    /// writes no depth.
+    Translucent,
+}
+
+/// One sub-mesh: an index range drawn with one material slot in one surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubMesh {
+    /// First index in [`MeshAsset::indices`].
+    pub first_index: u32,
+    /// Indices (a multiple of 3).
+    pub index_count: u32,
+    /// The material slot: an index into [`MeshInstance::materials`].
+    pub slot: u32,
+    /// The pass it draws in.
+    pub surface: Surface,
+}
+
+/// Geometry in the GPU streams' layout (the 72-byte MeshVertex packed by
+/// [`dh_content::mesh::pack_streams`]), shared by every instance that draws it. The renderer
+/// keeps one resident copy per [`MeshAsset::key`], uploads it under the per-frame budget the
+/// first frame an instance names it, and frees it once no instance has named it for the
+/// frames in flight.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshAsset {
+    /// Identity for the renderer's cache: two assets with one key must hold the same bytes.
+    pub key: u64,
+    /// The vertex streams.
+    pub packed: PackedMesh,
+    /// The triangle list, 32-bit, indexing the streams' vertices.
+    pub indices: Vec<u32>,
+    /// Its sub-meshes.
+    pub submeshes: Vec<SubMesh>,
+    /// Local-space axis-aligned bounds `(min, max)`.
+    pub bounds: (Vec3, Vec3),
+}
+
+impl MeshAsset {
+    /// GPU bytes its buffers take (streams and indices).
+    pub fn byte_size(&self) -> usize {
+        self.packed.bytes.len() + self.indices.len() * 4
+    }
+}
+
+/// One placement of a [`MeshAsset`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshInstance {
+    /// The geometry.
+    pub mesh: Arc<MeshAsset>,
+    /// Local to world (column-major, may carry scale; a mirroring matrix is drawn with its
+    /// winding flipped).
+    pub world: Mat4,
+    /// Per slot, an index into [`RenderFrame::materials`]; a slot past the end draws
+    /// [`Material::flat_white`].
+    pub materials: Vec<u32>,
+    /// Whether it casts shadows.
+    pub casts_shadows: bool,
 }
 
 /// One box to draw: its owner's pose and its own full extents.
@@ -386,6 +489,8 @@ pub struct RenderFrame {
     pub static_boxes: Vec<BoxInstance>,
     /// Boxes something carries (movers, fixtures, props): drawn at this frame's pose.
     pub live_boxes: Vec<BoxInstance>,
+    /// Meshes (model parts, voxel regions), each at its own pose this frame.
+    pub meshes: Vec<MeshInstance>,
     /// Realtime lights that are on, in author order.
     pub lights: Vec<Light>,
     /// The sun, ambient and sky.
