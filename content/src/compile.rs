@@ -226,6 +226,10 @@ pub struct BuildOutput {
     pub assets: Vec<CompiledAsset>,
     /// The pallet's bytes, when building and there were no errors.
     pub pallet: Option<Vec<u8>>,
+    /// What the build writes back into the source pallet (identity sidecars whose
+    /// identities changed), each marked once written: only a build that produced its
+    /// pallet writes.
+    pub writes: Vec<CompilerWrite>,
 }
 
 /// Options for [`compile`].
@@ -330,10 +334,11 @@ pub fn compile_sources(
     read.sort_by(|a, b| a.path.cmp(&b.path));
 
     let mut generated = Vec::new();
+    let mut writes = Vec::new();
     if let Some(manifest) = &manifest {
         generated = convert_voxel_sources(manifest, &mut read);
         let roots = resolve_objects(manifest, &mut read);
-        check_maps(manifest, &mut read, &roots);
+        writes = check_maps(manifest, &mut read, &roots);
         check_references(manifest, &mut read);
     }
     for r in &mut read {
@@ -377,6 +382,13 @@ pub fn compile_sources(
             }
         }
     }
+    // A build that produced its pallet writes back what it owes the sources (identity
+    // sidecars); a check, or a failed build, writes nothing.
+    if out.pallet.is_some() {
+        perform_writes(&mut writes, &mut out.diagnostics);
+        out.diagnostics.sort();
+    }
+    out.writes = writes;
     out
 }
 
@@ -762,11 +774,12 @@ fn resolve_objects(
 /// Validates every map with what the pallet knows: the inheritance chain inside the pallet
 /// (cycles, parents, repeated names, thumbnails, inherited geometry and records), and the
 /// record rules with the component types each object placement's source resolves to.
+/// Returns the identity sidecars the models it imported need written back.
 fn check_maps(
     manifest: &PalletManifestSource,
     read: &mut [ReadAsset],
     roots: &BTreeMap<String, Vec<String>>,
-) {
+) -> Vec<CompilerWrite> {
     use crate::fold::{check_map_chain, ChainScope, Level};
     let barcode = |path: &str| Barcode {
         pallet: manifest.id.clone(),
@@ -834,13 +847,20 @@ fn check_maps(
                 r.diags.items.push(p.to_diagnostic(src));
             }
         }
-        r.json = Some(map.to_json());
+        let mut json = map.to_json();
+        if let Some(source) = &r.source {
+            keep_overrides_as_written(&mut json, source);
+        }
+        r.json = Some(json);
     }
+    ship_converted(read, &models);
+    let writes = identity_writes(read, &models);
     for (i, d) in models.sidecar_diags {
         if let Some(r) = read.get_mut(i) {
             r.diags.extend(d);
         }
     }
+    writes
 }
 
 /// The references a map states: material slots, its look asset, its sky image, and what
@@ -949,7 +969,7 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                     if pallet != manifest.id {
                         continue; // checked where it lives, and where it is loaded
                     }
-                    if paths.contains_key(&path) {
+                    if paths.contains_key(&path) || holds_pieces(&paths, &path) {
                         continue;
                     }
                     // "when the pallet root holds a file of that name the error offers
@@ -982,28 +1002,206 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
     }
 }
 
+/// Whether `path` (a model source with no extension) names a folder of pieces: a folder
+/// of the pallet holding at least one `.glb` directly. A folder with none is a missing
+/// geometry, reported as a missing file.
+fn holds_pieces(paths: &BTreeMap<String, ()>, path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if path.is_empty() || file.contains('.') {
+        return false;
+    }
+    let prefix = format!("{path}/");
+    paths
+        .range(prefix.clone()..)
+        .take_while(|(p, _)| p.starts_with(&prefix))
+        .any(|(p, _)| {
+            p.get(prefix.len()..).is_some_and(|rest| {
+                !rest.contains('/') && rest.to_ascii_lowercase().ends_with(".glb")
+            })
+        })
+}
+
 /// A model the build imported for its instances, shared by every placement of it.
 struct ImportedModel {
     /// The model, its `.dh-model` sidecar applied.
     model: crate::gltf::Model,
     /// Its part identities, matched once against its `.dh-ids`.
     ids: crate::parts::ModelIds,
+    /// For an FBX source, the GLB Blender converted it to: what the pallet packages at
+    /// the FBX's path, so every loader reads the same model the build read.
+    converted: Option<Vec<u8>>,
+}
+
+/// Why a model gave no parts table.
+enum ImportFailure {
+    /// The GLB (or a piece of the folder) did not import.
+    Glb(crate::gltf::GlbError),
+    /// An FBX could not be converted to glTF.
+    Convert(crate::gltf::FbxError),
 }
 
 /// What one model's import gave: the model, or why it did not import; and the warnings
 /// that belong to the model rather than to a map (identity sidecar notes), said once.
 struct ModelImport {
-    result: Result<ImportedModel, crate::gltf::GlbError>,
+    result: Result<ImportedModel, ImportFailure>,
     notes: Vec<String>,
+    /// Whether an identity sidecar lies beside the model that this build could not read:
+    /// it is never overwritten.
+    ids_unreadable: bool,
 }
 
-/// The models imported so far, by path in the pallet (`None`: nothing to import, e.g. an
-/// `.fbx` or a missing file, reported elsewhere), and the diagnostics that belong on
-/// `.dh-model` sidecar files (by index into the read assets).
+/// The models imported so far, by path in the pallet (`None`: nothing to import, e.g. a
+/// missing file, reported elsewhere), and the diagnostics that belong on `.dh-model`
+/// sidecar files (by index into the read assets).
 #[derive(Default)]
 struct ModelCache {
     models: BTreeMap<String, Option<ModelImport>>,
     sidecar_diags: Vec<(usize, Diagnostics)>,
+}
+
+/// A file the build writes into the source pallet beside what it compiles (a model's
+/// `.dh-ids` identity sidecar), which the next build and the editors must not read as a
+/// person's edit: `dh build` records each in `<palletId>.compiler-writes` beside the built
+/// pallet ([`record_compiler_writes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompilerWrite {
+    /// The file's path in the source pallet (`meshes/city.glb.dh-ids`).
+    pub path: String,
+    /// Where it lies on disk.
+    pub disk: PathBuf,
+    /// Its new bytes.
+    pub bytes: Vec<u8>,
+    /// Whether the build wrote it (a check never writes; a build writes only when it
+    /// produced a pallet, and a write that fails is a warning).
+    pub written: bool,
+}
+
+/// The file name `dh build` records its writes in, beside the built pallet.
+pub fn compiler_writes_name(pallet_id: &str) -> String {
+    format!("{pallet_id}.compiler-writes")
+}
+
+/// Records `writes` (those [`CompilerWrite::written`]) in the file at `record`: a JSON
+/// object `{ "version": 1, "writes": [ { "path": …, "sha1": … } ] }`, one entry per source
+/// file, sorted by path. Entries for files this build did not write are kept, so the
+/// record always names the bytes the compiler last wrote to each file. Nothing is written
+/// when no write happened and the record already exists.
+pub fn record_compiler_writes(record: &Path, writes: &[CompilerWrite]) -> std::io::Result<()> {
+    let mut entries: BTreeMap<String, String> = BTreeMap::new();
+    let existing = std::fs::read_to_string(record).ok();
+    if let Some(v) = existing
+        .as_deref()
+        .and_then(|t| crate::jsonc::parse(t).ok())
+    {
+        for e in v
+            .get("writes")
+            .and_then(Value::as_array)
+            .unwrap_or(&[])
+            .iter()
+        {
+            if let (Some(p), Some(h)) = (
+                e.get("path").and_then(Value::as_str),
+                e.get("sha1").and_then(Value::as_str),
+            ) {
+                entries.insert(p.to_string(), h.to_string());
+            }
+        }
+    }
+    let mut any = false;
+    for w in writes.iter().filter(|w| w.written) {
+        let hex: String = crate::parts::sha1(&w.bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        entries.insert(w.path.clone(), hex);
+        any = true;
+    }
+    if !any && existing.is_some() {
+        return Ok(());
+    }
+    let list: Vec<Value> = entries
+        .into_iter()
+        .map(|(p, h)| {
+            Value::synthetic(Kind::Object(vec![
+                member("path", Value::synthetic(Kind::String(p))),
+                member("sha1", Value::synthetic(Kind::String(h))),
+            ]))
+        })
+        .collect();
+    let doc = Value::synthetic(Kind::Object(vec![
+        member("version", Value::synthetic(Kind::Number(1.0))),
+        member("writes", Value::synthetic(Kind::Array(list))),
+    ]));
+    std::fs::write(record, doc.to_json_pretty())
+}
+
+/// Writes each of `writes` to disk (whole, through a temporary file renamed over it),
+/// marking the ones written; a failure is a warning on the file, never a failed build.
+fn perform_writes(writes: &mut [CompilerWrite], diags: &mut Diagnostics) {
+    for w in writes {
+        let mut tmp = w.disk.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = PathBuf::from(tmp);
+        match std::fs::write(&tmp, &w.bytes).and_then(|_| std::fs::rename(&tmp, &w.disk)) {
+            Ok(()) => w.written = true,
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                diags.items.push(crate::diag::Diagnostic {
+                    severity: crate::diag::Severity::Warning,
+                    file: w.path.clone(),
+                    line: 0,
+                    col: 0,
+                    path: String::new(),
+                    message: format!(
+                        "the identity sidecar could not be written to {} ({e}); the parts keep the ids this build gave them, and the next build matches them again",
+                        w.disk.display()
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// The identity sidecars the models this build imported need written back: every model
+/// whose identities changed (new parts got ids, orphans kept, a retarget honored), whose
+/// sources lie on disk, and whose existing sidecar (if any) read.
+fn identity_writes(read: &[ReadAsset], cache: &ModelCache) -> Vec<CompilerWrite> {
+    let mut out = Vec::new();
+    for (path, import) in &cache.models {
+        let Some(import) = import else { continue };
+        let Ok(m) = &import.result else { continue };
+        if !m.ids.changed || import.ids_unreadable {
+            continue;
+        }
+        let rel = crate::parts::ids_path(path);
+        let Some(disk) = disk_path_of(read, &rel) else {
+            continue;
+        };
+        out.push(CompilerWrite {
+            path: rel,
+            disk,
+            bytes: m.ids.file.to_text().into_bytes(),
+            written: false,
+        });
+    }
+    out
+}
+
+/// Packages each FBX the build converted as the GLB Blender made of it, at the FBX's own
+/// path (so the instance's `source` names it), in place of the FBX's bytes.
+fn ship_converted(read: &mut [ReadAsset], cache: &ModelCache) {
+    for (path, import) in &cache.models {
+        let Some(Ok(m)) = import.as_ref().map(|i| &i.result) else {
+            continue;
+        };
+        let Some(glb) = &m.converted else { continue };
+        if let Some(r) = read
+            .iter_mut()
+            .find(|r| r.path == *path && r.kind == AssetKind::Raw)
+        {
+            r.raw = Some(glb.clone());
+        }
+    }
 }
 
 /// Where pallet path `path` lies on disk, when the pallet's sources are on disk: the
@@ -1015,10 +1213,10 @@ fn disk_path_of(read: &[ReadAsset], path: &str) -> Option<PathBuf> {
     Some(path.split('/').fold(root.to_path_buf(), |p, c| p.join(c)))
 }
 
-/// Imports the model at pallet path `path` (a `.glb`, or a folder of `.glb` pieces):
-/// applies its `.dh-model` sidecar first, then matches its identities against its
-/// `.dh-ids` (read from disk beside it; embedded sources have none). `None` when there is
-/// nothing here to import.
+/// Imports the model at pallet path `path` (a `.glb`, an `.fbx` converted through
+/// Blender, or a folder of `.glb` pieces): applies its `.dh-model` sidecar first, then
+/// matches its identities against its `.dh-ids` (read from disk beside it; embedded
+/// sources have none). `None` when there is nothing here to import.
 fn import_model(
     manifest: &PalletManifestSource,
     read: &[ReadAsset],
@@ -1027,16 +1225,39 @@ fn import_model(
 ) -> Option<ModelImport> {
     use crate::gltf::{apply_sidecar, import_glb, import_pieces, ImportOptions, Piece};
     let file_name = path.rsplit('/').next().unwrap_or(path);
-    let imported = if file_name.contains('.') {
-        if !file_name.to_ascii_lowercase().ends_with(".glb") {
-            return None; // an .fbx: this compiler does not convert it
+    let failed = |f: ImportFailure| {
+        Some(ModelImport {
+            result: Err(f),
+            notes: Vec::new(),
+            ids_unreadable: false,
+        })
+    };
+    let raw_of = |p: &str| {
+        read.iter()
+            .find(|r| r.path == p && r.kind == AssetKind::Raw)
+            .and_then(|r| r.raw.as_deref())
+    };
+    let mut converted = None;
+    let imported = if crate::gltf::fbx::is_fbx(path) {
+        let bytes = raw_of(path)?;
+        let Some(blender) = crate::gltf::find_blender(std::env::var_os("PATH").as_deref()) else {
+            return failed(ImportFailure::Convert(crate::gltf::FbxError::NoBlender {
+                file: path.to_string(),
+            }));
+        };
+        match crate::gltf::convert_fbx(&blender, path, bytes) {
+            Ok(glb) => {
+                let model = import_glb(&glb, path);
+                converted = Some(glb);
+                model
+            }
+            Err(e) => return failed(ImportFailure::Convert(e)),
         }
-        let bytes = read
-            .iter()
-            .find(|r| r.path == path && r.kind == AssetKind::Raw)?
-            .raw
-            .as_deref()?;
-        import_glb(bytes, path)
+    } else if file_name.contains('.') {
+        if !file_name.to_ascii_lowercase().ends_with(".glb") {
+            return None; // not a model this compiler reads; the map rules name the source
+        }
+        import_glb(raw_of(path)?, path)
     } else {
         let prefix = format!("{path}/");
         let pieces: Vec<Piece<'_>> = read
@@ -1061,12 +1282,7 @@ fn import_model(
     };
     let mut model = match imported {
         Ok(m) => m,
-        Err(e) => {
-            return Some(ModelImport {
-                result: Err(e),
-                notes: Vec::new(),
-            })
-        }
+        Err(e) => return failed(ImportFailure::Glb(e)),
     };
     // The sidecar's ops come before anything else sees the model.
     let sidecar_path = format!("{path}.dh-model");
@@ -1091,22 +1307,25 @@ fn import_model(
         }
     }
     let mut notes = Vec::new();
+    let mut ids_unreadable = false;
     let ids_rel = crate::parts::ids_path(path);
     let ids_file = match disk_path_of(read, &ids_rel) {
         None => None,
         Some(disk) => match std::fs::read_to_string(&disk) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => {
+                ids_unreadable = true;
                 notes.push(format!(
-                    "identity sidecar '{ids_rel}' cannot be read ({e}); every part of '{path}' gets a fresh id"
+                    "identity sidecar '{ids_rel}' cannot be read ({e}); every part of '{path}' gets a fresh id, and the file is left as it is"
                 ));
                 None
             }
             Ok(text) => match crate::parts::IdsFile::parse(&text) {
                 Ok(f) => Some(f),
                 Err(e) => {
+                    ids_unreadable = true;
                     notes.push(format!(
-                        "identity sidecar '{ids_rel}' does not read ({e}); every part of '{path}' gets a fresh id"
+                        "identity sidecar '{ids_rel}' does not read ({e}); every part of '{path}' gets a fresh id, and the file is left as it is (mend it, or delete it to have the build write a new one)"
                     ));
                     None
                 }
@@ -1120,15 +1339,80 @@ fn import_model(
     );
     notes.extend(ids.warnings.iter().map(|w| format!("{path}: {w}")));
     Some(ModelImport {
-        result: Ok(ImportedModel { model, ids }),
+        result: Ok(ImportedModel {
+            model,
+            ids,
+            converted,
+        }),
         notes,
+        ids_unreadable,
     })
+}
+
+/// Every record's world pose: its own transform (a folder has none) composed under its
+/// parent's, up the parent chain. A parent the map lacks, and a chain that loops, are the
+/// map rules' errors; here such a record stands as a root.
+fn record_worlds(objects: &[crate::schema::records::Record]) -> Vec<crate::gltf::math::Mat4> {
+    use crate::gltf::math::{mul, IDENTITY};
+    use crate::parts::instance_pose;
+    use crate::schema::records::Record;
+    let local = |r: &Record| match r {
+        Record::Folder(_) => IDENTITY,
+        Record::Object(o) => instance_pose(o.position, o.rotation, o.scale),
+        Record::BoxBrush(b) => instance_pose(b.object.position, b.object.rotation, b.object.scale),
+        Record::Instance(i) => instance_pose(i.position, i.rotation, i.scale),
+    };
+    let index: BTreeMap<crate::schema::common::Guid, usize> = objects
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.id().map(|id| (id, i)))
+        .collect();
+    let parent_of = |k: usize| objects[k].parent().and_then(|p| index.get(&p)).copied();
+    let mut worlds: Vec<Option<crate::gltf::math::Mat4>> = vec![None; objects.len()];
+    let mut on_chain = vec![false; objects.len()];
+    for start in 0..objects.len() {
+        if worlds[start].is_some() {
+            continue;
+        }
+        // Walk up to a record already placed (or a root), then place the chain downward.
+        let mut chain = vec![start];
+        on_chain[start] = true;
+        let mut looped = false;
+        let mut top = start;
+        while let Some(p) = parent_of(top) {
+            if worlds[p].is_some() {
+                break;
+            }
+            if on_chain[p] {
+                looped = true;
+                break;
+            }
+            on_chain[p] = true;
+            chain.push(p);
+            top = p;
+        }
+        let mut above = match parent_of(top) {
+            Some(p) if !looped => worlds[p].unwrap_or(IDENTITY),
+            _ => IDENTITY,
+        };
+        for &k in chain.iter().rev() {
+            on_chain[k] = false;
+            let w = mul(&above, &local(&objects[k]));
+            worlds[k] = Some(w);
+            above = w;
+        }
+    }
+    worlds.into_iter().map(|w| w.unwrap_or(IDENTITY)).collect()
 }
 
 /// Bakes the parts table of every model instance of `map` whose model is in this pallet,
 /// in map order (ids counted map-wide), and reports what the map importer would say about
 /// each model's geometry at the first instance placing it. A model's own notes (identity
 /// sidecar) are said once, at the first instance that imported it.
+///
+/// Per instance: the table is baked at the instance's world pose (its parent records'
+/// transforms composed in), then its part overrides are laid over it; what is left in
+/// `table` after [`crate::parts::apply_overrides`] is the instance's final part list.
 fn bake_model_instances(
     manifest: &PalletManifestSource,
     read: &[ReadAsset],
@@ -1151,6 +1435,7 @@ fn bake_model_instances(
         })
         .unwrap_or_default();
     let bound: BTreeSet<String> = materials.keys().cloned().collect();
+    let worlds = record_worlds(&map.objects);
     let mut reported = BTreeSet::new();
     let mut next_id = 0u32;
     for (i, record) in map.objects.iter_mut().enumerate() {
@@ -1183,19 +1468,28 @@ fn bake_model_instances(
             }
         }
         if reported.insert(b.path.clone()) {
-            let lines =
-                crate::gltf::geometry_report(imported.result.as_ref().map(|m| &m.model), &bound);
-            if let (Err(e), true) = (&imported.result, lines.is_empty()) {
-                // Not even a container the report reads: still no parts table to bake.
-                diags.error(
-                    file,
-                    span,
-                    &at,
-                    format!("'{}' does not import: {e}", inst.source),
-                );
-            }
-            for (severity, line) in lines {
-                diags.push(severity, file, span, &at, line);
+            match &imported.result {
+                Err(ImportFailure::Convert(e)) => diags.error(file, span, &at, e.to_string()),
+                Err(ImportFailure::Glb(e)) => {
+                    let lines = crate::gltf::geometry_report(Err(e), &bound);
+                    if lines.is_empty() {
+                        // Not even a container the report reads: still no parts table.
+                        diags.error(
+                            file,
+                            span,
+                            &at,
+                            format!("'{}' does not import: {e}", inst.source),
+                        );
+                    }
+                    for (severity, line) in lines {
+                        diags.push(severity, file, span, &at, line);
+                    }
+                }
+                Ok(m) => {
+                    for (severity, line) in crate::gltf::geometry_report(Ok(&m.model), &bound) {
+                        diags.push(severity, file, span, &at, line);
+                    }
+                }
             }
         }
         let (Ok(m), Some(instance_id)) = (&imported.result, inst.id) else {
@@ -1203,15 +1497,71 @@ fn bake_model_instances(
         };
         let placement = crate::parts::Placement {
             instance_id,
-            pose: crate::parts::instance_pose(inst.position, inst.rotation, inst.scale),
+            pose: worlds
+                .get(i)
+                .copied()
+                .unwrap_or(crate::gltf::math::IDENTITY),
             first_id: next_id,
             materials: &materials,
         };
-        let table = crate::parts::bake_parts_table(&m.model, &m.ids, &placement);
-        for w in table.warnings {
+        let mut table = crate::parts::bake_parts_table(&m.model, &m.ids, &placement);
+        for w in std::mem::take(&mut table.warnings) {
             diags.warning(file, span, &at, format!("{}: {w}", b.path));
         }
+        let applied =
+            crate::parts::apply_overrides(&m.model, &m.ids, &b.path, &mut table, &inst.children);
+        for note in applied.notes {
+            match inst.children.get(note.index) {
+                Some(o) => diags.warning(
+                    file,
+                    o.at.span,
+                    &format!("objects[{i}].children[{}]", note.index),
+                    note.message,
+                ),
+                None => diags.warning(file, span, &at, note.message),
+            }
+        }
+        // The instance's parts are final here: `table.parts` (entries, overrides laid
+        // over them) and `table.worlds` (each part's world matrix, for its vertices).
         next_id = table.next_id;
         inst.parts = table.parts;
+    }
+}
+
+/// Puts each model instance's `children` (its part overrides) into the compiled map
+/// exactly as the source wrote them: every member, in the order written, nothing
+/// normalized. A stale or orphan override applies nothing and is kept byte for byte; the
+/// others travel beside the parts table they were applied to.
+fn keep_overrides_as_written(compiled: &mut Value, source: &Value) {
+    let Some(written) = source.get("objects").and_then(Value::as_array) else {
+        return;
+    };
+    let Kind::Object(members) = &mut compiled.kind else {
+        return;
+    };
+    let Some(Kind::Array(objects)) = members
+        .iter_mut()
+        .find(|m| m.key == "objects")
+        .map(|m| &mut m.value.kind)
+    else {
+        return;
+    };
+    for (c, s) in objects.iter_mut().zip(written) {
+        // The same record (by id) in the same place, placing a model.
+        let same = c.get("id").and_then(Value::as_str).is_some()
+            && c.get("id").and_then(Value::as_str) == s.get("id").and_then(Value::as_str);
+        let model = c
+            .get("source")
+            .and_then(Value::as_str)
+            .and_then(crate::schema::records::SourceKind::of)
+            == Some(crate::schema::records::SourceKind::Model);
+        let Some(children) = s.get("children").filter(|_| same && model) else {
+            continue;
+        };
+        if let Kind::Object(fields) = &mut c.kind {
+            if let Some(m) = fields.iter_mut().find(|m| m.key == "children") {
+                m.value = children.clone();
+            }
+        }
     }
 }

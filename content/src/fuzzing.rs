@@ -106,3 +106,64 @@ pub fn fuzz_glb(data: &[u8]) {
         }
     }
 }
+
+/// The cooked-collision readers (`.dh-colcook` companion and `.dhcol` mesh): the first
+/// byte picks which, the rest is the file. Whatever reads must write back to the same
+/// bytes, and a ray cast through every mesh read must return.
+pub fn fuzz_colcook(data: &[u8]) {
+    use crate::colcook::{decode_companion, decode_mesh, encode_companion, encode_mesh};
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let meshes = if selector & 1 == 0 {
+        let Ok(c) = decode_companion(rest, "fuzz.dh-colcook") else {
+            return;
+        };
+        assert_eq!(encode_companion(&c), rest, "a companion read back differently");
+        c.meshes
+    } else {
+        let Ok(m) = decode_mesh(rest, "fuzz.dhcol") else {
+            return;
+        };
+        assert_eq!(encode_mesh(&m), rest, "a mesh read back differently");
+        vec![m]
+    };
+    for m in &meshes {
+        let _ = m.ray_cast([0.0, 10.0, 0.0], [0.0, -1.0, 0.0], 100.0);
+    }
+}
+
+/// The identity sidecar reader (`<model>.dh-ids`): whatever reads writes back to text that
+/// reads as the same file, and matching a small model against it (retargets, the four
+/// tiers, orphans) never panics and writes back a file that reads.
+pub fn fuzz_ids(data: &[u8]) {
+    use crate::gltf::{Model, Node};
+    use crate::parts::{match_identities, IdsFile};
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(file) = IdsFile::parse(text) else {
+        return;
+    };
+    let again = IdsFile::parse(&file.to_text());
+    assert_eq!(again.as_ref(), Ok(&file), "a sidecar read back differently");
+    // base ─ wall, wall (two structural nodes of one name), post.
+    let mut nodes = vec![
+        Node::new("base"),
+        Node::new("wall"),
+        Node::new("wall"),
+        Node::new("post"),
+    ];
+    nodes[0].children = vec![1, 2, 3];
+    for n in &mut nodes[1..] {
+        n.parent = Some(0);
+    }
+    let model = Model {
+        name: "fuzz".into(),
+        nodes,
+        roots: vec![0],
+        ..Model::default()
+    };
+    let ids = match_identities(&model, "fuzz:fuzz.glb", Some(&file));
+    assert!(IdsFile::parse(&ids.file.to_text()).is_ok());
+}

@@ -3,6 +3,7 @@
 //! inheritance fold, references, and the `.pallet` container.
 #![warn(missing_docs)]
 
+pub mod colcook;
 pub mod compile;
 pub mod diag;
 pub mod fold;

@@ -641,3 +641,90 @@ fn an_ambiguous_match_is_skipped_and_warned_never_guessed() {
     assert_ne!(after["Head/panel.001"], before["city/wall.001"]);
     assert_eq!(res.file.parts.iter().filter(|e| e.orphan).count(), 2);
 }
+
+// ---- Part overrides over a placement's table -------------------------------------------
+
+fn override_of(text: &str) -> dh_content::schema::records::PartOverride {
+    use dh_content::read::{Cx, FromJson};
+    let f = SourceFile::new("o.json", text);
+    let v = dh_content::jsonc::parse(&f.text).unwrap();
+    let mut d = Diagnostics::new();
+    let mut cx = Cx::new(&f, &mut d, Mode::Build);
+    let o = dh_content::schema::records::PartOverride::from_json(&mut cx, &v).unwrap();
+    assert!(!d.has_errors(), "{d}");
+    o
+}
+
+#[test]
+fn an_override_turning_a_stretched_part_names_its_shear_and_resolutions_are_reported() {
+    use dh_content::parts::{apply_overrides, Resolution};
+    let m = city();
+    let ids = match_identities(&m, BARCODE, None);
+    // Placed stretched 3× on Y: city/wall stands at (1,0,0) with scale (1,3,1).
+    let t0 = bake_parts_table(
+        &m,
+        &ids,
+        &Placement {
+            instance_id: Guid([1; 16]),
+            pose: instance_pose(None, None, Some(Vec3([1.0, 3.0, 1.0]))),
+            first_id: 0,
+            materials: &BTreeMap::new(),
+        },
+    );
+    let mut t = t0.clone();
+    let overrides = [
+        // Turning it 45° about X in its own frame, after a Y stretch: W·Rx(45) has a shear.
+        override_of(r#"{ "path": "city/wall", "rotation": [45, 0, 0] }"#),
+        // Turning the other wall 90° about Y: the Y stretch stays on one axis, no shear.
+        override_of(r#"{ "path": "city/wall.001", "rotation": [0, 90, 0] }"#),
+        override_of(r#"{ "path": "city/nowhere", "enabled": false }"#),
+    ];
+    let applied = apply_overrides(&m, &ids, "meshes/city.glb", &mut t, &overrides);
+    assert_eq!(
+        applied.resolutions,
+        [Resolution::Part(0), Resolution::Part(1), Resolution::Stale]
+    );
+    let notes: Vec<(usize, &str)> = applied
+        .notes
+        .iter()
+        .map(|n| (n.index, n.message.as_str()))
+        .collect();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(notes[0].0, 2);
+    assert!(notes[0].1.contains("'city/nowhere'"), "{}", notes[0].1);
+    // The shear note comes after the overrides and names only the first wall.
+    assert_eq!(notes[1].0, overrides.len());
+    assert!(
+        notes[1].1.contains("'city/wall'") && !notes[1].1.contains("'city/wall.001'"),
+        "{}",
+        notes[1].1
+    );
+    // wall.001 (at (2,0,0), scale (1,3,1)) turned 90° about its own Y: its local X
+    // (length 1) now runs along world -Z, its Y still 3 long: decomposed scale (1,3,1),
+    // rotation yaw 90, pivot unchanged.
+    let p = &t.parts[1];
+    assert!(near(&p.pivot.unwrap().0, &[2.0, 0.0, 0.0]));
+    assert!(near(&p.scale.unwrap().0, &[1.0, 3.0, 1.0]));
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    assert!(near(&p.rotation.unwrap().0, &[0.0, h, 0.0, h]));
+    // The world matrix handed on is the overridden one; untouched parts keep theirs.
+    assert_eq!(t.worlds[2], t0.worlds[2]);
+    assert_ne!(t.worlds[1], t0.worlds[1]);
+}
+
+#[test]
+fn the_ids_fuzz_corpus_never_panics() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/ids");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("the corpus folder {} is missing: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "the ids corpus has {} files", files.len());
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_ids(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}

@@ -26,6 +26,15 @@ bench   runs SCENE (default: the core logic-map, with scripted pawns pressing it
         SCENE is a map name, as for --map. --render WxH also extracts the world and renders
         its default camera (the mapThumbnail camera, else the first named one) offscreen
         every tick, and the frame timer shows the GPU pass times beside the CPU phases.
+        SCENE may instead be a built-in voxel scene, which prints its figures beside the
+        spec's (it takes --workers only: meshing's second worker count, default 2):
+          voxel-mesh       meshing a 512x128x512 world's chunks within 128 m, per chunk
+                           and on 1 and 2 workers (spec: 936 chunks, 200-300 us a chunk)
+          voxel-light      cold lighting of a 306-column spawn radius, then a torch
+                           placed and removed (spec: 0.68 s; 2.5 ms / 0.5 ms)
+          voxel-collision  collision around one pawn on 256x96x256 terrain: bodies,
+                           triangles, cook per chunk, first tick at a new place (spec:
+                           109 chunks, ~14,500 triangles, ~1 ms a chunk, ~9 ms)
 render  photographs map M from every named camera (or --camera) into OUTDIR/<camera>.png
         (sRGB PNG), after --worldSeconds of world time or once --script ends. Aspect: a
         camera's stated w:h keeps --size's width; --captureMapThumbnails shoots the map's
@@ -245,6 +254,31 @@ mod tests {
         assert_eq!(p(""), Ok(Cli::Help(None)));
         assert_eq!(p("help"), Ok(Cli::Help(None)));
         assert_eq!(p("help prefs"), Ok(Cli::Help(Some("prefs".into()))));
+    }
+
+    #[test]
+    fn parses_the_voxel_scenes() {
+        for scene in ["voxel-mesh", "voxel-light", "voxel-collision"] {
+            assert!(crate::bench_scenes::is_scene(scene));
+            assert!(USAGE.contains(scene), "{scene} is in the help");
+            assert_eq!(
+                p(&format!("bench {scene}")),
+                Ok(Cli::Bench(RunOptions {
+                    map: Some(scene.into()),
+                    ..RunOptions::default()
+                }))
+            );
+        }
+        assert_eq!(
+            p("bench voxel-mesh --workers 4"),
+            Ok(Cli::Bench(RunOptions {
+                map: Some("voxel-mesh".into()),
+                workers: Some(4),
+                ..RunOptions::default()
+            }))
+        );
+        assert!(!crate::bench_scenes::is_scene("logic-map"));
+        assert!(!crate::bench_scenes::is_scene("voxel"));
     }
 
     #[test]

@@ -35,15 +35,17 @@ use dh_content::schema::map::render::{classify_look, LookRef, LookSeed, Tonemap 
 use dh_content::schema::map::Map;
 use dh_gpu::render::frame::{
     Ambient, Bloom, BoxInstance, ClusterConfig, Falloff, Light, LightKind, Lighting, Material,
-    Post, Projection, RenderFrame, Shading, Sky, Texture, View,
+    MeshInstance, Post, Projection, RenderFrame, Shading, Sky, Texture, View,
 };
-use dh_gpu::render::math::{normalize_or, rotate, srgb_to_linear};
+use dh_gpu::render::math::{normalize_or, rotate, srgb_to_linear, trs};
 use dh_gpu::render::tonemap::{Hable, Tonemap};
 use dh_sims::{
-    Body, Camera, DhBox, Disabled, Light as SimLight, Mover, Name, PhysicsProp, RecordId,
+    Body, Camera, DhBox, Disabled, Light as SimLight, ModelPart, Mover, Name, PartRenderer,
+    PhysicsProp, RecordId,
 };
 
 use crate::catalog::Found;
+use crate::models::ModelCache;
 
 use crate::catalog::Catalog;
 use crate::host::Host;
@@ -71,8 +73,32 @@ pub struct NamedCamera {
 pub struct MissingMaterial {
     /// The slot's name.
     pub slot: String,
-    /// Its reference.
+    /// Its reference (empty for a model slot the map's `materials` table has no entry for).
     pub reference: String,
+    /// For a model slot: the mesh that draws it and the model's pallet (`mesh 'Cube' of
+    /// dev.example:meshes/yard.glb`); empty for a slot of the table itself.
+    pub mesh: String,
+}
+
+impl MissingMaterial {
+    /// The console line: one per missing slot, naming the slot, the mesh and the pallet
+    /// (spec: runtime assets, "Missing material").
+    pub fn line(&self) -> String {
+        match (self.reference.is_empty(), self.mesh.is_empty()) {
+            (true, false) => format!(
+                "material slot '{}' ({}) has no entry in the map's materials table; it draws the missingMaterial",
+                self.slot, self.mesh
+            ),
+            (_, true) => format!(
+                "material slot '{}' ({}) could not be read; it draws the missingMaterial",
+                self.slot, self.reference
+            ),
+            (false, false) => format!(
+                "material slot '{}' ({}, {}) could not be read; it draws the missingMaterial",
+                self.slot, self.reference, self.mesh
+            ),
+        }
+    }
 }
 
 /// The frame and the cameras.
@@ -396,9 +422,14 @@ pub fn settings(
 /// What extraction keeps from frame to frame: the decoded base color textures by barcode
 /// (each PNG is read and decoded once; a failure is kept too, so it is noted each frame
 /// without reading again).
+///
+/// It also holds the session's model geometry ([`ModelCache`]): each placed model's GLB is
+/// imported once however many placements and frames draw it. A map switch drops it all
+/// ([`ExtractCache::map_switched`]).
 #[derive(Debug, Default)]
 pub struct ExtractCache {
     textures: HashMap<String, Result<Arc<Texture>, String>>,
+    models: ModelCache,
 }
 
 impl ExtractCache {
@@ -410,6 +441,18 @@ impl ExtractCache {
     /// Textures decoded (or refused) so far.
     pub fn textures(&self) -> usize {
         self.textures.len()
+    }
+
+    /// The model geometry cache.
+    pub fn models(&self) -> &ModelCache {
+        &self.models
+    }
+
+    /// Drops everything: a map switch (no entity survives it, so every entry is dead
+    /// weight).
+    pub fn map_switched(&mut self) {
+        self.textures.clear();
+        self.models.clear();
     }
 }
 
@@ -511,6 +554,7 @@ pub fn extract_with(
                 missing.push(MissingMaterial {
                     slot: table.names.get(i).cloned().unwrap_or_default(),
                     reference: reference.clone(),
+                    mesh: String::new(),
                 });
                 materials.push(Material::missing());
             }
@@ -614,12 +658,160 @@ pub fn extract_with(
             });
         }
     }
+    model_parts(sim, catalog, cache, &mut frame, &mut missing, &mut notes);
     frame.static_generation = static_generation(&frame);
     Extracted {
         frame,
         cameras,
         missing,
         notes,
+    }
+}
+
+/// Every drawn model part in the world as a [`MeshInstance`] at its pose this frame, its
+/// slots bound by name (spec: dh.map, "Materials"; runtime assets, "Missing material" and
+/// "The object loader"):
+///
+/// * a slot bound to a material draws it (the map's table slot when the reference is one of
+///   the table's, else the material read here and added to the frame);
+/// * a map's slot the `materials` table has no entry for draws the missingMaterial, with one
+///   [`MissingMaterial`] line per slot name (however many parts draw it);
+/// * an object's slot no `dh.renderer` binds, and a primitive with no material at all, draw
+///   [`Material::flat_white`].
+///
+/// A model that cannot be read or imported is one note per model, and its parts draw
+/// nothing.
+fn model_parts(
+    sim: &dh_sims::SimWorld,
+    catalog: &Catalog,
+    cache: &mut ExtractCache,
+    frame: &mut RenderFrame,
+    missing: &mut Vec<MissingMaterial>,
+    notes: &mut Vec<String>,
+) {
+    let parts = sim.parts();
+    if parts.is_empty() {
+        return;
+    }
+    let table = sim.materials();
+    let mut flat_white: Option<u32> = None;
+    let mut missing_index: Option<u32> = None;
+    let mut added: HashMap<String, u32> = HashMap::new();
+    let mut noted_models: Vec<String> = Vec::new();
+    let push = |frame: &mut RenderFrame, m: Material| -> u32 {
+        frame.materials.push(m);
+        (frame.materials.len() - 1) as u32
+    };
+    for &e in parts {
+        if !sim.in_world(e) {
+            continue;
+        }
+        let (Some(part), Some(renderer), Some(pose)) = (
+            sim.get::<ModelPart>(e),
+            sim.get::<PartRenderer>(e),
+            sim.world_pose(e),
+        ) else {
+            continue;
+        };
+        let geometry = match cache.models.get(catalog, &part.model) {
+            Ok(g) => g,
+            Err(err) => {
+                if !noted_models.contains(&part.model) {
+                    noted_models.push(part.model.clone());
+                    notes.push(format!("{err}; its parts draw nothing"));
+                }
+                continue;
+            }
+        };
+        let Some(mesh_index) = geometry.mesh_of(&part.path) else {
+            continue;
+        };
+        let mesh = match geometry.mesh(mesh_index) {
+            Some(Ok(m)) => m,
+            Some(Err(err)) => {
+                let key = format!("{}#{mesh_index}", part.model);
+                if !noted_models.contains(&key) {
+                    noted_models.push(key);
+                    notes.push(format!("{err}; it draws nothing"));
+                }
+                continue;
+            }
+            None => continue,
+        };
+        let mut materials = Vec::with_capacity(mesh.slots.len());
+        for slot in &mesh.slots {
+            let Some(slot) = slot else {
+                materials
+                    .push(*flat_white.get_or_insert_with(|| push(frame, Material::flat_white())));
+                continue;
+            };
+            let index = match renderer.bound(slot) {
+                Some(reference) => {
+                    let in_table = table
+                        .slot(slot)
+                        .filter(|s| {
+                            table.references.get(s.0 as usize).map(String::as_str)
+                                == Some(reference)
+                        })
+                        .or_else(|| {
+                            table
+                                .references
+                                .iter()
+                                .position(|r| r == reference)
+                                .map(|i| dh_sims::MaterialSlot(i as u16))
+                        });
+                    match in_table {
+                        Some(s) => u32::from(s.0),
+                        None => match added.get(reference) {
+                            Some(&i) => i,
+                            None => {
+                                let m = match catalog.object_json(reference) {
+                                    Ok(json) => {
+                                        let mut m = material_from_json(&json);
+                                        m.base_color_texture = base_color_texture(
+                                            catalog, reference, &json, cache, notes,
+                                        );
+                                        m
+                                    }
+                                    Err(_) => {
+                                        missing.push(MissingMaterial {
+                                            slot: slot.clone(),
+                                            reference: reference.to_string(),
+                                            mesh: format!("mesh '{}' of {}", mesh.name, part.model),
+                                        });
+                                        Material::missing()
+                                    }
+                                };
+                                let i = push(frame, m);
+                                added.insert(reference.to_string(), i);
+                                i
+                            }
+                        },
+                    }
+                }
+                None if renderer.map_slots => {
+                    if !missing
+                        .iter()
+                        .any(|m| m.reference.is_empty() && m.slot == *slot)
+                    {
+                        missing.push(MissingMaterial {
+                            slot: slot.clone(),
+                            reference: String::new(),
+                            mesh: format!("mesh '{}' of {}", mesh.name, part.model),
+                        });
+                    }
+                    *missing_index.get_or_insert_with(|| push(frame, Material::missing()))
+                }
+                None => *flat_white.get_or_insert_with(|| push(frame, Material::flat_white())),
+            };
+            materials.push(index);
+        }
+        frame.meshes.push(MeshInstance {
+            mesh: Arc::clone(&mesh.asset),
+            world: trs(pose.position, pose.rotation.0, pose.scale),
+            materials,
+            casts_shadows: true,
+        });
     }
 }
 

@@ -13,19 +13,30 @@
 //!    (props), and the pawns move, riding what they stand on, over the job system
 //!    ([`PhysicsWorld::step_with`]); the logic's teleports then apply.
 //!
+//! Before the logic tick, `voxel collision` keeps the map's voxel volumes solid around the
+//! pawns ([`CollisionStreamer::update`]: what the collision workers finished is attached,
+//! chunks within `world.voxel.collisionUrgent` of a pawn are cooked on the spot, the rest
+//! within `world.voxel.collisionRadius` are queued for the `world.voxel.collisionWorkers`
+//! threads, which never hold the tick up) and asks the water query at each pawn's middle,
+//! so the physics step moves nobody over a floor still in the queue, and swims whoever is
+//! under a surface. The urgent cooks' own time is also the `voxel cook` phase.
+//!
+//! A drawing streamer (the renderer's `VoxelStreamer`) takes the same opened volumes from
+//! [`Host::voxel_volumes`]: see the `VOXEL DRAWING HOOK` note on it.
+//!
 //! `logic` and `physics` run as two jobs of one dh-jobs graph, `physics` after `logic`.
 //! Nothing reads a clock inside a tick, and every list is walked in author or id order, so
 //! one script gives one trace.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use dh_content::schema::surface::surface_preset;
 use dh_jobs::{FrameTimer, JobGraph, Lane, Scheduler};
 use dh_sims::physics::{
-    self, BodyHandle, BodyKind, PawnInput, PhysicsParams, PhysicsWorld, ShapeSpec, SpawnPose,
-    SpawnRng, TeleportVelocity,
+    self, BodyHandle, BodyKind, PawnInput, PawnWater, PhysicsParams, PhysicsWorld, ShapeSpec,
+    SpawnPose, SpawnRng, SwimParams, TeleportVelocity,
 };
 use dh_sims::{
     Body, BodyRole, Button, Collider, ColliderShape, Input, Light, MapContext, Mover, Name,
@@ -36,6 +47,12 @@ use dh_sims::{
 use crate::catalog::{Catalog, CatalogError};
 use crate::prefs::{PrefError, Prefs};
 use crate::script::{ScriptError, ScriptHost, ScriptRunner, Value};
+use crate::voxel::collision::{
+    CollisionConfig, CollisionPalette, CollisionStats, CollisionStreamer, CollisionVolume, VolumeId,
+};
+use crate::voxel::volume::{open_volume, pose_matrix, OpenedVolume};
+use crate::voxel::water::{medium_of, FluidField};
+use crate::voxel::{FluidTable, MapChunks, VoxelLooks};
 
 /// How far a pawn's Use reaches from its eye, in meters. Ours: the spec states no reach
 /// (Source's is 72 to 80 units, about 2 m).
@@ -161,6 +178,101 @@ pub fn physics_params(prefs: &Prefs, tick_rate: u32) -> Result<PhysicsParams, Ho
     Ok(params)
 }
 
+/// One placed `dh.voxelVolume`, opened.
+struct VoxelRecord {
+    /// The record carrying it.
+    entity: hecs::Entity,
+    /// The container, its palette and its shown grids.
+    opened: Arc<OpenedVolume>,
+    /// Its palette as collision reads it.
+    palette: Arc<CollisionPalette>,
+    /// Each shown grid's fluids, with the cells they read (empty without a platform that
+    /// declares fluids).
+    water: Vec<(FluidField, Arc<MapChunks>)>,
+    /// Its grids in the collision streamer while the record is in the world.
+    ids: Vec<VolumeId>,
+}
+
+/// The map's voxel volumes: the server's collision streamer and the water query.
+struct Voxels {
+    streamer: CollisionStreamer,
+    records: Vec<VoxelRecord>,
+    /// What the last update did.
+    last: CollisionStats,
+}
+
+impl Voxels {
+    /// Adds record `r`'s grids to the streamer (it is in the world).
+    fn add(streamer: &mut CollisionStreamer, r: &mut VoxelRecord) {
+        for g in &r.opened.grids {
+            let volume = CollisionVolume {
+                name: r.opened.name.clone(),
+                source: g.chunks.clone(),
+                palette: r.palette.clone(),
+                placement: g.placement,
+                cells: g.cells,
+            };
+            // A singular placement (a zero scale) has nothing to stand on.
+            if let Some(id) = streamer.add_volume(volume) {
+                r.ids.push(id);
+            }
+        }
+    }
+
+    /// Brings the streamer in line with the records after a switch: a record that left
+    /// the world loses its bodies, one that came back is solid again.
+    fn sync(&mut self, sim: &SimWorld, physics: &mut PhysicsWorld) {
+        for r in &mut self.records {
+            let in_world = sim.in_world(r.entity);
+            if !in_world && !r.ids.is_empty() {
+                for id in r.ids.drain(..) {
+                    self.streamer.remove_volume(physics, id);
+                }
+            } else if in_world && r.ids.is_empty() {
+                Self::add(&mut self.streamer, r);
+            }
+        }
+    }
+
+    /// The water at world point `point`: the first volume in the world (author order)
+    /// whose fluids answer there, as a pawn swims in it.
+    fn water_at(&self, sim: &SimWorld, point: [f32; 3], swim: SwimParams) -> Option<PawnWater> {
+        let p = point.map(f64::from);
+        for r in &self.records {
+            if !sim.in_world(r.entity) {
+                continue;
+            }
+            for (field, chunks) in &r.water {
+                let Some(sample) = field.water_at(chunks.as_ref(), p) else {
+                    continue;
+                };
+                let medium = medium_of(sample.block)?;
+                return Some(PawnWater {
+                    surface: sample.surface as f32,
+                    density: medium.density,
+                    viscosity: medium.viscosity,
+                    swim,
+                });
+            }
+        }
+        None
+    }
+}
+
+/// The world's swimming parameters as the preferences set them (`world.swim.*`).
+pub fn swim_params(prefs: &Prefs) -> SwimParams {
+    let d = SwimParams::default();
+    let f = |name: &str, fallback: f32| prefs.float(name).map_or(fallback, |v| v as f32);
+    SwimParams {
+        drag: f("world.swim.drag", d.drag),
+        stroke: f("world.swim.stroke", d.stroke),
+        vertical_stroke: f("world.swim.verticalStroke", d.vertical_stroke),
+        drift: f("world.swim.drift", d.drift),
+        pawn_density: f("world.swim.pawnDensity", d.pawn_density),
+        float_depth: f("world.swim.floatDepth", d.float_depth),
+    }
+}
+
 /// A running map.
 pub struct Host {
     /// The preferences.
@@ -180,6 +292,7 @@ pub struct Host {
     pending: Vec<Input>,
     output: Vec<String>,
     tick: u64,
+    voxels: Voxels,
 }
 
 impl std::fmt::Debug for Host {
@@ -400,6 +513,7 @@ impl Host {
             })?;
         let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
         let warnings = sim.install_warnings().to_vec();
+        let collision = CollisionConfig::from_prefs(&prefs, false);
         let mut host = Host {
             prefs,
             catalog,
@@ -418,14 +532,178 @@ impl Host {
             // What the map asks for that this run does not model prints before tick 0.
             output: warnings,
             tick: 0,
+            voxels: Voxels {
+                streamer: CollisionStreamer::new(collision),
+                records: Vec::new(),
+                last: CollisionStats::default(),
+            },
         };
         host.build_physics()?;
+        host.open_voxels()?;
         Ok(host)
     }
 
-    /// One body per collider that stands as one, in author order; the spawns.
-    fn build_physics(&mut self) -> Result<(), HostError> {
+    /// Opens every placed `dh.voxelVolume` (spec `dh.voxel`, "Placing it in a map"): its
+    /// definition and payload from the mounted pallets, each shown grid placed under the
+    /// record's pose and added to the collision streamer (when the record is in the
+    /// world), and its fluids for the water query when its platform declares fluids
+    /// (Minecraft's water and lava; without them nothing swims, as the spec has it
+    /// without a platform pallet).
+    fn open_voxels(&mut self) -> Result<(), HostError> {
+        let tables =
+            dh_content::voxel::blocks::BlockTables::builtin().map_err(|e| HostError::Install {
+                map: self.map.clone(),
+                message: format!("the built-in block tables do not load: {e}"),
+            })?;
+        // The map's own material slots come first in the scene's surface table, the
+        // presets after them.
+        let surface_base = self.sim.materials().references.len() as u32;
         let records: Vec<hecs::Entity> = self.sim.records().to_vec();
+        for e in records {
+            let Some(v) = self.sim.get::<dh_sims::VoxelVolume>(e) else {
+                continue;
+            };
+            let name = self.sim.name_of(e).unwrap_or_else(|| v.volume.clone());
+            let pose = self.sim.world_pose(e).unwrap_or_default();
+            let m = pose_matrix(pose.position, pose.rotation.0, pose.scale);
+            let opened =
+                open_volume(&self.catalog, &name, &v.volume, m, &v.grids).map_err(|err| {
+                    HostError::Install {
+                        map: self.map.clone(),
+                        message: err.to_string(),
+                    }
+                })?;
+            let platform = opened.platform.as_deref();
+            let palette = Arc::new(CollisionPalette::resolve(
+                &opened.palette,
+                tables,
+                platform,
+                None,
+                surface_base,
+            ));
+            let fluids = (platform == Some(dh_content::schema::voxel::MINECRAFT))
+                .then(FluidTable::minecraft);
+            let water = match &fluids {
+                Some(ft) => {
+                    let looks =
+                        VoxelLooks::resolve(&opened.palette, tables, platform, None, Some(ft));
+                    opened
+                        .grids
+                        .iter()
+                        .filter_map(|g| {
+                            FluidField::new(&looks, g.placement).map(|f| (f, g.chunks.clone()))
+                        })
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            let mut r = VoxelRecord {
+                entity: e,
+                opened: Arc::new(opened),
+                palette,
+                water,
+                ids: Vec::new(),
+            };
+            if self.sim.in_world(e) {
+                Voxels::add(&mut self.voxels.streamer, &mut r);
+            }
+            self.voxels.records.push(r);
+        }
+        Ok(())
+    }
+
+    /// The map's placed voxel volumes, opened (author order): each shown grid's decoded
+    /// cells, palette and placement.
+    ///
+    /// VOXEL DRAWING HOOK: the renderer's `voxel::stream::VoxelStreamer` adds each shown
+    /// grid once, as `StreamVolume { name, source: VolumeSource::Chunks { chunks:
+    /// grid.chunks.clone(), cells: grid.cells, placement: grid.placement, looks }, .. }`
+    /// (or `VolumeSource::Payload` with [`OpenedVolume::pose`] to read by range instead),
+    /// then once a rendered frame (not once a tick: drawing follows the camera, collision
+    /// follows the pawns) calls `draw(id)` for each volume whose record is in the world
+    /// ([`Host::voxel_volume_in_world`]), `update(camera)` and `fill_frame`.
+    pub fn voxel_volumes(&self) -> Vec<Arc<OpenedVolume>> {
+        self.voxels
+            .records
+            .iter()
+            .map(|r| r.opened.clone())
+            .collect()
+    }
+
+    /// Whether the record carrying voxel volume `index` (of [`Host::voxel_volumes`]) is in
+    /// the world now.
+    pub fn voxel_volume_in_world(&self, index: usize) -> bool {
+        self.voxels
+            .records
+            .get(index)
+            .is_some_and(|r| self.sim.in_world(r.entity))
+    }
+
+    /// What the last tick's voxel collision update did, and what is alive after it.
+    pub fn voxel_collision_stats(&self) -> CollisionStats {
+        self.voxels.last
+    }
+
+    /// The collision streamer (its bodies, chunks and worker time).
+    pub fn voxel_collision(&self) -> &CollisionStreamer {
+        &self.voxels.streamer
+    }
+
+    /// Waits for every queued voxel chunk and attaches it (tests and tools that want the
+    /// whole radius solid before they look).
+    pub fn flush_voxel_collision(&mut self) -> CollisionStats {
+        self.voxels.streamer.flush(&mut self.physics)
+    }
+
+    /// Keeps voxel chunks solid around every pawn and gives each pawn the water at its
+    /// middle: before the tick moves anyone.
+    fn update_voxels(&mut self, timer: &FrameTimer) -> Result<(), HostError> {
+        if self.voxels.records.is_empty() {
+            return Ok(());
+        }
+        let ids: Vec<PawnId> = self.pawns.values().copied().collect();
+        let mut feet = Vec::with_capacity(ids.len());
+        for &id in &ids {
+            let s = self
+                .physics
+                .pawn_state(id)
+                .map_err(|e| HostError::Physics(e.to_string()))?;
+            feet.push(s.feet);
+        }
+        {
+            let _s = timer.scope("voxel collision");
+            let stats = self.voxels.streamer.update(&mut self.physics, &feet);
+            if stats.cooked_now > 0 {
+                timer.add_phase_time("voxel cook", stats.cook_time);
+            }
+            self.voxels.last = stats;
+        }
+        if self.voxels.records.iter().all(|r| r.water.is_empty()) {
+            return Ok(());
+        }
+        let _s = timer.scope("voxel water");
+        let swim = swim_params(&self.prefs);
+        let half = self.physics.params().pawn_height * 0.5;
+        for (&id, f) in ids.iter().zip(&feet) {
+            let middle = [f[0], f[1] + half, f[2]];
+            let water = self.voxels.water_at(&self.sim, middle, swim);
+            self.physics
+                .set_pawn_water(id, water)
+                .map_err(|e| HostError::Physics(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// One body per collider that stands as one, in author order, then the model parts'
+    /// in part-table order; the spawns.
+    fn build_physics(&mut self) -> Result<(), HostError> {
+        let records: Vec<hecs::Entity> = self
+            .sim
+            .records()
+            .iter()
+            .chain(self.sim.parts())
+            .copied()
+            .collect();
         for e in records {
             if self.sim.get::<SpawnPoint>(e).is_some() {
                 if let Some(p) = self.sim.world_pose(e) {
@@ -540,6 +818,7 @@ impl Host {
                 input.jump = false;
             }
         }
+        self.update_voxels(timer)?;
         let inputs = std::mem::take(&mut self.pending);
         // Records switched this tick: their bodies follow once the logic has switched them.
         let switched: Vec<hecs::Entity> = inputs
@@ -602,6 +881,11 @@ impl Host {
         }
         if let Some(e) = failed.into_inner().ok().flatten() {
             return Err(e);
+        }
+        if !switched.is_empty() {
+            // A voxel volume switched off loses its bodies; one switched on is solid from
+            // the next update.
+            self.voxels.sync(&self.sim, &mut self.physics);
         }
         let events =
             events.into_inner().ok().flatten().ok_or_else(|| {
@@ -865,8 +1149,11 @@ impl ScriptHost for Host {
                 "vz" => n(s.velocity[2]),
                 "grounded" => Ok(bool_value(s.grounded)),
                 "noclip" => Ok(bool_value(s.noclip)),
+                "swimming" => Ok(bool_value(
+                    self.physics.pawn_swimming(id).map_err(|e| e.to_string())?,
+                )),
                 _ => Err(format!(
-                    "a pawn has no property '{property}'; it has x, y, z, yaw, pitch, vx, vy, vz, grounded, noclip"
+                    "a pawn has no property '{property}'; it has x, y, z, yaw, pitch, vx, vy, vz, grounded, noclip, swimming"
                 )),
             };
         }

@@ -1,11 +1,13 @@
 //! The DigitalHeaven engine host: mounts pallets, installs maps, runs frames.
 #![warn(missing_docs)]
 
+pub mod bench_scenes;
 pub mod catalog;
 pub mod cli;
 pub mod core_pallet;
 pub mod extract;
 pub mod host;
+pub mod models;
 pub mod prefs;
 pub mod render_cmd;
 pub mod run;

@@ -643,6 +643,18 @@ pub static TABLE: &[PrefDef] = &[
     v("world.sun.direction", "-0.35 -0.85 -0.4", 3, -1.0, 1.0, "000:1179", "The direction sunlight travels"),
     // spec 000:1179 seeded from lighting.sunIntensity (linear, unbounded); default 1.0 (000:1163).
     f("world.sun.intensity", "1", 0.0, INF, "000:1179", "The sun's linear intensity"),
+    // ours: spec 004:485 names "the world's swim drag" (multiplied by a medium's viscosity) and states no value; default 4 per second, at least 0.
+    f("world.swim.drag", "4", 0.0, INF, "ours", "How fast a swimmer's velocity closes on the one it strokes for, per second"),
+    // ours: spec 004:485 names "the buoyant drift" (divided by a medium's viscosity) and states no value; default 1 m/s, at least 0.
+    f("world.swim.drift", "1", 0.0, INF, "ours", "The speed buoyancy carries a swimmer up, or down, m/s"),
+    // ours: the spec states where no swimmer floats; default 0.3 m (the surface at a 1.8 m pawn's chest), above 0, at most 5.
+    fpos("world.swim.floatDepth", "0.3", 0.0, 5.0, "ours", "How deep under the surface a floating pawn's middle rests, meters"),
+    // ours: spec 004:485 "its density decides whether a swimmer sinks or floats"; default 985 kg/m³ (a body with air in its lungs), above 0.
+    fpos("world.swim.pawnDensity", "985", 0.0, INF, "ours", "A pawn's density: a denser medium floats it, a lighter one sinks it, kg/m³"),
+    // ours: spec 004:485 names "the stroke" (divided by a medium's viscosity) and states no value; default 3 m/s, at least 0.
+    f("world.swim.stroke", "3", 0.0, INF, "ours", "Swimming speed along the view, m/s"),
+    // ours: spec 004:485 names "the vertical stroke" (divided by a medium's viscosity) and states no value; default 3 m/s, at least 0.
+    f("world.swim.verticalStroke", "3", 0.0, INF, "ours", "The upward speed a jump press gives a swimmer, m/s"),
     // ARCHITECTURE.md "One frame": "fixed ticks (world.tickRate, 64 Hz)"; spec 003:252 "a fixed 1/64 s tick";
     // ours: 1–1024; read when a map installs.
     i("world.tickRate", "64", 1, 1024, "ARCHITECTURE.md", "Simulation ticks per second, read when a map installs"),

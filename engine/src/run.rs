@@ -110,12 +110,44 @@ enum RunError {
     Io(String),
 }
 
+/// `dh-engine bench <scene>` for a built-in scene ([`crate::bench_scenes::SCENES`]): it
+/// takes `--workers` (the second meshing worker count) and nothing else of a map's.
+fn run_scene(scene: &str, options: &RunOptions, out: &mut dyn Write) -> Result<Outcome, RunError> {
+    let map_only = [
+        (!options.pallets.is_empty(), "--pallet"),
+        (options.ticks.is_some(), "--ticks"),
+        (!options.sets.is_empty(), "--set"),
+        (options.json, "--json"),
+        (options.trace.is_some(), "--trace"),
+        (options.render.is_some(), "--render"),
+    ];
+    if let Some((_, flag)) = map_only.iter().find(|(given, _)| *given) {
+        return Err(UsageError(format!(
+            "bench {scene} is a built-in scene and does not take {flag}"
+        ))
+        .into());
+    }
+    crate::bench_scenes::run_scene(
+        scene,
+        crate::bench_scenes::SceneSize::Full,
+        options.workers,
+        out,
+    )
+    .map_err(|e| RunError::Io(e.to_string()))?;
+    Ok(Outcome::Done)
+}
+
 fn run_inner(
     options: &RunOptions,
     bench: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Outcome, RunError> {
+    if let (true, Some(scene)) = (bench, options.map.as_deref()) {
+        if crate::bench_scenes::is_scene(scene) {
+            return run_scene(scene, options, out);
+        }
+    }
     let map = match (&options.map, bench) {
         (Some(m), _) => m.clone(),
         (None, true) => DEFAULT_BENCH_SCENE.to_string(),

@@ -1,4 +1,6 @@
-// Boxes, lit and unlit, after the depth prepass: MeshVertexLayout::Full. The sun with
+// Boxes and meshes, lit and unlit, after the depth prepass: MeshVertexLayout::Full.
+// fs_main shades opaque surfaces, fs_cutout discards where the base color's alpha (material
+// alpha x texel alpha) is under 0.5, fs_translucent returns that alpha for blending. The sun with
 // cascaded shadows and the half-Lambert wrap, the ambient fill (two-color hemisphere or the
 // sky's order-2 harmonics), and the ranked realtime lights looked up through the pixel's
 // light cluster (16 x 8 tiles x 8 logarithmic depth slices by default). Unlit materials
@@ -11,7 +13,7 @@ struct Draw {
     world_row0: vec4<f32>,
     world_row1: vec4<f32>,
     world_row2: vec4<f32>,
-    // x: material index.
+    // x: material index; y: flags (bit 0: shaded by the voxel light field).
     material: vec4<u32>,
 }
 
@@ -67,8 +69,25 @@ struct Material {
     base_color: vec4<f32>,
     // rgb emissive x intensity, w 1 when it has a base color texture.
     emissive: vec4<f32>,
-    // xy uvScale.
+    // xy uvScale, z the base color's alpha.
     uv_scale: vec4<f32>,
+}
+
+// A window of a voxel volume's light field (render/frame.rs VoxelLightWindow): bricks of
+// 16^3 cells, two 16-bit cells (SSSS RRRR GGGG BBBB) to a word, the even cell low.
+struct VoxelLight {
+    world_to_light: mat4x4<f32>,
+    // The low corner's cell.
+    origin: vec4<i32>,
+    // Bricks along x, y, z; w 1 when there is a window.
+    dims: vec4<u32>,
+    // occlusionStep, blockLightIntensity, edge fade (cells).
+    params: vec4<f32>,
+    // The sky gate per level, four to a vector.
+    gate: array<vec4<f32>, 4>,
+    // The fill's linear color per level.
+    fill: array<vec4<f32>, 16>,
+    cells: array<u32>,
 }
 
 var<immediate> draw: Draw;
@@ -79,6 +98,7 @@ var<immediate> draw: Draw;
 @group(0) @binding(4) var<storage, read> materials: array<Material>;
 @group(0) @binding(5) var shadow_map: texture_depth_2d;
 @group(0) @binding(6) var shadow_sampler: sampler_comparison;
+@group(0) @binding(7) var<storage, read> voxel: VoxelLight;
 @group(1) @binding(0) var base_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_sampler: sampler;
 
@@ -87,6 +107,7 @@ struct VertexIn {
     @location(1) normal_oct: vec2<u32>,
     @location(2) tangent_oct: vec2<u32>,
     @location(3) uv0: vec2<f32>,
+    @location(5) uv2: vec2<f32>,
 }
 
 struct VertexOut {
@@ -94,6 +115,8 @@ struct VertexOut {
     @location(0) world: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
+    // UV2.x: the corner occlusion count, blended across the face.
+    @location(3) occlusion: f32,
 }
 
 // The octahedral decode: content::mesh::decode_octahedral, line for line.
@@ -117,12 +140,121 @@ fn vs_main(v: VertexIn) -> VertexOut {
     out.position = draw.clip_from_local * vec4<f32>(v.position, 1.0);
     let p = vec4<f32>(v.position, 1.0);
     out.world = vec3<f32>(dot(draw.world_row0, p), dot(draw.world_row1, p), dot(draw.world_row2, p));
-    // Boxes' poses are rigid (their size is in the vertices), so the 3 x 3 turns normals.
+    // Normals turn by the inverse transpose of the 3 x 3: its cofactor matrix (rows
+    // r1 x r2, r2 x r0, r0 x r1) times the determinant's sign, so a scaled or mirrored
+    // world keeps its normals perpendicular and outward (a rigid pose: the 3 x 3 itself).
     let n = unpack_normal(v.normal_oct);
-    out.normal = vec3<f32>(dot(draw.world_row0.xyz, n), dot(draw.world_row1.xyz, n), dot(draw.world_row2.xyz, n));
+    let r0 = draw.world_row0.xyz;
+    let r1 = draw.world_row1.xyz;
+    let r2 = draw.world_row2.xyz;
+    let c0 = cross(r1, r2);
+    let s = select(1.0, -1.0, dot(r0, c0) < 0.0);
+    out.normal = vec3<f32>(dot(c0, n), dot(cross(r2, r0), n), dot(cross(r0, r1), n)) * s;
     let material = materials[draw.material.x];
     out.uv = v.uv0 * material.uv_scale.xy;
+    out.occlusion = v.uv2.x;
     return out;
+}
+
+// A light-space cell's packed light; 0 outside the window.
+fn light_cell(c: vec3<i32>) -> u32 {
+    let rel = c - voxel.origin.xyz;
+    let size = vec3<i32>(voxel.dims.xyz) * 16;
+    if any(rel < vec3<i32>(0)) || any(rel >= size) {
+        return 0u;
+    }
+    let r = vec3<u32>(rel);
+    let b = r / 16u;
+    let l = r % 16u;
+    let brick = b.x + voxel.dims.x * (b.y + voxel.dims.y * b.z);
+    let index = brick * 4096u + l.x + 16u * (l.y + 16u * l.z);
+    return (voxel.cells[index >> 1u] >> ((index & 1u) * 16u)) & 0xffffu;
+}
+
+// The levels (sky, red, green, blue) of a packed cell.
+fn light_levels(v: u32) -> vec4<f32> {
+    return vec4<f32>(f32((v >> 12u) & 15u), f32((v >> 8u) & 15u), f32((v >> 4u) & 15u), f32(v & 15u));
+}
+
+// One face corner: the front cell, its two edge neighbors and the diagonal, averaged; a
+// zero neighbor counts as the front cell, and the diagonal behind two dark edges is left
+// out (the front cell stands in), so light does not leak around corners.
+fn light_corner(f: vec3<i32>, du: vec3<i32>, dv: vec3<i32>, front: u32) -> vec4<f32> {
+    let e1 = light_cell(f + du);
+    let e2 = light_cell(f + dv);
+    var d = light_cell(f + du + dv);
+    if e1 == 0u && e2 == 0u {
+        d = 0u;
+    }
+    let lf = light_levels(front);
+    let l1 = select(light_levels(e1), lf, e1 == 0u);
+    let l2 = select(light_levels(e2), lf, e2 == 0u);
+    let ld = select(light_levels(d), lf, d == 0u);
+    return (lf + l1 + l2 + ld) * 0.25;
+}
+
+// The field's levels at a face point (light space `p`, face normal `n`) by the smooth
+// corner rule, blended across the face cell.
+fn field_levels(p: vec3<f32>, n: vec3<f32>) -> vec4<f32> {
+    let a = abs(n);
+    var axis = 0u;
+    if a.y >= a.x && a.y >= a.z {
+        axis = 1u;
+    } else if a.z >= a.x && a.z >= a.y {
+        axis = 2u;
+    }
+    // The face's two in-plane axes.
+    let u_axis = (axis + 1u) % 3u;
+    let v_axis = (axis + 2u) % 3u;
+    let unit = array<vec3<i32>, 3>(vec3<i32>(1, 0, 0), vec3<i32>(0, 1, 0), vec3<i32>(0, 0, 1));
+    let eu = unit[u_axis];
+    let ev = unit[v_axis];
+    // The cell in front of the face: half a cell out along the normal.
+    let q = p + sign(n) * select(vec3<f32>(0.0), vec3<f32>(0.5), a == vec3<f32>(max(max(a.x, a.y), a.z)));
+    let f = vec3<i32>(floor(q));
+    let t = q - floor(q);
+    let fu = t[u_axis];
+    let fv = t[v_axis];
+    let front = light_cell(f);
+    let c00 = light_corner(f, -eu, -ev, front);
+    let c10 = light_corner(f, eu, -ev, front);
+    let c01 = light_corner(f, -eu, ev, front);
+    let c11 = light_corner(f, eu, ev, front);
+    return mix(mix(c00, c10, fu), mix(c01, c11, fu), fv);
+}
+
+fn gate_at(level: u32) -> f32 {
+    let l = min(level, 15u);
+    return voxel.gate[l / 4u][l % 4u];
+}
+
+// The sky gate at a fractional level.
+fn sky_gate(s: f32) -> f32 {
+    let lo = u32(clamp(floor(s), 0.0, 15.0));
+    return mix(gate_at(lo), gate_at(lo + 1u), clamp(s - f32(lo), 0.0, 1.0));
+}
+
+// The fill's color channel `k` at a fractional level.
+fn fill_at(level: f32, k: u32) -> f32 {
+    let lo = u32(clamp(floor(level), 0.0, 15.0));
+    let hi = min(lo + 1u, 15u);
+    return mix(voxel.fill[lo][k], voxel.fill[hi][k], clamp(level - f32(lo), 0.0, 1.0));
+}
+
+// How much of the field applies at light-space `p`: 1 inside, fading to 0 over the edge
+// fade at the window's edge, 0 outside.
+fn field_weight(p: vec3<f32>) -> f32 {
+    let lo = vec3<f32>(voxel.origin.xyz);
+    let hi = lo + vec3<f32>(voxel.dims.xyz) * 16.0;
+    let d = min(p - lo, hi - p);
+    let inside = min(min(d.x, d.y), d.z);
+    if inside <= 0.0 {
+        return 0.0;
+    }
+    if voxel.params.z <= 0.0 {
+        return 1.0;
+    }
+    return clamp(inside / voxel.params.z, 0.0, 1.0);
 }
 
 fn falloff(kind: f32, d: f32, r: f32) -> f32 {
@@ -221,10 +353,12 @@ fn shade_light(light: Light, world: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     return light.radiance_falloff.rgb * (k * diffuse(n, l));
 }
 
-@fragment
-fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+// The shaded color and the base color's alpha (1 for the missingMaterial).
+fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let material = materials[draw.material.x];
     let shading = material.base_color.w;
+    // Sampled before any branch (uniform control flow); white when untextured.
+    let texel = textureSample(base_texture, base_sampler, in.uv);
     if shading > 1.5 {
         // missingMaterial: half-meter cells in world space, glowing red on near-black.
         let c = floor(in.world * 2.0 + vec3<f32>(1e-3));
@@ -233,11 +367,13 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
         return vec4<f32>(red, 1.0);
     }
     var base = material.base_color.rgb;
+    var alpha = material.uv_scale.z;
     if material.emissive.w > 0.5 {
-        base = base * textureSample(base_texture, base_sampler, in.uv).rgb;
+        base = base * texel.rgb;
+        alpha = alpha * texel.a;
     }
     if shading > 0.5 {
-        return vec4<f32>(base + material.emissive.rgb, 1.0);
+        return vec4<f32>(base + material.emissive.rgb, alpha);
     }
     var n = normalize(in.normal);
     if !front {
@@ -252,13 +388,35 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
     if ndl > -0.2 && dot(frame.sun_radiance.rgb, vec3<f32>(1.0)) > 0.0 {
         visible = mix(1.0, sun_shadow(in.world, n, depth), clamp(ndl * 5.0 + 1.0, 0.0, 1.0));
     }
-    var light = frame.sun_radiance.rgb * (diffuse(n, l) * visible);
+    var sun = frame.sun_radiance.rgb * (diffuse(n, l) * visible);
     // The ambient fill.
+    var ambient: vec3<f32>;
     if frame.ambient_sky.w > 0.5 {
-        light = light + eval_sh(n) * frame.ambient_ground.w;
+        ambient = eval_sh(n) * frame.ambient_ground.w;
     } else {
-        light = light + mix(frame.ambient_ground.rgb, frame.ambient_sky.rgb, n.y * 0.5 + 0.5);
+        ambient = mix(frame.ambient_ground.rgb, frame.ambient_sky.rgb, n.y * 0.5 + 0.5);
     }
+    // Hybrid shading: the voxel light field gates the ambient (and the sun past the last
+    // cascade) by sky light, adds the block-light fill, and takes the corner occlusion
+    // off the ambient; all of it fading out at the window's edge.
+    var fill = vec3<f32>(0.0);
+    if (draw.material.y & 1u) != 0u && voxel.dims.w != 0u {
+        let p = (voxel.world_to_light * vec4<f32>(in.world, 1.0)).xyz;
+        let w = field_weight(p);
+        if w > 0.0 {
+            let ln = (voxel.world_to_light * vec4<f32>(n, 0.0)).xyz;
+            let levels = field_levels(p, ln);
+            let gate = mix(1.0, sky_gate(levels.x), w);
+            let occlusion = 1.0 - voxel.params.x * clamp(in.occlusion, 0.0, 3.0);
+            ambient = ambient * gate * mix(1.0, occlusion, w);
+            if depth >= frame.cascade_splits[3] {
+                sun = sun * gate;
+            }
+            fill = vec3<f32>(fill_at(levels.y, 0u), fill_at(levels.z, 1u), fill_at(levels.w, 2u))
+                * (voxel.params.y * w);
+        }
+    }
+    var light = sun + ambient + fill;
     // Realtime lights, through the cluster (or all of them with clusters off).
     let count = frame.cluster_dims.w;
     if frame.cluster_params.w > 0.5 {
@@ -272,5 +430,24 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) ve
             light = light + shade_light(lights[i], in.world, n);
         }
     }
-    return vec4<f32>(base * light + material.emissive.rgb, 1.0);
+    return vec4<f32>(base * light + material.emissive.rgb, alpha);
+}
+
+@fragment
+fn fs_main(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return vec4<f32>(shade(in, front).rgb, 1.0);
+}
+
+@fragment
+fn fs_cutout(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    let c = shade(in, front);
+    if c.a < 0.5 {
+        discard;
+    }
+    return vec4<f32>(c.rgb, 1.0);
+}
+
+@fragment
+fn fs_translucent(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return shade(in, front);
 }

@@ -764,3 +764,57 @@ pub struct NotGate {
     /// Level A.
     pub a: bool,
 }
+
+// ---- Model parts ---------------------------------------------------------------------------
+
+/// One part of a model placement, installed as an entity of its own (spec: dh.map, "Parts"
+/// and "Placing models"): filed under its placement (or the nearest part above it in the
+/// model, or the record its override names), standing at its compiled world pose with its
+/// override's delta, drawn through its [`PartRenderer`] and solid through its [`Collider`].
+/// Parts are not records: they have no [`RecordIndex`], and
+/// [`SimWorld::parts`](crate::SimWorld::parts) lists them in part-table order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelPart {
+    /// The placement (the model instance record) the part belongs to.
+    pub instance: hecs::Entity,
+    /// The placed model (a barcode when the install knew the map's pallet).
+    pub model: String,
+    /// The part's map-wide id (the part table's `id`).
+    pub id: u32,
+    /// Its slot in its own model: the id less its placement's first.
+    pub slot: u32,
+    /// Its identity inside the model (`localId`).
+    pub local_id: Option<Guid>,
+    /// Its scene-object id (`objectId`).
+    pub object_id: Option<Guid>,
+    /// The node's own name, or the override's display name.
+    pub name: String,
+    /// The node's path in the model (`buildings/block03/wall_north`).
+    pub path: String,
+    /// A mesh-less group.
+    pub structural: bool,
+}
+
+/// What a drawn part wears: its `dh.renderer` slots in the order the compiler wrote them,
+/// each slot's name with the `dh.material` reference bound to it (empty where nothing binds
+/// the slot).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PartRenderer {
+    /// `(slot name, reference)`, one per slot the part's primitives draw.
+    pub materials: Vec<(String, String)>,
+    /// Whether a map binds the slots (a map's generated renderer: an unbound slot is the
+    /// missingMaterial) or an object's renderer does (an unbound slot is flat white).
+    pub map_slots: bool,
+}
+
+impl PartRenderer {
+    /// The reference bound to `slot` (`None` when the slot is not listed or bound to
+    /// nothing).
+    pub fn bound(&self, slot: &str) -> Option<&str> {
+        self.materials
+            .iter()
+            .find(|(s, _)| s == slot)
+            .map(|(_, r)| r.as_str())
+            .filter(|r| !r.is_empty())
+    }
+}

@@ -432,10 +432,61 @@ impl SimWorld {
             let _ = world.insert_one(e, Connections(Arc::from(wires)));
         }
 
-        let hierarchy = Hierarchy::build(&world, &records, &staged_parents(&staged));
+        // Every model placement's parts, after every record, in part-table order.
+        let planned = plan_parts(map, &staged, &index_of, ctx)?;
+        let mut parts: Vec<Entity> = Vec::with_capacity(planned.len());
+        let mut all = records.clone();
+        let mut parents = staged_parents(&staged);
+        for p in &planned {
+            let e = world.reserve_entity();
+            parts.push(e);
+            all.push(e);
+            parents.push(Some(match p.filed {
+                Filed::Record(r) => r,
+                Filed::Part(k) => records.len() + k,
+            }));
+        }
+        for (k, p) in planned.iter().enumerate() {
+            let e = parts[k];
+            let parent = match p.filed {
+                Filed::Record(r) => records[r],
+                Filed::Part(q) => parts[q],
+            };
+            let mut b = EntityBuilder::new();
+            b.add(ModelPart {
+                instance: records[p.record],
+                model: p.model.clone(),
+                id: p.part.id,
+                slot: p.slot,
+                local_id: p.part.local_id,
+                object_id: p.part.object_id,
+                name: p.staged.name.clone().unwrap_or_default(),
+                path: p.part.path.clone().unwrap_or_default(),
+                structural: p.part.structural == Some(true),
+            });
+            b.add(LocalTransform(p.staged.pose));
+            b.add(WorldTransform(p.staged.pose));
+            b.add(Parent(parent));
+            if !p.staged.enabled {
+                b.add(Disabled);
+            }
+            if let Some(r) = &p.renderer {
+                b.add(r.clone());
+            }
+            install_components(&mut b, &p.staged, &mut materials, ctx, p.carried, tick_rate)?;
+            if b.has::<Collider>() && p.carried {
+                lists.carried_bodies.push(e);
+            }
+            world
+                .insert(e, b.build())
+                .map_err(|_| InstallError::TooManyRecords)?;
+        }
+
+        let hierarchy = Hierarchy::build(&world, &all, &parents);
         let mut sim = SimWorld::from_parts(
             world, records, names, nodes, materials, hierarchy, lists, tick_rate,
         );
+        sim.parts = parts;
         sim.warnings = carried_part_warnings(&staged, &movers_under, map);
         for zone in map.bake_zone_ids() {
             sim.bake_sets.insert(
@@ -1021,8 +1072,9 @@ pub(crate) fn value_text(v: &CallValue) -> String {
 }
 
 /// One line for every model part a map files under a mover (or under anything a mover
-/// carries): the spec carries such a part, but the headless runtime installs no model parts
-/// (they have no bodies here and are not carried), so the map does not run as written.
+/// carries) in a placement with no compiled part table (a map that did not come through
+/// `dh build`): such a placement installs no parts, so the map does not run as written.
+/// A compiled placement's parts are installed, carried and solid.
 fn carried_part_warnings(staged: &[Staged], movers_under: &[bool], map: &Map) -> Vec<String> {
     let index: HashMap<Guid, usize> = staged.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
     let label = |i: usize| match staged.get(i).and_then(|s| s.name.clone()) {
@@ -1032,6 +1084,10 @@ fn carried_part_warnings(staged: &[Staged], movers_under: &[bool], map: &Map) ->
     let mut out = Vec::new();
     for (i, r) in map.objects.iter().enumerate() {
         let Record::Instance(inst) = r else { continue };
+        if !inst.parts.is_empty() {
+            // Installed parts ride what they are filed under.
+            continue;
+        }
         for o in &inst.children {
             if o.removed == Some(true) || o.enabled == Some(false) {
                 continue;
@@ -1057,4 +1113,228 @@ fn carried_part_warnings(staged: &[Staged], movers_under: &[bool], map: &Map) ->
         }
     }
     out
+}
+
+// ---- Model parts ---------------------------------------------------------------------------
+
+/// What a part is filed under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Filed {
+    /// A record (the placement itself, or the record the part's override names).
+    Record(usize),
+    /// Another part of the same placement, by its index among the planned parts.
+    Part(usize),
+}
+
+/// One part to install.
+struct PlannedPart {
+    /// The placement's record index.
+    record: usize,
+    /// The placed model.
+    model: String,
+    /// The compiled entry.
+    part: dh_content::schema::records::Part,
+    /// Its slot in its model (id less the placement's first).
+    slot: u32,
+    /// What it is filed under.
+    filed: Filed,
+    /// Whether a mover carries what it is filed under.
+    carried: bool,
+    /// Its pose, name, enabled flag and components (collider and bake), in the shape a
+    /// record installs from.
+    staged: Staged,
+    /// Its renderer, on a drawn part.
+    renderer: Option<PartRenderer>,
+}
+
+/// Whether `path` lies at or under `root` in a model's hierarchy.
+fn at_or_under(path: &str, root: &str) -> bool {
+    path == root
+        || path
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// A part's pose: its compiled world pose (`pivot`, `rotation`, `scale`). The compiled
+/// table is final: the placement's pose and the part's override (its transform delta) are
+/// already composed into it by `dh build` (`dh_content::parts::apply_overrides`).
+fn part_pose(part: &dh_content::schema::records::Part) -> Pose {
+    Pose {
+        position: part
+            .pivot
+            .map(|v| v.0)
+            .unwrap_or([0.0; 3])
+            .map(|v| v as f32),
+        rotation: part
+            .rotation
+            .map(|q| Quat(q.0.map(|v| v as f32)))
+            .unwrap_or(Quat::IDENTITY),
+        scale: part
+            .scale
+            .map(|v| v.0)
+            .unwrap_or([1.0; 3])
+            .map(|v| v as f32),
+    }
+}
+
+/// The parts of every compiled model placement, in map order and part-table order. The
+/// compiled table is final (the compiler laid the instance's overrides over it): a part
+/// marked `removed` is never installed and neither is anything under it in the model, one
+/// marked `enabled: false` is installed switched off, and its components (the override's
+/// collider and bake included) are installed as they stand. Each part is filed under the
+/// nearest installed part above it in the model, else under its placement; the table's
+/// `parent` (an override's) files it under that record instead.
+fn plan_parts(
+    map: &Map,
+    staged: &[Staged],
+    index_of: &HashMap<Guid, usize>,
+    ctx: &MapContext,
+) -> Result<Vec<PlannedPart>, InstallError> {
+    use dh_content::schema::object_components::ObjectComponent;
+    let mut out: Vec<PlannedPart> = Vec::new();
+    for (i, r) in map.objects.iter().enumerate() {
+        let Record::Instance(inst) = r else { continue };
+        if inst.source_kind() != Some(SourceKind::Model) || inst.parts.is_empty() {
+            continue;
+        }
+        let model = ctx.barcode(&inst.source);
+        let first = inst.parts.iter().map(|p| p.id).min().unwrap_or(0);
+        // Removals first: a removed part takes its subtree with it.
+        let removed: Vec<String> = inst
+            .parts
+            .iter()
+            .filter(|p| p.removed == Some(true))
+            .filter_map(|p| p.path.clone())
+            .collect();
+        let start = out.len();
+        // This placement's installed parts by path (their index among every planned part),
+        // to file each under the nearest above.
+        let mut by_path: HashMap<String, usize> = HashMap::new();
+        for part in &inst.parts {
+            let path = part.path.clone().unwrap_or_default();
+            if removed.iter().any(|root| at_or_under(&path, root)) {
+                continue;
+            }
+            let next = out.len() + by_path.len();
+            by_path.entry(path).or_insert(next);
+        }
+        for part in &inst.parts {
+            let path = part.path.clone().unwrap_or_default();
+            if by_path.get(&path) != Some(&out.len()) {
+                continue; // removed, or a second entry with one path
+            }
+            // Components: the part's collider and bake as compiled (its renderer below).
+            let listed: Vec<Value> = part
+                .components
+                .iter()
+                .filter(|c| !matches!(c, ObjectComponent::Renderer(_)))
+                .map(|c| c.to_json())
+                .collect();
+            let (components, _) = read_merged(i, &listed)?;
+            let renderer = part.components.iter().find_map(|c| match c {
+                ObjectComponent::Renderer(rd) => Some(PartRenderer {
+                    materials: rd
+                        .materials
+                        .as_ref()
+                        .map(|t| {
+                            t.iter()
+                                .map(|(slot, reference)| {
+                                    let bound = if reference.is_empty() {
+                                        String::new()
+                                    } else {
+                                        ctx.barcode(reference)
+                                    };
+                                    (slot.to_string(), bound)
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                    map_slots: true,
+                }),
+                _ => None,
+            });
+            let parent_record = part
+                .parent
+                .and_then(|g| index_of.get(&g).copied())
+                .filter(|&p| p != i);
+            let filed = match parent_record {
+                Some(p) => Filed::Record(p),
+                None => {
+                    let mut at = path.as_str();
+                    let mut found = None;
+                    while let Some((up, _)) = at.rsplit_once('/') {
+                        if let Some(&k) = by_path.get(up) {
+                            found = Some(k);
+                            break;
+                        }
+                        at = up;
+                    }
+                    found.map_or(Filed::Record(i), Filed::Part)
+                }
+            };
+            let carried = {
+                let mut at = match filed {
+                    Filed::Record(p) => Some(p),
+                    // Settled below, once every part of the placement is planned.
+                    Filed::Part(_) => Some(i),
+                };
+                let mut hit = false;
+                let mut steps = 0;
+                while let Some(p) = at {
+                    steps += 1;
+                    if steps > staged.len() {
+                        break;
+                    }
+                    if staged[p]
+                        .components
+                        .iter()
+                        .any(|c| matches!(c, MapComponent::Mover(_)))
+                    {
+                        hit = true;
+                        break;
+                    }
+                    at = staged[p].parent;
+                }
+                hit
+            };
+            let name = part.name.clone().filter(|n| !n.is_empty());
+            out.push(PlannedPart {
+                record: i,
+                model: model.clone(),
+                part: part.clone(),
+                slot: part.id.saturating_sub(first),
+                filed,
+                carried,
+                staged: Staged {
+                    kind: RecordKind::Object,
+                    id: part.object_id.unwrap_or_default(),
+                    name,
+                    parent: None,
+                    enabled: part.enabled != Some(false),
+                    pose: part_pose(part),
+                    components,
+                    instance: None,
+                    model: None,
+                    connections: Vec::new(),
+                },
+                renderer,
+            });
+        }
+        // A part filed under a carried part rides too (one flag flips per pass at least).
+        loop {
+            let mut changed = false;
+            for k in start..out.len() {
+                if let Filed::Part(q) = out[k].filed {
+                    if !out[k].carried && out.get(q).is_some_and(|p| p.carried) {
+                        out[k].carried = true;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+    Ok(out)
 }

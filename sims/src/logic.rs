@@ -936,7 +936,7 @@ impl SimWorld {
                 return true;
             }
             steps += 1;
-            if steps > self.records.len() {
+            if steps > self.records.len() + self.parts.len() {
                 break;
             }
             at = self.world.get::<&Parent>(x).ok().map(|p| p.0);

@@ -65,6 +65,8 @@ pub struct BakeSetState {
 pub struct SimWorld {
     pub(crate) world: World,
     pub(crate) records: Vec<Entity>,
+    /// Every installed model part, in part-table order (map-wide part id).
+    pub(crate) parts: Vec<Entity>,
     pub(crate) names: HashMap<String, Entity>,
     pub(crate) nodes: HashMap<String, Entity>,
     pub(crate) materials: MaterialTable,
@@ -124,6 +126,7 @@ impl SimWorld {
         SimWorld {
             world,
             records,
+            parts: Vec::new(),
             names,
             nodes,
             materials,
@@ -158,10 +161,13 @@ impl SimWorld {
         self.world.contains(e) && self.world.get::<&OutOfWorld>(e).is_err()
     }
 
-    /// The record and everything filed under it, by any path, in author order.
+    /// The record and everything filed under it, by any path, in author order, then the
+    /// model parts under it in part-table order.
     pub fn subtree(&self, root: Entity) -> Vec<Entity> {
+        let limit = self.records.len() + self.parts.len();
         self.records
             .iter()
+            .chain(&self.parts)
             .copied()
             .filter(|&e| {
                 let mut at = Some(e);
@@ -171,7 +177,7 @@ impl SimWorld {
                         return true;
                     }
                     steps += 1;
-                    if steps > self.records.len() {
+                    if steps > limit {
                         break;
                     }
                     at = self.world.get::<&Parent>(x).ok().map(|p| p.0);
@@ -179,6 +185,12 @@ impl SimWorld {
                 false
             })
             .collect()
+    }
+
+    /// Every installed model part's entity ([`ModelPart`]), in part-table order: the parts
+    /// of each model placement, placements in author order. Not records.
+    pub fn parts(&self) -> &[Entity] {
+        &self.parts
     }
 
     /// The hecs world holding every record's flat components.

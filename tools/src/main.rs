@@ -210,8 +210,10 @@ fn build_or_check(args: &Args) -> Result<bool, CliError> {
         let target = args.output.clone().unwrap_or_else(|| default_output(&dir));
         let bytes = out
             .pallet
+            .as_deref()
             .ok_or_else(|| CliError::Failed("the build produced no pallet".into()))?;
-        write_atomically(&target, &bytes)?;
+        write_atomically(&target, bytes)?;
+        record_writes(&target, &out, args)?;
         if !args.quiet && !args.json {
             eprintln!(
                 "dh: built {} ({} entries, {} bytes, {warnings} warning(s))",
@@ -228,6 +230,30 @@ fn build_or_check(args: &Args) -> Result<bool, CliError> {
         );
     }
     Ok(true)
+}
+
+/// Records what the build wrote back into the sources (identity sidecars) in
+/// `<palletId>.compiler-writes` beside the built pallet, so neither the next build nor an
+/// editor reads those files as a person's edit.
+fn record_writes(target: &Path, out: &BuildOutput, args: &Args) -> Result<(), CliError> {
+    let Some(manifest) = &out.manifest else {
+        return Ok(());
+    };
+    let record = target
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(dh_content::compile::compiler_writes_name(&manifest.id));
+    if out.writes.iter().all(|w| !w.written) {
+        return Ok(());
+    }
+    dh_content::compile::record_compiler_writes(&record, &out.writes)
+        .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", record.display())))?;
+    if !args.quiet && !args.json {
+        for w in out.writes.iter().filter(|w| w.written) {
+            eprintln!("dh: wrote {} (recorded in {})", w.path, record.display());
+        }
+    }
+    Ok(())
 }
 
 fn default_output(dir: &Path) -> PathBuf {

@@ -267,3 +267,87 @@ fn inspect_a_payload_counts_every_cell() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One triangle drawing `grid`, in a node `wall` under a group `base`.
+fn tiny_glb() -> Vec<u8> {
+    let bin: Vec<u8> = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let mut json = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":36}],"bufferViews":[{"buffer":0,"byteLength":36}],"accessors":[{"bufferView":0,"componentType":5126,"type":"VEC3","count":3}],"materials":[{"name":"grid"}],"meshes":[{"primitives":[{"attributes":{"POSITION":0},"material":0}]}],"nodes":[{"name":"base","children":[1]},{"name":"wall","mesh":0}],"scenes":[{"nodes":[0]}]}"#.to_vec();
+    while !json.len().is_multiple_of(4) {
+        json.push(b' ');
+    }
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut out = b"glTF".to_vec();
+    out.extend(2u32.to_le_bytes());
+    out.extend((total as u32).to_le_bytes());
+    out.extend((json.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(json);
+    out.extend((bin.len() as u32).to_le_bytes());
+    out.extend(b"BIN\0");
+    out.extend(bin);
+    out
+}
+
+#[test]
+fn build_writes_the_identity_sidecar_and_records_it_beside_the_pallet() {
+    let dir = temp_dir("ids");
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("meshes")).unwrap();
+    std::fs::create_dir_all(src.join("maps")).unwrap();
+    std::fs::write(
+        src.join("pallet.dh"),
+        r#"{ "id": "dev.example.ids", "name": "Ids", "version": "1.0.0" }"#,
+    )
+    .unwrap();
+    std::fs::write(src.join("meshes/yard.glb"), tiny_glb()).unwrap();
+    std::fs::write(
+        src.join("maps/yard.dh-map"),
+        r#"{ "name": "Yard", "objects": [ { "$type": "instance", "id": "db71e214-0d00-4fde-b8e1-cd4ef06288bf", "name": "world", "source": "/meshes/yard.glb" } ] }"#,
+    )
+    .unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let (a, b) = (out.join("a.pallet"), out.join("b.pallet"));
+    let run = |target: &PathBuf| {
+        let r = dh()
+            .arg("build")
+            .arg(&src)
+            .arg("-o")
+            .arg(target)
+            .output()
+            .expect("dh runs");
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        String::from_utf8_lossy(&r.stderr).into_owned()
+    };
+    let first = run(&a);
+    assert!(first.contains("wrote meshes/yard.glb.dh-ids"), "{first}");
+    let sidecar = std::fs::read_to_string(src.join("meshes/yard.glb.dh-ids")).unwrap();
+    let record = out.join("dev.example.ids.compiler-writes");
+    let v = dh_content::jsonc::parse(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let writes = v.get("writes").and_then(|w| w.as_array()).unwrap();
+    assert_eq!(writes.len(), 1);
+    assert_eq!(
+        writes[0].get("path").and_then(|p| p.as_str()),
+        Some("meshes/yard.glb.dh-ids")
+    );
+    let digest: String = dh_content::parts::sha1(sidecar.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        writes[0].get("sha1").and_then(|p| p.as_str()),
+        Some(digest.as_str())
+    );
+    // The second build reads the sidecar back, writes nothing and packs the same bytes.
+    let second = run(&b);
+    assert!(!second.contains("wrote"), "{second}");
+    assert_eq!(
+        std::fs::read_to_string(src.join("meshes/yard.glb.dh-ids")).unwrap(),
+        sidecar
+    );
+    assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}

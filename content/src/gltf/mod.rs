@@ -23,6 +23,7 @@
 //! [`MeshVertex`]: crate::mesh::MeshVertex
 
 mod error;
+pub mod fbx;
 mod glb;
 mod import;
 pub mod math;
@@ -32,6 +33,7 @@ mod sidecar;
 mod tangent;
 
 pub use error::{GlbError, GlbErrorKind, ImportWarning};
+pub use fbx::{convert_fbx, find_blender, FbxError};
 pub use import::{import_glb, import_glb_with};
 pub use pieces::{import_pieces, Piece};
 pub use report::{geometry_report, DEGENERATE_MIN_SHARE, DEGENERATE_MIN_TRIANGLES, REPORT_NAMES};

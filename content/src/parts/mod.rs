@@ -12,11 +12,13 @@
 //!    placement's pose, and the generated `dh.renderer` on every drawn part.
 
 pub mod ids;
+pub mod overrides;
 mod sha1;
 
 use std::collections::{BTreeMap, HashMap};
 
 pub use ids::{IdsEntry, IdsError, IdsFile, IDS_VERSION};
+pub use overrides::{apply_overrides, Applied, OverrideNote, Resolution};
 pub use sha1::{sha1, uuid_v5, Sha1};
 
 use crate::gltf::math::{self, Mat4};
@@ -371,6 +373,10 @@ pub struct PartsTable {
     pub parts: Vec<Part>,
     /// The model node of each entry.
     pub nodes: Vec<usize>,
+    /// The world matrix of each entry (placement included, and once
+    /// [`apply_overrides`] ran, its override's delta too): what moves the part's
+    /// vertices from the model's mesh space into the map.
+    pub worlds: Vec<Mat4>,
     /// The id the next placement's parts count on from.
     pub next_id: u32,
     /// Warnings (one naming every sheared node).
@@ -378,6 +384,26 @@ pub struct PartsTable {
 }
 
 const EPS: f64 = 1e-9;
+
+/// The bounds of `mesh`'s vertices under world matrix `w`, `None` when the mesh has no
+/// vertex or a bound is not finite.
+pub fn mesh_bounds(mesh: &crate::gltf::Mesh, w: &Mat4) -> Option<([f64; 3], [f64; 3])> {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in &mesh.primitives {
+        for v in &p.vertices {
+            let q = math::transform_point(w, v.position.map(f64::from));
+            for a in 0..3 {
+                lo[a] = lo[a].min(q[a]);
+                hi[a] = hi[a].max(q[a]);
+            }
+        }
+    }
+    lo.iter()
+        .chain(&hi)
+        .all(|v| v.is_finite())
+        .then_some((lo, hi))
+}
 
 /// Bakes the part table of one placement of `model`, its identities from `ids`
 /// ([`match_identities`] over the same model).
@@ -407,24 +433,11 @@ pub fn bake_parts_table(model: &Model, ids: &ModelIds, placement: &Placement<'_>
         let mut components = Vec::new();
         let mut aabb = None;
         if let Some(mesh) = mesh {
-            let mut lo = [f64::INFINITY; 3];
-            let mut hi = [f64::NEG_INFINITY; 3];
-            for p in &mesh.primitives {
-                for v in &p.vertices {
-                    let q = math::transform_point(&w, v.position.map(f64::from));
-                    for a in 0..3 {
-                        lo[a] = lo[a].min(q[a]);
-                        hi[a] = hi[a].max(q[a]);
-                    }
-                }
-            }
-            if lo.iter().chain(&hi).all(|v| v.is_finite()) {
-                aabb = Some(Aabb {
-                    min: Vec3(lo),
-                    max: Vec3(hi),
-                    ..Aabb::default()
-                });
-            }
+            aabb = mesh_bounds(mesh, &w).map(|(lo, hi)| Aabb {
+                min: Vec3(lo),
+                max: Vec3(hi),
+                ..Aabb::default()
+            });
             let mut materials = Table {
                 entries: Vec::new(),
             };
@@ -470,6 +483,7 @@ pub fn bake_parts_table(model: &Model, ids: &ModelIds, placement: &Placement<'_>
             ..Part::default()
         });
         out.nodes.push(*n);
+        out.worlds.push(w);
         id = id.saturating_add(1);
     }
     if !sheared.is_empty() {

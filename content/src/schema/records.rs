@@ -905,6 +905,13 @@ block! {
         opt scale: Vec3 = "scale",
         /// The record an override files the part under.
         opt parent: Guid = "parent",
+        /// `false` when an override switched the part off (absent: in the world).
+        opt enabled: bool = "enabled",
+        /// `false` when an override took the part out of the bakes (absent: static).
+        opt is_static: bool = "static",
+        /// `true` when an override removed the part: it keeps its entry (and every other
+        /// part its id) but no load decodes it.
+        opt removed: bool = "removed",
         /// What the part carries, resolved (its collider, bake and generated renderer).
         list components: ObjectComponent = "components",
         /// The node's world-space vertex bounds (absent on a structural part).

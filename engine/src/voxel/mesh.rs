@@ -28,7 +28,7 @@ use dh_content::mesh::{
 use dh_jobs::Scheduler;
 
 use super::fluid::{corner_heights, fluid_face_shows, is_source_or_falling};
-use super::looks::{CellLook, Surface, VoxelLooks, FLAG_DRAW, FLAG_OPAQUE};
+use super::looks::{CellLook, Surface, VoxelLooks, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE};
 use super::place::Placement;
 use super::{ChunkSource, ChunkView};
 
@@ -277,12 +277,14 @@ pub struct MeshScratch {
     edge: usize,
     faces: Vec<u32>,
     fluids: Vec<u32>,
+    /// The chunk's cells with their border, (edge + 2)³, X fastest.
     ids: Vec<u32>,
-    fl8: Vec<u8>,
-    opq: Vec<u64>,
-    st: Vec<u64>,
-    draw: Vec<u64>,
-    fl: Vec<u64>,
+    /// Per padded row (y + (edge + 2) z), one bit a cell: opaque, see-through, drawn,
+    /// fluid.
+    rows: Vec<[u64; 4]>,
+    /// The region a [`mesh_region`] call meshes into before it is copied out at its
+    /// exact size.
+    region: RegionMesh,
 }
 
 impl MeshScratch {
@@ -403,16 +405,44 @@ impl<'a> MeshContext<'a> {
     }
 }
 
+/// Multiplying the low bits of eight bytes (each 0 or 1) by this gathers them into the
+/// top byte, byte i's bit at bit i.
+const GATHER: u64 = 0x0102_0408_1020_4080;
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+
+/// Copies a row of cells, the common 16-cell row as one fixed-size move.
+#[inline]
+fn copy_row(dst: &mut [u32], src: &[u32]) {
+    match (
+        <&mut [u32; 16]>::try_from(&mut *dst),
+        <&[u32; 16]>::try_from(src),
+    ) {
+        (Ok(d), Ok(s)) => *d = *s,
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// ORs `lane` into the masks of `row` that flags `f` set ([`FLAG_OPAQUE`] into mask 0,
+/// see-through 1, drawn 2, fluid 3), without a branch.
+#[inline]
+fn or_flags(row: &mut [u64; 4], f: u8, lane: u64) {
+    for (k, m) in row.iter_mut().enumerate() {
+        *m |= lane & 0u64.wrapping_sub(u64::from((f >> k) & 1));
+    }
+}
+
 /// Copies chunk `chunk`'s cells with a one-cell border read from its neighbors into
-/// `ids` ((edge + 2)³, X fastest). Returns false when the chunk itself draws nothing for
-/// certain (empty, or uniform of a look that draws nothing, or uniform opaque and
-/// buried on all six sides), in which case `ids` is not filled.
+/// `scratch.ids` ((edge + 2)³, X fastest) and classifies them into the per-row masks
+/// (`scratch.rows`: opaque, see-through, drawn, fluid, one bit a cell): a row whose cells
+/// are all one value is classified once, any other through its flag bytes eight at a
+/// time. Returns false when the chunk itself draws nothing for certain (empty, or
+/// uniform of a look that draws nothing, or uniform opaque and buried on all six sides),
+/// in which case nothing is filled.
 fn gather<S: ChunkSource + ?Sized>(
     src: &S,
     ctx: &MeshContext<'_>,
     chunk: [i32; 3],
-    ids: &mut Vec<u32>,
-    fl8: &mut Vec<u8>,
+    scratch: &mut MeshScratch,
 ) -> bool {
     let e = src.edge();
     let p = e + 2;
@@ -420,7 +450,7 @@ fn gather<S: ChunkSource + ?Sized>(
         ChunkView::Empty => return false,
         ChunkView::Uniform(v) => {
             let f = ctx.flag(v);
-            if f & FLAG_DRAW == 0 && f & super::looks::FLAG_FLUID == 0 {
+            if f & FLAG_DRAW == 0 && f & FLAG_FLUID == 0 {
                 return false;
             }
             if f & FLAG_OPAQUE != 0 {
@@ -435,10 +465,16 @@ fn gather<S: ChunkSource + ?Sized>(
         }
         ChunkView::Cells(_) => {}
     }
-    ids.clear();
-    ids.resize(p * p * p, 0);
-    fl8.clear();
-    fl8.resize(p * p * p, ctx.flag(0));
+    // Every cell of `ids` is written below, so only a new size clears it.
+    let n = p * p * p;
+    if scratch.ids.len() != n {
+        scratch.ids.clear();
+        scratch.ids.resize(n, 0);
+    }
+    scratch.rows.clear();
+    scratch.rows.resize(p * p, [0; 4]);
+    let ids = &mut scratch.ids;
+    let rows = &mut scratch.rows;
     let table = ctx.flags;
     let last = table.len() - 1;
     // Per axis, for a neighbor offset -1, 0, 1: (first padded cell, count, first source
@@ -457,28 +493,71 @@ fn gather<S: ChunkSource + ?Sized>(
                 let (px, nx, sx) = span(dx);
                 let (py, ny, sy) = span(dy);
                 let (pz, nz, sz) = span(dz);
+                let lane = ((1u64 << nx) - 1) << px;
+                if nx == 1 {
+                    // A face or edge of X neighbors: one cell a row.
+                    for z in 0..nz {
+                        for y in 0..ny {
+                            let r = (py + y) + p * (pz + z);
+                            let v = match view {
+                                ChunkView::Empty => 0,
+                                ChunkView::Uniform(v) => v,
+                                ChunkView::Cells(c) => {
+                                    let s = sx + e * ((sy + y) + e * (sz + z));
+                                    c.get(s).copied().unwrap_or(0)
+                                }
+                            };
+                            ids[px + p * r] = v;
+                            or_flags(&mut rows[r], table[(v as usize).min(last)], lane);
+                        }
+                    }
+                    continue;
+                }
                 for z in 0..nz {
                     for y in 0..ny {
-                        let dst = px + p * ((py + y) + p * (pz + z));
+                        let r = (py + y) + p * (pz + z);
+                        let dst = px + p * r;
                         let row = &mut ids[dst..dst + nx];
-                        let frow = &mut fl8[dst..dst + nx];
-                        match view {
-                            ChunkView::Empty => {}
+                        let from = match view {
+                            ChunkView::Empty => None,
                             ChunkView::Uniform(v) => {
                                 row.fill(v);
-                                frow.fill(ctx.flag(v));
+                                or_flags(&mut rows[r], ctx.flag(v), lane);
+                                continue;
                             }
                             ChunkView::Cells(c) => {
                                 let s = sx + e * ((sy + y) + e * (sz + z));
-                                if let Some(from) = c.get(s..s + nx) {
-                                    for ((r, f), &id) in
-                                        row.iter_mut().zip(frow.iter_mut()).zip(from)
-                                    {
-                                        *r = id;
-                                        *f = table[(id as usize).min(last)];
-                                    }
-                                }
+                                c.get(s..s + nx)
                             }
+                        };
+                        // A view too short reads as empty past its end.
+                        let Some(from) = from else {
+                            row.fill(0);
+                            or_flags(&mut rows[r], ctx.flag(0), lane);
+                            continue;
+                        };
+                        copy_row(row, from);
+                        let first = from[0];
+                        if from.iter().fold(0, |a, &v| a | (v ^ first)) == 0 {
+                            or_flags(&mut rows[r], ctx.flag(first), lane);
+                            continue;
+                        }
+                        let mut bytes = [0u8; 64];
+                        for (b, &id) in bytes.iter_mut().zip(from) {
+                            *b = table[(id as usize).min(last)];
+                        }
+                        let mut m = [0u64; 4];
+                        for (g, w8) in bytes.chunks_exact(8).take(nx.div_ceil(8)).enumerate() {
+                            let mut a = [0u8; 8];
+                            a.copy_from_slice(w8);
+                            let w = u64::from_le_bytes(a);
+                            let sh = 8 * g as u32;
+                            for (k, mk) in m.iter_mut().enumerate() {
+                                *mk |= (((w >> k) & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
+                            }
+                        }
+                        for (dstm, mk) in rows[r].iter_mut().zip(m) {
+                            *dstm |= mk << px;
                         }
                     }
                 }
@@ -488,10 +567,78 @@ fn gather<S: ChunkSource + ?Sized>(
     true
 }
 
-/// Multiplying the low bits of eight bytes (each 0 or 1) by this gathers them into the
-/// top byte, byte i's bit at bit i.
-const GATHER: u64 = 0x0102_0408_1020_4080;
-const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+/// Walks a classified chunk's rows (Z, then Y) and, per row, the six directions in
+/// [`FACE_DIRS`] order, calling `faces(r, y, z, d, vis)` with each non-empty mask `vis`
+/// of the row's cells whose face `d` shows (bit x for padded x; `r` the row, `y` and `z`
+/// its padded coordinates); a face shows where its cell is drawn and the neighbor does
+/// not hide it. Lists the row's fluid cells into `fluids` as `x | y << 6 | z << 12`.
+fn face_masks(
+    ctx: &MeshContext<'_>,
+    e: usize,
+    ids: &[u32],
+    rows: &[[u64; 4]],
+    fluids: &mut Vec<u32>,
+    mut faces: impl FnMut(usize, usize, usize, usize, u64),
+) {
+    let p = e + 2;
+    let interior: u64 = ((1u64 << e) - 1) << 1;
+    let offs: [isize; 6] = [
+        1,
+        -1,
+        p as isize,
+        -(p as isize),
+        (p * p) as isize,
+        -((p * p) as isize),
+    ];
+    for z in 1..=e {
+        for y in 1..=e {
+            let r = y + p * z;
+            let [o0, s0, d0, f0] = rows[r];
+            let dr = d0 & interior;
+            let fr = f0 & interior;
+            if dr | fr == 0 {
+                continue;
+            }
+            let s = s0 & dr;
+            let cand = (o0 & dr) | s;
+            if cand != 0 {
+                let [yp, ym, zp, zm] = [rows[r + 1], rows[r - 1], rows[r + p], rows[r - p]];
+                let nbs = [
+                    (o0 >> 1, s0 >> 1),
+                    (o0 << 1, s0 << 1),
+                    (yp[0], yp[1]),
+                    (ym[0], ym[1]),
+                    (zp[0], zp[1]),
+                    (zm[0], zm[1]),
+                ];
+                for (d, ((no, ns), off)) in nbs.into_iter().zip(offs).enumerate() {
+                    let mut vis = cand & !no;
+                    // See-through cells facing see-through cells: one by one.
+                    let mut chk = s & !no & ns;
+                    while chk != 0 {
+                        let x = chk.trailing_zeros() as usize;
+                        chk &= chk - 1;
+                        let i = x + p * r;
+                        let ni = (i as isize + off) as usize;
+                        if hides(ctx.look(ids[ni]), ctx.look(ids[i])) {
+                            vis &= !(1u64 << x);
+                        }
+                    }
+                    if vis != 0 {
+                        faces(r, y, z, d, vis);
+                    }
+                }
+            }
+            let yz = ((y as u32) << 6) | ((z as u32) << 12);
+            let mut fb = fr;
+            while fb != 0 {
+                let x = fb.trailing_zeros();
+                fb &= fb - 1;
+                fluids.push(yz | x);
+            }
+        }
+    }
+}
 
 /// The face pass of chunk `chunk`: reads it with its border, classifies its cells into
 /// per-row masks and finds every face that shows, leaving them in `scratch` (see
@@ -512,111 +659,32 @@ pub fn find_faces<S: ChunkSource + ?Sized>(
         return 0;
     }
     scratch.edge = e;
-    if !gather(src, ctx, chunk, &mut scratch.ids, &mut scratch.fl8) {
+    if !gather(src, ctx, chunk, scratch) {
         return 0;
     }
-    let p = e + 2;
-    for v in [
-        &mut scratch.opq,
-        &mut scratch.st,
-        &mut scratch.draw,
-        &mut scratch.fl,
-    ] {
-        v.clear();
-        v.resize(p * p, 0);
-    }
-    // Classify: each row's flag bytes, eight at a time gathered into the four masks.
-    let mut bytes = [0u8; 64];
-    for (r, row) in scratch.fl8.chunks_exact(p).enumerate() {
-        bytes[..p].copy_from_slice(row);
-        let mut words = [0u64; 8];
-        let mut any = 0u64;
-        for (g, w) in words.iter_mut().enumerate().take(p.div_ceil(8)) {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&bytes[g * 8..g * 8 + 8]);
-            *w = u64::from_le_bytes(b);
-            any |= *w;
-        }
-        if any == 0 {
-            continue;
-        }
-        let (mut o, mut s, mut d, mut f) = (0u64, 0u64, 0u64, 0u64);
-        for (g, &v) in words.iter().enumerate().take(p.div_ceil(8)) {
-            let sh = 8 * g as u32;
-            o |= ((v & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
-            s |= (((v >> 1) & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
-            d |= (((v >> 2) & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
-            f |= (((v >> 3) & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
-        }
-        scratch.opq[r] = o;
-        scratch.st[r] = s;
-        scratch.draw[r] = d;
-        scratch.fl[r] = f;
-    }
-    let ids = &scratch.ids;
-    let opq = &scratch.opq;
-    let st = &scratch.st;
-    let interior: u64 = ((1u64 << e) - 1) << 1;
-    let offs: [isize; 6] = [
-        1,
-        -1,
-        p as isize,
-        -(p as isize),
-        (p * p) as isize,
-        -((p * p) as isize),
-    ];
-    for z in 1..=e {
-        for y in 1..=e {
-            let r = y + p * z;
-            let dr = scratch.draw[r] & interior;
-            let fr = scratch.fl[r] & interior;
-            if dr | fr == 0 {
-                continue;
+    let faces = &mut scratch.faces;
+    face_masks(
+        ctx,
+        e,
+        &scratch.ids,
+        &scratch.rows,
+        &mut scratch.fluids,
+        |_, y, z, d, mut vis| {
+            let tag = ((y as u32) << 6) | ((z as u32) << 12) | ((d as u32) << 18);
+            while vis != 0 {
+                let x = vis.trailing_zeros();
+                vis &= vis - 1;
+                faces.push(tag | x);
             }
-            let o = opq[r] & dr;
-            let s = st[r] & dr;
-            let yz = ((y as u32) << 6) | ((z as u32) << 12);
-            for (d, off) in offs.iter().enumerate() {
-                let (no, ns) = match d {
-                    0 => (opq[r] >> 1, st[r] >> 1),
-                    1 => (opq[r] << 1, st[r] << 1),
-                    2 => (opq[r + 1], st[r + 1]),
-                    3 => (opq[r - 1], st[r - 1]),
-                    4 => (opq[r + p], st[r + p]),
-                    _ => (opq[r - p], st[r - p]),
-                };
-                let mut vis = (o | s) & !no;
-                let mut chk = s & !no & ns;
-                while chk != 0 {
-                    let x = chk.trailing_zeros() as usize;
-                    chk &= chk - 1;
-                    let i = x + p * r;
-                    let ni = (i as isize + off) as usize;
-                    if hides(ctx.look(ids[ni]), ctx.look(ids[i])) {
-                        vis &= !(1u64 << x);
-                    }
-                }
-                let tag = yz | ((d as u32) << 18);
-                while vis != 0 {
-                    let x = vis.trailing_zeros();
-                    vis &= vis - 1;
-                    scratch.faces.push(tag | x);
-                }
-            }
-            let mut fb = fr;
-            while fb != 0 {
-                let x = fb.trailing_zeros();
-                fb &= fb - 1;
-                scratch.fluids.push(yz | x);
-            }
-        }
-    }
-    scratch.faces.len()
+        },
+    );
+    faces.len()
 }
 
 /// Meshes chunk `chunk` of `src` into `out` (appending to its surfaces): the face pass
-/// ([`find_faces`]), then four vertices and six indices a face. Returns whether the chunk
-/// drew a face.
+/// (the one [`find_faces`] runs), each face written as it is found, four vertices and
+/// six indices a face, then the fluid cells. Returns whether the chunk drew a face.
+/// [`MeshScratch::faces`] is not filled.
 pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
     src: &S,
     ctx: &MeshContext<'_>,
@@ -624,90 +692,120 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
     scratch: &mut MeshScratch,
     out: &mut RegionMesh,
 ) -> bool {
-    let n = find_faces(src, ctx, chunk, scratch);
-    if n == 0 && scratch.fluids.is_empty() {
+    scratch.faces.clear();
+    scratch.fluids.clear();
+    let e = src.edge();
+    if e == 0 || e > 62 {
         return false;
     }
-    let e = scratch.edge;
+    scratch.edge = e;
+    if !gather(src, ctx, chunk, scratch) {
+        return false;
+    }
     let p = e + 2;
     let ei = e as i32;
     let origin = chunk.map(|c| c.wrapping_mul(ei));
     let base = ctx.point(origin.map(f64::from));
     let ids = &scratch.ids;
-    let opq = &scratch.opq;
+    let rows = &scratch.rows;
     let before = out.quad_count();
-    let opq_at = |x: i32, y: i32, z: i32| -> u32 {
-        let r = (y + p as i32 * z) as usize;
-        ((opq[r] >> x) & 1) as u32
-    };
-    for &f in &scratch.faces {
-        let x = (f & 63) as i32;
-        let y = ((f >> 6) & 63) as i32;
-        let z = ((f >> 12) & 63) as i32;
-        let d = (f >> 18) as usize;
-        let look = ctx.look(ids[x as usize + p * (y as usize + p * z as usize)]);
+    // Per direction, the eight cells corner occlusion reads around the cell in front, as
+    // (row offset, x offset): +t, -t, +b, -b, then the diagonals -t-b, +t-b, +t+b, -t+b.
+    let mut around = [[(0isize, 0i32); 8]; 6];
+    for (d, a) in around.iter_mut().enumerate() {
         let n = FACE_DIRS[d];
         let t = TANGENTS[d];
         let b = ctx.bitangent[d];
-        let (fx, fy, fz) = (x + n[0], y + n[1], z + n[2]);
-        // The edge cells and the diagonals of the layer in front.
-        let tp = opq_at(fx + t[0], fy + t[1], fz + t[2]);
-        let tm = opq_at(fx - t[0], fy - t[1], fz - t[2]);
-        let bp = opq_at(fx + b[0], fy + b[1], fz + b[2]);
-        let bm = opq_at(fx - b[0], fy - b[1], fz - b[2]);
-        let dmm = opq_at(fx - t[0] - b[0], fy - t[1] - b[1], fz - t[2] - b[2]);
-        let dpm = opq_at(fx + t[0] - b[0], fy + t[1] - b[1], fz + t[2] - b[2]);
-        let dpp = opq_at(fx + t[0] + b[0], fy + t[1] + b[1], fz + t[2] + b[2]);
-        let dmp = opq_at(fx - t[0] + b[0], fy - t[1] + b[1], fz - t[2] + b[2]);
-        let occ = |s1: u32, s2: u32, c: u32| -> u8 {
-            if s1 & s2 == 1 {
-                3
-            } else {
-                (s1 + s2 + c) as u8
-            }
-        };
-        let ao = [
-            occ(tm, bm, dmm),
-            occ(tp, bm, dpm),
-            occ(tp, bp, dpp),
-            occ(tm, bp, dmp),
+        let steps = [
+            (1, 0),
+            (-1, 0),
+            (0, 1),
+            (0, -1),
+            (-1, -1),
+            (1, -1),
+            (1, 1),
+            (-1, 1),
         ];
-        let local = [x - 1, y - 1, z - 1].map(|v| v as f32);
-        let ax = &ctx.axis;
-        let cell = [0, 1, 2]
-            .map(|a| base[a] + ax[0][a] * local[0] + ax[1][a] * local[1] + ax[2][a] * local[2]);
-        let g = [origin[0] + x - 1, origin[1] + y - 1, origin[2] + z - 1];
-        let cu = (g[0] * t[0] + g[1] * t[1] + g[2] * t[2]) as f32;
-        let cv = (g[0] * b[0] + g[1] * b[1] + g[2] * b[2]) as f32;
-        let cm = &ctx.corner_m[d];
-        let uv = &ctx.corner_uv[d];
-        let mesh = &mut out.surfaces[look.surface as usize];
-        let v0 = mesh.positions.len() as u32;
-        mesh.positions.extend_from_slice(&[
-            add(cell, cm[0]),
-            add(cell, cm[1]),
-            add(cell, cm[2]),
-            add(cell, cm[3]),
-        ]);
-        let bs = ctx.basis[d];
-        mesh.basis.extend_from_slice(&[bs, bs, bs, bs]);
-        let [u0, u1] = look.uv0;
-        let a = |k: usize| {
-            [
-                u0,
-                u1,
-                cu + uv[k][0],
-                cv + uv[k][1],
-                f32::from(ao[k]),
-                0.0,
-                0.0,
-                0.0,
-            ]
-        };
-        mesh.attributes.extend_from_slice(&[a(0), a(1), a(2), a(3)]);
-        mesh.indices
-            .extend_from_slice(&quad_indices(v0, ao, ctx.mirrored));
+        for (k, (st, sb)) in steps.into_iter().enumerate() {
+            let o = [0, 1, 2].map(|i| n[i] + st * t[i] + sb * b[i]);
+            a[k] = (o[1] as isize + p as isize * o[2] as isize, o[0]);
+        }
     }
+    let ax = ctx.axis;
+    let mirrored = ctx.mirrored;
+    face_masks(
+        ctx,
+        e,
+        ids,
+        rows,
+        &mut scratch.fluids,
+        |r, y, z, d, mut vis| {
+            let t = TANGENTS[d];
+            let b = ctx.bitangent[d];
+            // The opaque masks of the eight cells around the cell in front, each
+            // shifted so bit x is the one beside cell x.
+            let w = around[d].map(|(ro, dx)| {
+                let row = rows[(r as isize + ro) as usize][0];
+                if dx >= 0 {
+                    row >> dx
+                } else {
+                    row << -dx
+                }
+            });
+            let (ly, lz) = ((y as i32 - 1) as f32, (z as i32 - 1) as f32);
+            let gy = origin[1] + y as i32 - 1;
+            let gz = origin[2] + z as i32 - 1;
+            let cm = ctx.corner_m[d];
+            let uv = ctx.corner_uv[d];
+            let bs = ctx.basis[d];
+            let row_ids = &ids[p * r..p * r + p];
+            while vis != 0 {
+                let x = vis.trailing_zeros();
+                vis &= vis - 1;
+                let look = ctx.look(row_ids[x as usize]);
+                let [tp, tm, bp, bm, dmm, dpm, dpp, dmp] = w.map(|m| ((m >> x) & 1) as u8);
+                // Two hiding edges count 3, else the hiding cells are counted (with both
+                // edges the sum is 2 + the diagonal, so the diagonal is taken as 1).
+                let ao = [
+                    tm + bm + (dmm | (tm & bm)),
+                    tp + bm + (dpm | (tp & bm)),
+                    tp + bp + (dpp | (tp & bp)),
+                    tm + bp + (dmp | (tm & bp)),
+                ];
+                let lx = (x as i32 - 1) as f32;
+                let cell = [0, 1, 2]
+                    .map(|a| base[a] + ax[0][a] * lx + ax[1][a] * ly + ax[2][a] * lz);
+                let gx = origin[0] + x as i32 - 1;
+                let cu = (gx * t[0] + gy * t[1] + gz * t[2]) as f32;
+                let cv = (gx * b[0] + gy * b[1] + gz * b[2]) as f32;
+                let mesh = &mut out.surfaces[look.surface as usize];
+                let v0 = mesh.positions.len() as u32;
+                mesh.positions.extend_from_slice(&[
+                    add(cell, cm[0]),
+                    add(cell, cm[1]),
+                    add(cell, cm[2]),
+                    add(cell, cm[3]),
+                ]);
+                mesh.basis.extend_from_slice(&[bs, bs, bs, bs]);
+                let [u0, u1] = look.uv0;
+                let a = |k: usize| {
+                    [
+                        u0,
+                        u1,
+                        cu + uv[k][0],
+                        cv + uv[k][1],
+                        f32::from(ao[k]),
+                        0.0,
+                        0.0,
+                        0.0,
+                    ]
+                };
+                mesh.attributes.extend_from_slice(&[a(0), a(1), a(2), a(3)]);
+                mesh.indices
+                    .extend_from_slice(&quad_indices(v0, ao, mirrored));
+            }
+        },
+    );
     // Fluids.
     let step = [(p * p) as isize, p as isize];
     for &f in &scratch.fluids {
@@ -826,10 +924,10 @@ pub fn mesh_region<S: ChunkSource + ?Sized>(
     region: [i32; 3],
     scratch: &mut MeshScratch,
 ) -> RegionMesh {
-    let mut out = RegionMesh {
-        region,
-        ..RegionMesh::default()
-    };
+    // Meshed into the scratch's buffers (kept from region to region), then copied out
+    // at their exact size: one allocation a stream instead of a growing one.
+    let mut work = std::mem::take(&mut scratch.region);
+    work.clear();
     let rc = ctx.region_chunks as i32;
     for cz in 0..rc {
         for cy in 0..rc {
@@ -839,13 +937,19 @@ pub fn mesh_region<S: ChunkSource + ?Sized>(
                     region[1] * rc + cy,
                     region[2] * rc + cz,
                 ];
-                if mesh_chunk_into(src, ctx, chunk, scratch, &mut out) {
-                    out.chunks_with_faces += 1;
+                if mesh_chunk_into(src, ctx, chunk, scratch, &mut work) {
+                    work.chunks_with_faces += 1;
                 }
             }
         }
     }
-    out.surfaces[Surface::Translucent as usize].sort_lowest_first();
+    work.surfaces[Surface::Translucent as usize].sort_lowest_first();
+    let out = RegionMesh {
+        region,
+        surfaces: work.surfaces.clone(),
+        chunks_with_faces: work.chunks_with_faces,
+    };
+    scratch.region = work;
     out
 }
 

@@ -25,13 +25,22 @@
 //! * [`resolve_lighting`] turns the placement's, the definition's and the platform's
 //!   `lighting` into the mode a volume is shaded with (minecraft is shaded as hybrid,
 //!   with its log line).
+//! * [`VoxelStreamer`] (module [`stream`]) keeps the regions around the camera meshed:
+//!   volumes open on a streaming thread the first frame they are drawn, regions within
+//!   `client.voxel.streamRadius` are meshed most urgent first on `client.voxel.workers`
+//!   threads under `client.voxel.maxMeshes` and `client.voxel.meshBudgetMb`, lit volumes
+//!   are lit column by column, and each resident region is one GPU mesh asset
+//!   ([`gpu_mesh`]) the host draws through [`VoxelStreamer::fill_frame`].
 
 pub mod collision;
 mod fluid;
+pub mod gpu_mesh;
 mod light;
 mod looks;
 mod mesh;
 mod place;
+pub mod stream;
+pub mod volume;
 pub mod water;
 
 pub use fluid::{fluid_height, FluidDef, FluidRow, FluidTable, FLUID_FULL, MINECRAFT_FLUIDS};
@@ -48,6 +57,10 @@ pub use mesh::{
     MeshStats, RegionMesh, SurfaceMesh, FACE_DIRS, VERTEX_BYTES,
 };
 pub use place::Placement;
+pub use stream::{
+    CameraView, LookInputs, OwnedPayload, PalletPayload, PayloadBytes, StreamConfig, StreamStats,
+    StreamVolume, VolumeId as StreamVolumeId, VolumeSource, VoxelStreamer,
+};
 
 use std::collections::HashMap;
 

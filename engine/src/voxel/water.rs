@@ -12,13 +12,51 @@
 //!
 //! Which medium a fluid swims as (its density, viscosity, fog) is the platform pallet's
 //! fluid block's; the sample names the fluid ([`WaterSample::fluid`], an index into the
-//! volume's [`FluidTable`], and [`WaterSample::block`]) for the caller to resolve.
+//! volume's [`FluidTable`], and [`WaterSample::block`]) for the caller to resolve. Until
+//! platform pallets carry media, [`medium_of`] is the built-in stand-in: Minecraft's water
+//! and lava ([`MEDIA`]).
 
 use super::collision::inverse_placement;
 use super::fluid::{corner_heights, FluidTable};
 use super::looks::{CellLook, VoxelLooks};
 use super::place::Placement;
 use super::{cell_of, ChunkSource};
+
+/// What a fluid swims as: the medium's density and viscosity (what a map water material's
+/// `water` block states).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Medium {
+    /// The fluid's block (`water`, `lava`).
+    pub block: &'static str,
+    /// Density in kg/m³: whether a swimmer sinks or floats.
+    pub density: f32,
+    /// Viscosity: multiplies the world's swim drag, divides the stroke, the vertical stroke
+    /// and the buoyant drift.
+    pub viscosity: f32,
+}
+
+/// The built-in media (ours: the spec leaves them to the platform pallet's medium
+/// materials and states no numbers). Water is a map water material's defaults (density
+/// 1000, viscosity 1); lava is "thick, slow" (spec "Swimming"): molten rock's density,
+/// 3100 kg/m³, and four times water's drag.
+pub const MEDIA: &[Medium] = &[
+    Medium {
+        block: "water",
+        density: 1000.0,
+        viscosity: 1.0,
+    },
+    Medium {
+        block: "lava",
+        density: 3100.0,
+        viscosity: 4.0,
+    },
+];
+
+/// The medium a fluid whose look is block `block` swims as; `None` for a fluid that names
+/// no medium, which nothing swims in.
+pub fn medium_of(block: &str) -> Option<&'static Medium> {
+    MEDIA.iter().find(|m| m.block == block)
+}
 
 /// The most cells a column run is followed up or down.
 pub const MAX_RUN: i32 = 4096;

@@ -128,6 +128,10 @@ pub struct Material {
     pub base_color_texture: Option<std::sync::Arc<Texture>>,
     /// How the base color texture is filtered.
     pub sampling: Sampling,
+    /// The base color's alpha, multiplied by the texture's: a [`Surface::Cutout`] sub-mesh
+    /// keeps the texels where the product reaches 0.5, a [`Surface::Translucent`] one blends
+    /// by it; opaque surfaces ignore it. 1 unless a material says otherwise.
+    pub alpha: f32,
 }
 
 /// How a material's base color texture is filtered.
@@ -157,6 +161,7 @@ impl Material {
             emissive: [0.0; 3],
             base_color_texture: None,
             sampling: Sampling::Linear,
+            alpha: 1.0,
         }
     }
 
@@ -169,6 +174,7 @@ impl Material {
             emissive: [0.0; 3],
             base_color_texture: None,
             sampling: Sampling::Linear,
+            alpha: 1.0,
         }
     }
 }
@@ -225,6 +231,26 @@ impl MeshAsset {
     }
 }
 
+/// The axis-aligned bounds of the box `(lo, hi)` carried by `world`: its eight corners
+/// transformed.
+pub fn transform_bounds(world: &Mat4, (lo, hi): (Vec3, Vec3)) -> (Vec3, Vec3) {
+    let mut out_lo = [f32::INFINITY; 3];
+    let mut out_hi = [f32::NEG_INFINITY; 3];
+    for corner in 0..8 {
+        let local = [
+            if corner & 1 == 0 { lo[0] } else { hi[0] },
+            if corner & 2 == 0 { lo[1] } else { hi[1] },
+            if corner & 4 == 0 { lo[2] } else { hi[2] },
+        ];
+        let p = super::math::transform_point(world, local);
+        for k in 0..3 {
+            out_lo[k] = out_lo[k].min(p[k]);
+            out_hi[k] = out_hi[k].max(p[k]);
+        }
+    }
+    (out_lo, out_hi)
+}
+
 /// One placement of a [`MeshAsset`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeshInstance {
@@ -238,6 +264,108 @@ pub struct MeshInstance {
     pub materials: Vec<u32>,
     /// Whether it casts shadows.
     pub casts_shadows: bool,
+}
+
+impl MeshInstance {
+    /// Its world-space axis-aligned bounds: the mesh's local bounds carried by `world`.
+    pub fn world_bounds(&self) -> (Vec3, Vec3) {
+        transform_bounds(&self.world, self.mesh.bounds)
+    }
+
+    /// Whether `world` mirrors (a negative determinant): drawn with its winding flipped.
+    pub fn is_mirrored(&self) -> bool {
+        super::math::determinant3(&self.world) < 0.0
+    }
+}
+
+/// Cells along a light brick's edge.
+pub const LIGHT_BRICK: u32 = 16;
+/// Cells in a light brick.
+pub const LIGHT_BRICK_CELLS: usize = 4096;
+/// Light levels (0 to 15).
+pub const LIGHT_LEVELS: usize = 16;
+
+/// Minecraft's light curve at its brightness slider (`client.voxel.lightBrightness`, 0 to
+/// 1): `c = v / (4 − 3v)` for `v = level / 15`, lifted toward `1 − (1 − c)⁴` by the
+/// brightness. Level 0 is 0 and level 15 is 1 at any brightness.
+pub fn light_curve(level: u8, brightness: f32) -> f32 {
+    let v = f32::from(level.min(15)) / 15.0;
+    let c = v / (4.0 - 3.0 * v);
+    let lifted = 1.0 - (1.0 - c).powi(4);
+    c + (lifted - c) * brightness.clamp(0.0, 1.0)
+}
+
+/// A window of one lit voxel volume's light field for hybrid shading (spec `dh.voxel`,
+/// "The light field", "Hybrid shading"), written whole into the frame's data every frame.
+///
+/// * **Space** — `world_to_light` maps a world point to light-space cell coordinates: cell
+///   `(x, y, z)` is the unit cube `[x, x + 1) × [y, y + 1) × [z, z + 1)`, Y up. It should be
+///   rigid (rotation and translation, one cell a unit), as a volume's placement is.
+/// * **Bricks** — the window is `bricks[0] × bricks[1] × bricks[2]` bricks of 16³ cells
+///   starting at cell `origin`. `cells` holds them brick after brick, x fastest, then y,
+///   then z; inside a brick cell `(x, y, z)` is at `x + 16 (y + 16 z)`. A cell is 16 bits,
+///   `SSSS RRRR GGGG BBBB`: sky level, then block light's red, green and blue.
+/// * **Tables** — `sky_gate[level]` multiplies the ambient (and, past the last shadow
+///   cascade, the sun); `fill[level]` is the block-light fill's linear color per level
+///   (the tint times the curve, linearized), multiplied by `block_light_intensity`.
+///   [`VoxelLightWindow::tables`] fills both from [`light_curve`].
+/// * **Shading** — an instance listed in `lit_instances` reads the field at each fragment
+///   through the smooth corner rule (the front cell and its edge and corner neighbors
+///   averaged per face corner, a zero neighbor standing in for the front cell, a diagonal
+///   behind two dark edges left out, blended across the face), gates its ambient and far
+///   sun by the sky level, adds `albedo × fill` per block-light channel, and takes
+///   `occlusion_step × UV2.x` off its ambient. Within `edge_fade` cells of the window's
+///   edge all of it fades back to the plain lighting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VoxelLightWindow {
+    /// World to light-space cells.
+    pub world_to_light: Mat4,
+    /// The light-space cell at the window's low corner.
+    pub origin: [i32; 3],
+    /// Bricks along x, y and z.
+    pub bricks: [u32; 3],
+    /// Every brick's 4096 cells, in the order above.
+    pub cells: Vec<u16>,
+    /// The ambient's gate per sky level.
+    pub sky_gate: [f32; LIGHT_LEVELS],
+    /// The fill's linear color per block-light level.
+    pub fill: [Vec3; LIGHT_LEVELS],
+    /// `client.voxel.occlusionStep`: the ambient a face corner loses per hiding cell.
+    pub occlusion_step: f32,
+    /// `client.voxel.blockLightIntensity`: the gain on the fill.
+    pub block_light_intensity: f32,
+    /// `client.voxel.lightEdgeFade`: cells the field fades out over at the window's edge.
+    pub edge_fade: f32,
+    /// Indices into [`RenderFrame::meshes`] of the instances the field shades.
+    pub lit_instances: Vec<u32>,
+}
+
+impl VoxelLightWindow {
+    /// The sky gate and the fill per level from [`light_curve`] at `brightness`
+    /// (`client.voxel.lightBrightness`) and the sRGB `tint` (`client.voxel.blockLightTint`):
+    /// the gate is the curve, the fill is `linear(tint × curve)` per channel.
+    pub fn tables(brightness: f32, tint: [u8; 3]) -> ([f32; LIGHT_LEVELS], [Vec3; LIGHT_LEVELS]) {
+        let mut gate = [0.0; LIGHT_LEVELS];
+        let mut fill = [[0.0; 3]; LIGHT_LEVELS];
+        for level in 0..LIGHT_LEVELS {
+            let c = light_curve(level as u8, brightness);
+            gate[level] = c;
+            fill[level] = tint.map(|t| super::math::srgb_to_linear(f32::from(t) / 255.0 * c));
+        }
+        (gate, fill)
+    }
+
+    /// Cells the window holds (`bricks` multiplied out × 4096), `None` on overflow.
+    pub fn cell_count(&self) -> Option<usize> {
+        self.bricks
+            .iter()
+            .try_fold(LIGHT_BRICK_CELLS, |n, &b| n.checked_mul(b as usize))
+    }
+
+    /// Whether `cells` holds exactly the bricks named.
+    pub fn is_consistent(&self) -> bool {
+        self.cell_count() == Some(self.cells.len())
+    }
 }
 
 /// One box to draw: its owner's pose and its own full extents.
@@ -502,10 +630,12 @@ pub struct RenderFrame {
     /// Increments whenever `static_boxes` or `materials` change, so the renderer rebuilds
     /// its static batch only then.
     pub static_generation: u64,
+    /// The light field window hybrid shading reads (`None`: no instance reads one).
+    pub voxel_light: Option<VoxelLightWindow>,
 }
 
 impl RenderFrame {
-    /// The axis-aligned bounds of every box, `None` when there is none.
+    /// The axis-aligned bounds of every box and mesh instance, `None` when there is none.
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
         let mut lo = [f32::INFINITY; 3];
         let mut hi = [f32::NEG_INFINITY; 3];
@@ -522,6 +652,16 @@ impl RenderFrame {
                 for k in 0..3 {
                     lo[k] = lo[k].min(p[k]);
                     hi[k] = hi[k].max(p[k]);
+                }
+                any = true;
+            }
+        }
+        for m in &self.meshes {
+            let (a, b) = m.world_bounds();
+            if a.iter().chain(&b).all(|v| v.is_finite()) {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(a[k]);
+                    hi[k] = hi[k].max(b[k]);
                 }
                 any = true;
             }
@@ -555,6 +695,23 @@ mod tests {
         let gray = png(1, 2, png::ColorType::GrayscaleAlpha, &[10, 20, 30, 40]);
         let t = Texture::from_png(&gray).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(t.rgba, vec![10, 10, 10, 20, 30, 30, 30, 40]);
+    }
+
+    #[test]
+    fn the_light_curve_is_minecrafts() {
+        // v / (4 - 3v) at v = 7/15: (7/15) / (4 - 21/15) = 7 / 39.
+        assert!((light_curve(7, 0.0) - 7.0 / 39.0).abs() < 1e-6);
+        // Fully lifted: 1 - (32/39)^4.
+        let lifted = 1.0 - (32.0f64 / 39.0).powi(4);
+        assert!((f64::from(light_curve(7, 1.0)) - lifted).abs() < 1e-6);
+        for b in [0.0, 0.5, 1.0] {
+            assert_eq!(light_curve(0, b), 0.0);
+            assert!((light_curve(15, b) - 1.0).abs() < 1e-6);
+        }
+        let (gate, fill) = VoxelLightWindow::tables(0.0, [255, 0, 255]);
+        assert!((gate[7] - 7.0 / 39.0).abs() < 1e-6);
+        assert_eq!(fill[15][1], 0.0);
+        assert!((fill[15][0] - 1.0).abs() < 1e-6);
     }
 
     #[test]

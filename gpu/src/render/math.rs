@@ -72,6 +72,12 @@ pub fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
     out
 }
 
+/// The determinant of `m`'s upper-left 3 × 3 (negative when `m` mirrors).
+pub fn determinant3(m: &Mat4) -> f32 {
+    let c = |i: usize| [m[i][0], m[i][1], m[i][2]];
+    dot(c(0), cross(c(1), c(2)))
+}
+
 /// `m · (p, 1)`, divided by w.
 pub fn transform_point(m: &Mat4, p: Vec3) -> Vec3 {
     let v = transform4(m, [p[0], p[1], p[2], 1.0]);

@@ -8,6 +8,7 @@ pub mod exec;
 pub mod frame;
 pub mod lights;
 pub mod math;
+mod meshes;
 mod passes;
 pub mod plan;
 pub mod renderer;

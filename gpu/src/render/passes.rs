@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ash::vk;
 use dh_content::mesh::MeshVertexLayout;
 
-use super::frame::Post;
+use super::frame::{Post, Surface};
 use super::math::{self, Mat4};
 use super::shadow::CASCADES;
 use super::tonemap::BloomPlan;
@@ -34,7 +34,8 @@ pub enum Pass {
     Shadows,
     /// Depth only, `MeshVertexLayout::PositionOnly`.
     Prepass,
-    /// Lit and unlit boxes, then the sky.
+    /// Lit and unlit opaque geometry, cut-out geometry, the sky, then translucent geometry
+    /// blended back to front.
     Opaque,
     /// The bloom pyramid.
     Bloom,
@@ -78,8 +79,22 @@ pub(super) struct Pipelines {
     pub box_layout: Arc<PipelineLayout>,
     pub screen_layout: Arc<PipelineLayout>,
     pub shadow: Pipeline,
+    /// Cut-out casters: alpha-tested depth.
+    pub shadow_cutout: Pipeline,
     pub prepass: Pipeline,
+    /// The prepass for a mirroring world (clockwise front faces).
+    pub prepass_mirror: Pipeline,
+    /// Cut-out depth, two-sided, alpha-tested.
+    pub prepass_cutout: Pipeline,
     pub lit: Pipeline,
+    /// The lit pass for a mirroring world.
+    pub lit_mirror: Pipeline,
+    /// Cut-out shading, two-sided, alpha-tested.
+    pub lit_cutout: Pipeline,
+    /// Translucent shading: blended, depth tested, not written.
+    pub translucent: Pipeline,
+    /// Translucent shading for a mirroring world.
+    pub translucent_mirror: Pipeline,
     pub sky: Pipeline,
     pub prefilter: Pipeline,
     pub down: Pipeline,
@@ -87,12 +102,14 @@ pub(super) struct Pipelines {
     pub post: Pipeline,
     pub linear: vk::Sampler,
     pub repeat: vk::Sampler,
+    /// Nearest texel, clamped ([`super::frame::Sampling::Nearest`]).
+    pub nearest: vk::Sampler,
     pub compare: vk::Sampler,
 }
 
 impl Drop for Pipelines {
     fn drop(&mut self) {
-        for s in [self.linear, self.repeat, self.compare] {
+        for s in [self.linear, self.repeat, self.nearest, self.compare] {
             self.gpu.retire_pending(crate::Retired::Sampler(s));
         }
     }
@@ -119,8 +136,8 @@ pub(super) struct GeoBind {
     pub position: Vec<u64>,
 }
 
-/// One box draw: an index range of geometry buffer `geo` (0 the static batch, 1 the live
-/// boxes), its pose and material.
+/// One draw: an index range of geometry buffer `geo` (0 the static batch, 1 the live
+/// boxes, then the frame's resident meshes), its pose, material and surface.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Draw {
     pub geo: usize,
@@ -129,6 +146,38 @@ pub(super) struct Draw {
     pub vertex_offset: i32,
     pub world: Mat4,
     pub material: u32,
+    /// Which pass draws it.
+    pub surface: Surface,
+    /// Whether `world` mirrors (drawn with clockwise front faces).
+    pub mirrored: bool,
+    /// Whether it is drawn into the shadow cascades.
+    pub casts_shadows: bool,
+    /// The draw's flag word (the push constant's `material.y`).
+    pub flags: u32,
+}
+
+impl Draw {
+    /// A box draw: opaque, not mirrored, casting shadows.
+    pub fn boxes(
+        geo: usize,
+        first_index: u32,
+        index_count: u32,
+        vertex_offset: i32,
+        material: u32,
+    ) -> Draw {
+        Draw {
+            geo,
+            first_index,
+            index_count,
+            vertex_offset,
+            world: math::IDENTITY,
+            material,
+            surface: Surface::Opaque,
+            mirrored: false,
+            casts_shadows: true,
+            flags: 0,
+        }
+    }
 }
 
 /// Everything the passes read; `Sync`, shared by the recording threads.
@@ -136,8 +185,12 @@ pub(super) struct PassCtx<'a> {
     pub gpu: &'a Gpu,
     pub pipes: &'a Pipelines,
     pub t: &'a Targets,
-    pub geos: [Option<&'a GeoBind>; 2],
+    /// Geometry by a draw's `geo` (`None`: not resident).
+    pub geos: &'a [Option<&'a GeoBind>],
+    /// Opaque and cut-out draws (boxes and meshes).
     pub draws: &'a [Draw],
+    /// Translucent draws, back to front.
+    pub translucent: &'a [Draw],
     pub frame_set: vk::DescriptorSet,
     /// Set 1 per material index (its texture, or the white texel).
     pub material_sets: &'a [vk::DescriptorSet],
@@ -432,19 +485,23 @@ impl PassCtx<'_> {
         }
     }
 
-    /// Every draw under `clip`, binding each geometry buffer as the draws reach it.
-    /// `on_draw` runs before each draw (descriptor binds).
-    fn draw_all(
+    /// `draws` under `clip`, binding each geometry buffer as the draws reach it.
+    /// `on_draw` runs before each draw (descriptor binds, pipeline switches).
+    fn draw_list<'d>(
         &self,
         cmd: vk::CommandBuffer,
         clip: &Mat4,
         layout: MeshVertexLayout,
+        draws: impl Iterator<Item = &'d Draw>,
         mut on_draw: impl FnMut(&Draw),
     ) {
         let device = self.gpu.device();
         let mut bound = usize::MAX;
         let mut bytes = Vec::with_capacity(DRAW_PUSH_BYTES as usize);
-        for d in self.draws {
+        for d in draws {
+            if !matches!(self.geos.get(d.geo), Some(Some(_))) {
+                continue;
+            }
             if d.geo != bound {
                 self.bind_geometry(cmd, d.geo, layout);
                 bound = d.geo;
@@ -455,11 +512,11 @@ impl PassCtx<'_> {
             for row in [0usize, 1, 2] {
                 push_f32(&mut bytes, &d.world.map(|col| col[row]));
             }
-            for v in [d.material, 0, 0, 0] {
+            for v in [d.material, d.flags, 0, 0] {
                 bytes.extend_from_slice(&v.to_le_bytes());
             }
             // SAFETY: the range matches the layout's one push-constant range; the bound
-            // geometry holds this index range.
+            // geometry holds this index range (checked when the mesh was made resident).
             unsafe {
                 device.cmd_push_constants(
                     cmd,
@@ -473,21 +530,102 @@ impl PassCtx<'_> {
         }
     }
 
+    /// Binds the frame set and the white texel as sets 0 and 1.
+    fn bind_frame_sets(&self, cmd: vk::CommandBuffer) {
+        // SAFETY: both sets match the layout and stay valid for the submit.
+        unsafe {
+            self.gpu.device().cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::GRAPHICS,
+                self.pipes.box_layout.raw(),
+                0,
+                &[self.frame_set, self.white_set],
+                &[],
+            );
+        }
+    }
+
+    /// Binds `d`'s material set as set 1 when it is not `bound` already.
+    fn bind_material(&self, cmd: vk::CommandBuffer, d: &Draw, bound: &mut vk::DescriptorSet) {
+        let set = self
+            .material_sets
+            .get(d.material as usize)
+            .copied()
+            .unwrap_or(self.white_set);
+        if set != *bound {
+            // SAFETY: the set matches set 1 of the layout and stays valid for the submit.
+            unsafe {
+                self.gpu.device().cmd_bind_descriptor_sets(
+                    cmd,
+                    vk::PipelineBindPoint::GRAPHICS,
+                    self.pipes.box_layout.raw(),
+                    1,
+                    &[set],
+                    &[],
+                );
+            }
+            *bound = set;
+        }
+    }
+
+    /// The opaque draws of one facing (`mirrored`), optionally casters only.
+    fn opaque_draws(&self, mirrored: bool, casters: bool) -> impl Iterator<Item = &Draw> {
+        self.draws.iter().filter(move |d| {
+            d.surface == Surface::Opaque && d.mirrored == mirrored && (!casters || d.casts_shadows)
+        })
+    }
+
+    /// The cut-out draws, optionally casters only.
+    fn cutout_draws(&self, casters: bool) -> impl Iterator<Item = &Draw> {
+        self.draws
+            .iter()
+            .filter(move |d| d.surface == Surface::Cutout && (!casters || d.casts_shadows))
+    }
+
+    /// Depth of `clip`'s opaque draws (both facings through `plain` and `mirror`) and its
+    /// cut-out draws (alpha-tested through `cutout`).
+    fn depth_draws(
+        &self,
+        cmd: vk::CommandBuffer,
+        clip: &Mat4,
+        pipes: [&Pipeline; 3],
+        casters: bool,
+    ) {
+        let [plain, mirror, cutout] = pipes;
+        for (mirrored, pipeline) in [(false, plain), (true, mirror)] {
+            if self.opaque_draws(mirrored, casters).next().is_some() {
+                pipeline.bind(cmd);
+                let list = self.opaque_draws(mirrored, casters);
+                self.draw_list(cmd, clip, MeshVertexLayout::PositionOnly, list, |_| {});
+            }
+        }
+        if self.cutout_draws(casters).next().is_some() {
+            cutout.bind(cmd);
+            self.bind_frame_sets(cmd);
+            let mut bound = self.white_set;
+            let list = self.cutout_draws(casters);
+            self.draw_list(cmd, clip, MeshVertexLayout::Full, list, |d| {
+                self.bind_material(cmd, d, &mut bound)
+            });
+        }
+    }
+
     fn shadows(&self, cmd: vk::CommandBuffer) {
         let gpu = self.gpu;
         depth_to_attachment(gpu, cmd, &self.t.atlas);
         let att = depth_clear(self.t.atlas.view());
         let edge = CASCADE_RESOLUTION * 2;
         begin_rendering(gpu, cmd, edge, edge, &[], Some(&att));
-        if self.sun_on && !self.draws.is_empty() {
-            self.pipes.shadow.bind(cmd);
+        if self.sun_on && self.draws.iter().any(|d| d.casts_shadows) {
+            // Culling is off in the cascades, so both facings share one pipeline.
+            let p = &self.pipes;
             for (i, vp) in self.cascades_vp.iter().enumerate() {
                 let (x, y) = (
                     (i as u32 % 2) * CASCADE_RESOLUTION,
                     (i as u32 / 2) * CASCADE_RESOLUTION,
                 );
                 viewport(gpu, cmd, x, y, CASCADE_RESOLUTION, CASCADE_RESOLUTION);
-                self.draw_all(cmd, vp, MeshVertexLayout::PositionOnly, |_| {});
+                self.depth_draws(cmd, vp, [&p.shadow, &p.shadow, &p.shadow_cutout], true);
             }
         }
         end_rendering(gpu, cmd);
@@ -513,9 +651,10 @@ impl PassCtx<'_> {
         let att = depth_clear(self.t.depth.view());
         begin_rendering(gpu, cmd, w, h, &[], Some(&att));
         if !self.draws.is_empty() {
-            self.pipes.prepass.bind(cmd);
             viewport(gpu, cmd, 0, 0, w, h);
-            self.draw_all(cmd, &self.view_proj, MeshVertexLayout::PositionOnly, |_| {});
+            let p = &self.pipes;
+            let pipes = [&p.prepass, &p.prepass_mirror, &p.prepass_cutout];
+            self.depth_draws(cmd, &self.view_proj, pipes, false);
         }
         end_rendering(gpu, cmd);
         barrier(
@@ -551,41 +690,28 @@ impl PassCtx<'_> {
             .store_op(vk::AttachmentStoreOp::STORE);
         begin_rendering(gpu, cmd, w, h, &hdr_att, Some(&depth_load));
         viewport(gpu, cmd, 0, 0, w, h);
-        if !self.draws.is_empty() {
-            self.pipes.lit.bind(cmd);
-            // SAFETY: both sets match the layout and stay valid for the submit.
-            unsafe {
-                device.cmd_bind_descriptor_sets(
-                    cmd,
-                    vk::PipelineBindPoint::GRAPHICS,
-                    layout,
-                    0,
-                    &[self.frame_set, self.white_set],
-                    &[],
-                );
+        let p = &self.pipes;
+        for (mirrored, pipeline) in [(false, &p.lit), (true, &p.lit_mirror)] {
+            if self.opaque_draws(mirrored, false).next().is_some() {
+                pipeline.bind(cmd);
+                self.bind_frame_sets(cmd);
+                let mut bound = self.white_set;
+                let list = self.opaque_draws(mirrored, false);
+                self.draw_list(cmd, &self.view_proj, MeshVertexLayout::Full, list, |d| {
+                    self.bind_material(cmd, d, &mut bound)
+                });
             }
+        }
+        if self.cutout_draws(false).next().is_some() {
+            gpu.cmd_begin_label(cmd, "cutout");
+            p.lit_cutout.bind(cmd);
+            self.bind_frame_sets(cmd);
             let mut bound = self.white_set;
-            self.draw_all(cmd, &self.view_proj, MeshVertexLayout::Full, |d| {
-                let set = self
-                    .material_sets
-                    .get(d.material as usize)
-                    .copied()
-                    .unwrap_or(self.white_set);
-                if set != bound {
-                    // SAFETY: as above.
-                    unsafe {
-                        device.cmd_bind_descriptor_sets(
-                            cmd,
-                            vk::PipelineBindPoint::GRAPHICS,
-                            layout,
-                            1,
-                            &[set],
-                            &[],
-                        );
-                    }
-                    bound = set;
-                }
+            let list = self.cutout_draws(false);
+            self.draw_list(cmd, &self.view_proj, MeshVertexLayout::Full, list, |d| {
+                self.bind_material(cmd, d, &mut bound)
             });
+            gpu.cmd_end_label(cmd);
         }
         gpu.cmd_begin_label(cmd, "sky");
         self.pipes.sky.bind(cmd);
@@ -602,6 +728,26 @@ impl PassCtx<'_> {
             device.cmd_draw(cmd, 3, 1, 0, 0);
         }
         gpu.cmd_end_label(cmd);
+        if !self.translucent.is_empty() {
+            // Back to front: the pipeline follows each draw's facing, in order.
+            gpu.cmd_begin_label(cmd, "translucent");
+            self.bind_frame_sets(cmd);
+            let mut bound = self.white_set;
+            let mut facing = None;
+            let list = self.translucent.iter();
+            self.draw_list(cmd, &self.view_proj, MeshVertexLayout::Full, list, |d| {
+                if facing != Some(d.mirrored) {
+                    if d.mirrored {
+                        p.translucent_mirror.bind(cmd);
+                    } else {
+                        p.translucent.bind(cmd);
+                    }
+                    facing = Some(d.mirrored);
+                }
+                self.bind_material(cmd, d, &mut bound)
+            });
+            gpu.cmd_end_label(cmd);
+        }
         end_rendering(gpu, cmd);
         color_to_sampled(gpu, cmd, &self.t.hdr);
     }

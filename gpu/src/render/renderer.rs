@@ -13,6 +13,17 @@
 //!   budget. What does not fit waits for the next frame, and a draw whose geometry or texture
 //!   is not resident yet is skipped (a textured material shows its tint) — nothing blocks.
 //!   [`Renderer::render`] (a capture) first runs upload-only frames until the queue is empty.
+//! * **Meshes** — [`RenderFrame::meshes`] draw in every pass like map geometry: one resident
+//!   copy per [`super::frame::MeshAsset::key`] (render/meshes.rs), uploaded in a queue of
+//!   their own after the other assets, under the byte budget and the mesh time budget
+//!   ([`RendererDesc::mesh_upload_budget`], `client.voxel.uploadBudgetMs`); a mesh still
+//!   uploading is skipped and counted, and a key unnamed for
+//!   [`RendererDesc::mesh_keep_frames`] frames is freed through deferred destruction. Opaque
+//!   and cut-out sub-meshes join the shadow cascades (when they cast), the prepass and the
+//!   opaque pass; translucent ones blend after the sky, back to front. A mirroring world
+//!   draws with clockwise front faces. A capture lands every mesh first, ignoring the time
+//!   budget. A lit voxel volume's light window ([`RenderFrame::voxel_light`]) shades the
+//!   instances it lists (hybrid shading).
 //! * **The static batch** is built once per [`RenderFrame::static_generation`] (0: every
 //!   call) and kept across frames; live boxes keep their meshes while their sizes stay and
 //!   take this frame's pose in the draw's push constant.
@@ -32,9 +43,12 @@ use dh_content::mesh::{self, MeshVertex, MeshVertexLayout, VertexFormat};
 
 use super::camera::{self, ViewSetup};
 use super::exec::{Executor, Serial, Task};
-use super::frame::{Ambient, BoxInstance, LightKind, RenderFrame, Shading, Texture, View};
+use super::frame::{
+    Ambient, BoxInstance, LightKind, RenderFrame, Sampling, Shading, Texture, View,
+};
 use super::lights::{self, ClusterGrid};
 use super::math;
+use super::meshes::{self, Fallbacks, MeshCache};
 use super::passes::{assign, push_f32, push_mat, Draw, GeoBind, Pass, PassCtx, Pipelines, Targets};
 pub use super::passes::{CASCADE_RESOLUTION, DEPTH_FORMAT, DRAW_PUSH_BYTES, HDR_FORMAT};
 use super::shadow::{self, CASCADES, SHADOW_DISTANCE, SPLIT_LAMBDA};
@@ -67,7 +81,18 @@ pub struct RendererDesc {
     pub staging: StagingConfig,
     /// Timestamp queries per pass (when the device has them).
     pub timings: bool,
+    /// CPU time a frame may spend staging mesh uploads, on top of the staging ring's byte
+    /// and time budgets (`client.voxel.uploadBudgetMs`, 2 ms by default; a capture skips
+    /// it). Changeable per frame with [`Renderer::set_mesh_upload_budget`].
+    pub mesh_upload_budget: Duration,
+    /// Frames a mesh no instance names stays resident before it is freed.
+    pub mesh_keep_frames: u64,
 }
+
+/// `client.voxel.uploadBudgetMs`'s default.
+pub const DEFAULT_MESH_UPLOAD_BUDGET: Duration = Duration::from_millis(2);
+/// [`RendererDesc::mesh_keep_frames`]'s default.
+pub const DEFAULT_MESH_KEEP_FRAMES: u64 = 2;
 
 impl Default for RendererDesc {
     fn default() -> Self {
@@ -76,6 +101,8 @@ impl Default for RendererDesc {
             frames_in_flight: crate::MAX_FRAMES_IN_FLIGHT,
             staging: StagingConfig::default(),
             timings: true,
+            mesh_upload_budget: DEFAULT_MESH_UPLOAD_BUDGET,
+            mesh_keep_frames: DEFAULT_MESH_KEEP_FRAMES,
         }
     }
 }
@@ -94,6 +121,8 @@ pub struct RenderOutput {
     pub lights: usize,
     /// Draw calls recorded in the box passes (one per static material, one per live box).
     pub draws: usize,
+    /// Mesh sub-mesh draws recorded (every mesh lands before a capture).
+    pub mesh_draws: usize,
 }
 
 /// What one [`Renderer::render_frame`] did.
@@ -107,6 +136,22 @@ pub struct FrameReport {
     pub draws: usize,
     /// Box draws left out because their geometry is still uploading.
     pub skipped_draws: usize,
+    /// Mesh sub-mesh draws recorded (opaque, cut-out and translucent).
+    pub mesh_draws: usize,
+    /// Mesh sub-mesh draws left out because their mesh is still uploading.
+    pub mesh_skipped_draws: usize,
+    /// Mesh instances not drawn because their mesh was refused
+    /// ([`Renderer::mesh_error`] says why).
+    pub meshes_refused: usize,
+    /// Bytes of mesh buffers resident (landed) after this frame's uploads.
+    pub mesh_bytes_resident: u64,
+    /// Mesh bytes still waiting for a later frame's budget.
+    pub mesh_bytes_left: u64,
+    /// Meshes whose last byte was staged this frame (drawn from the next frame).
+    pub meshes_uploaded: usize,
+    /// Meshes freed this frame (no instance named them for the keep window; their buffers
+    /// wait for the frames in flight).
+    pub meshes_freed: usize,
     /// Lights shaded after ranking.
     pub lights: usize,
     /// CPU wall time of recording the passes (the parallel part).
@@ -115,10 +160,10 @@ pub struct FrameReport {
     pub workers: usize,
     /// What the staging ring took this frame (frame data and asset uploads).
     pub staging: StagingStats,
-    /// Asset bytes (static batch, live meshes, textures) staged this frame, under the
-    /// budget.
+    /// Asset bytes (static batch, live meshes, textures, mesh assets) staged this frame,
+    /// under the budget.
     pub uploaded: u64,
-    /// Asset bytes still waiting for a later frame's budget.
+    /// Asset bytes (mesh assets not included) still waiting for a later frame's budget.
     pub upload_bytes_left: u64,
     /// Whether the static batch was rebuilt this frame.
     pub static_rebuilt: bool,
@@ -216,6 +261,7 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
                     binding(4, vk::DescriptorType::STORAGE_BUFFER, vf),
                     binding(5, vk::DescriptorType::SAMPLED_IMAGE, frag),
                     binding(6, vk::DescriptorType::SAMPLER, frag),
+                    binding(7, vk::DescriptorType::STORAGE_BUFFER, frag),
                 ],
                 vec![
                     binding(0, vk::DescriptorType::SAMPLED_IMAGE, frag),
@@ -247,7 +293,18 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
             }],
         },
     )?;
-    let depth_only = |name: &str, bias: Option<(f32, f32, f32)>, cull: vk::CullModeFlags| {
+    let depth_state = |bias| DepthState {
+        format: DEPTH_FORMAT,
+        test: true,
+        write: true,
+        compare: vk::CompareOp::LESS,
+        bias,
+        clamp: false,
+    };
+    let depth_only = |name: &str,
+                      bias: Option<(f32, f32, f32)>,
+                      cull: vk::CullModeFlags,
+                      front: vk::FrontFace| {
         let mut d = GraphicsPipelineDesc::new(
             name,
             &box_layout,
@@ -256,45 +313,89 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
         );
         d.vertex_input = vertex_input(MeshVertexLayout::PositionOnly);
         d.cull_mode = cull;
-        d.front_face = vk::FrontFace::COUNTER_CLOCKWISE;
+        d.front_face = front;
+        d.depth = Some(depth_state(bias));
+        Pipeline::graphics(gpu, &d)
+    };
+    // Cut-out depth: two-sided, the base color's alpha tested in the fragment shader.
+    let depth_cutout = |name: &str, bias: Option<(f32, f32, f32)>| {
+        let mut d = GraphicsPipelineDesc::new(
+            name,
+            &box_layout,
+            ShaderEntry::new(&shaders::DEPTH, "vs_cutout"),
+            Some(ShaderEntry::new(&shaders::DEPTH, "fs_cutout")),
+        );
+        d.vertex_input = vertex_input(MeshVertexLayout::Full);
+        d.cull_mode = vk::CullModeFlags::NONE;
+        d.depth = Some(depth_state(bias));
+        Pipeline::graphics(gpu, &d)
+    };
+    let ccw = vk::FrontFace::COUNTER_CLOCKWISE;
+    let cw = vk::FrontFace::CLOCKWISE;
+    let shadow_bias = Some((1.25, 0.0, 1.75));
+    let shadow = depth_only("shadow cascades", shadow_bias, vk::CullModeFlags::NONE, ccw)?;
+    let shadow_cutout = depth_cutout("shadow cascades cutout", shadow_bias)?;
+    let prepass = depth_only("depth prepass", None, vk::CullModeFlags::BACK, ccw)?;
+    let prepass_mirror = depth_only("depth prepass mirrored", None, vk::CullModeFlags::BACK, cw)?;
+    let prepass_cutout = depth_cutout("depth prepass cutout", None)?;
+    // Shading after the prepass: depth tested equal-or-nearer, never written.
+    let shading = |name: &str,
+                   entry: &str,
+                   cull: vk::CullModeFlags,
+                   front: vk::FrontFace,
+                   blend: Option<vk::PipelineColorBlendAttachmentState>| {
+        let mut d = GraphicsPipelineDesc::new(
+            name,
+            &box_layout,
+            ShaderEntry::new(&shaders::BOX_LIT, "vs_main"),
+            Some(ShaderEntry::new(&shaders::BOX_LIT, entry)),
+        );
+        d.vertex_input = vertex_input(MeshVertexLayout::Full);
+        d.cull_mode = cull;
+        d.front_face = front;
         d.depth = Some(DepthState {
             format: DEPTH_FORMAT,
             test: true,
-            write: true,
-            compare: vk::CompareOp::LESS,
-            bias,
+            write: false,
+            compare: vk::CompareOp::LESS_OR_EQUAL,
+            bias: None,
             clamp: false,
         });
+        d.color_targets = vec![ColorTarget {
+            format: HDR_FORMAT,
+            blend,
+        }];
         Pipeline::graphics(gpu, &d)
     };
-    let shadow = depth_only(
-        "shadow cascades",
-        Some((1.25, 0.0, 1.75)),
+    let back = vk::CullModeFlags::BACK;
+    let lit = shading("boxes lit", "fs_main", back, ccw, None)?;
+    let lit_mirror = shading("lit mirrored", "fs_main", back, cw, None)?;
+    let lit_cutout = shading(
+        "lit cutout",
+        "fs_cutout",
         vk::CullModeFlags::NONE,
+        ccw,
+        None,
     )?;
-    let prepass = depth_only("depth prepass", None, vk::CullModeFlags::BACK)?;
-    let mut lit = GraphicsPipelineDesc::new(
-        "boxes lit",
-        &box_layout,
-        ShaderEntry::new(&shaders::BOX_LIT, "vs_main"),
-        Some(ShaderEntry::new(&shaders::BOX_LIT, "fs_main")),
-    );
-    lit.vertex_input = vertex_input(MeshVertexLayout::Full);
-    lit.cull_mode = vk::CullModeFlags::BACK;
-    lit.front_face = vk::FrontFace::COUNTER_CLOCKWISE;
-    lit.depth = Some(DepthState {
-        format: DEPTH_FORMAT,
-        test: true,
-        write: false,
-        compare: vk::CompareOp::LESS_OR_EQUAL,
-        bias: None,
-        clamp: false,
-    });
-    lit.color_targets = vec![ColorTarget {
-        format: HDR_FORMAT,
-        blend: None,
-    }];
-    let lit = Pipeline::graphics(gpu, &lit)?;
+    // Straight alpha over what is behind: C = a·src + (1 − a)·dst.
+    let over = vk::PipelineColorBlendAttachmentState {
+        blend_enable: vk::TRUE,
+        src_color_blend_factor: vk::BlendFactor::SRC_ALPHA,
+        dst_color_blend_factor: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
+        color_blend_op: vk::BlendOp::ADD,
+        src_alpha_blend_factor: vk::BlendFactor::ONE,
+        dst_alpha_blend_factor: vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
+        alpha_blend_op: vk::BlendOp::ADD,
+        color_write_mask: vk::ColorComponentFlags::RGBA,
+    };
+    let translucent = shading("translucent", "fs_translucent", back, ccw, Some(over))?;
+    let translucent_mirror = shading(
+        "translucent mirrored",
+        "fs_translucent",
+        back,
+        cw,
+        Some(over),
+    )?;
     let mut sky = GraphicsPipelineDesc::new(
         "sky",
         &box_layout,
@@ -360,6 +461,18 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
             .max_lod(0.0),
         "base color",
     )?;
+    let nearest = sampler(
+        gpu,
+        &vk::SamplerCreateInfo::default()
+            .mag_filter(vk::Filter::NEAREST)
+            .min_filter(vk::Filter::NEAREST)
+            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+            .address_mode_u(clamp)
+            .address_mode_v(clamp)
+            .address_mode_w(clamp)
+            .max_lod(0.0),
+        "base color nearest",
+    )?;
     let compare = sampler(
         gpu,
         &vk::SamplerCreateInfo::default()
@@ -378,8 +491,15 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
         box_layout,
         screen_layout,
         shadow,
+        shadow_cutout,
         prepass,
+        prepass_mirror,
+        prepass_cutout,
         lit,
+        lit_mirror,
+        lit_cutout,
+        translucent,
+        translucent_mirror,
         sky,
         prefilter,
         down,
@@ -387,6 +507,7 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
         post,
         linear,
         repeat,
+        nearest,
         compare,
     })
 }
@@ -458,7 +579,7 @@ impl Slot {
                 },
                 vk::DescriptorPoolSize {
                     ty: vk::DescriptorType::STORAGE_BUFFER,
-                    descriptor_count: 4,
+                    descriptor_count: 5,
                 },
                 vk::DescriptorPoolSize {
                     ty: vk::DescriptorType::SAMPLED_IMAGE,
@@ -581,6 +702,11 @@ pub struct Renderer {
     /// Textures by the address of their `Arc`.
     textures: HashMap<usize, TextureEntry>,
     white: TextureEntry,
+    /// Mesh assets by key.
+    meshes: MeshCache,
+    /// Their uploads, pumped after the other assets' under the mesh time budget.
+    mesh_uploads: UploadQueue,
+    mesh_upload_budget: Duration,
     slots: Vec<Slot>,
     frames: u64,
     /// Frame-data section alignment (uniform and storage offsets).
@@ -669,6 +795,9 @@ impl Renderer {
                 job,
                 last_used: 0,
             },
+            meshes: MeshCache::new(desc.mesh_keep_frames),
+            mesh_uploads: UploadQueue::default(),
+            mesh_upload_budget: desc.mesh_upload_budget,
             slots,
             frames: 0,
             align,
@@ -687,9 +816,31 @@ impl Renderer {
         self.static_builds
     }
 
-    /// Asset bytes waiting for a frame's budget.
+    /// Asset bytes waiting for a frame's budget (meshes not included).
     pub fn upload_bytes_left(&self) -> u64 {
         self.uploads.bytes_left()
+    }
+
+    /// Sets the CPU time a frame may spend staging mesh uploads
+    /// (`client.voxel.uploadBudgetMs`); a capture ignores it.
+    pub fn set_mesh_upload_budget(&mut self, budget: Duration) {
+        self.mesh_upload_budget = budget;
+    }
+
+    /// The mesh upload time budget.
+    pub fn mesh_upload_budget(&self) -> Duration {
+        self.mesh_upload_budget
+    }
+
+    /// Mesh keys held (resident, uploading, empty or refused).
+    pub fn mesh_count(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// Why the mesh of `key` was refused (indices past its vertices, a stream outside its
+    /// bytes, a sub-mesh outside its indices), when it was.
+    pub fn mesh_error(&self, key: u64) -> Option<&str> {
+        self.meshes.error(key)
     }
 
     /// Whether per-pass timestamps are taken.
@@ -720,9 +871,10 @@ impl Renderer {
         exec: &dyn Executor,
     ) -> Result<RenderOutput> {
         check_size(width, height)?;
-        self.prepare(frame)?;
-        self.flush_uploads()?;
-        let (report, image, slot) = self.draw(frame, view, width, height, exec, true)?;
+        let mut prepared = self.prepare(frame)?;
+        prepared.landed = self.flush_uploads()?;
+        let (report, image, slot) =
+            self.draw(frame, view, (width, height), exec, true, prepared)?;
         let timings = match &mut self.timer {
             Some(t) => {
                 self.slots[slot].frame = None;
@@ -736,6 +888,7 @@ impl Renderer {
             timings,
             lights: report.lights,
             draws: report.draws,
+            mesh_draws: report.mesh_draws,
         })
     }
 
@@ -751,9 +904,8 @@ impl Renderer {
         exec: &dyn Executor,
     ) -> Result<FrameReport> {
         check_size(width, height)?;
-        let rebuilt = self.prepare(frame)?;
-        let (mut report, _, _) = self.draw(frame, view, width, height, exec, false)?;
-        report.static_rebuilt = rebuilt;
+        let prepared = self.prepare(frame)?;
+        let (report, _, _) = self.draw(frame, view, (width, height), exec, false, prepared)?;
         Ok(report)
     }
 
@@ -775,9 +927,10 @@ impl Renderer {
 
     /// Brings the cached GPU resources in line with `frame`: rebuilds the static batch when
     /// its generation changed, the live meshes when their sizes changed, and queues the
-    /// uploads of new textures (dropping those no material uses). Returns whether the
-    /// static batch was rebuilt.
-    fn prepare(&mut self, frame: &RenderFrame) -> Result<bool> {
+    /// uploads of new textures (dropping those no material uses) and of new meshes
+    /// (freeing those unnamed past the keep window). Returns whether the static batch was
+    /// rebuilt and what the mesh cache did.
+    fn prepare(&mut self, frame: &RenderFrame) -> Result<Prepared> {
         let gen = frame.static_generation;
         let mut rebuilt = false;
         if gen == 0 || self.static_generation != Some(gen) {
@@ -848,16 +1001,29 @@ impl Renderer {
             }
             keep
         });
-        Ok(rebuilt)
+        let meshes = self.meshes.prepare(
+            &self.gpu,
+            &mut self.mesh_uploads,
+            &frame.meshes,
+            self.frames,
+        )?;
+        Ok(Prepared {
+            rebuilt,
+            meshes,
+            landed: 0,
+        })
     }
 
-    /// Upload-only frames until the queue is empty.
-    fn flush_uploads(&mut self) -> Result<()> {
+    /// Upload-only frames until the queues (assets and meshes) are empty; returns how many
+    /// meshes landed.
+    fn flush_uploads(&mut self) -> Result<usize> {
         let mut idle = 0;
-        while !self.uploads.is_empty() {
+        while !self.uploads.is_empty() || !self.mesh_uploads.is_empty() {
             let mut fr = self.ring.begin_frame()?;
             self.staging.begin_frame(self.gpu.completed_value()?);
-            let pumped = self.uploads.pump(&mut self.staging);
+            let mut pumped = self.uploads.pump(&mut self.staging);
+            // A capture lands every mesh: no time budget, only the ring's.
+            pumped.bytes += self.mesh_uploads.pump(&mut self.staging).bytes;
             if pumped.bytes == 0 {
                 idle += 1;
                 if idle > 2 * self.slots.len() + 1 {
@@ -865,7 +1031,7 @@ impl Renderer {
                         "uploads",
                         format!(
                             "{} bytes make no progress: the staging ring ({} bytes, {} a frame) takes none of them",
-                            self.uploads.bytes_left(),
+                            self.uploads.bytes_left() + self.mesh_uploads.bytes_left(),
                             self.staging.config().capacity,
                             self.staging.config().frame_byte_budget
                         ),
@@ -883,7 +1049,7 @@ impl Renderer {
             let value = fr.submit(&[cmd], &[])?;
             self.staging.submitted(value);
         }
-        Ok(())
+        Ok(self.meshes.mark_landed(&self.mesh_uploads))
     }
 
     /// One frame: frame data and uploads through the staging ring, descriptor sets, the
@@ -893,10 +1059,10 @@ impl Renderer {
         &mut self,
         frame: &RenderFrame,
         view: &View,
-        width: u32,
-        height: u32,
+        (width, height): (u32, u32),
         exec: &dyn Executor,
         readback: bool,
+        prepared: Prepared,
     ) -> Result<(FrameReport, Option<RgbaImage>, usize)> {
         let gpu = self.gpu.clone();
         let setup = camera::setup(view, width, height, frame.bounds());
@@ -955,16 +1121,35 @@ impl Renderer {
             (Some(g), None) => skipped += g.draws.len(),
             (None, None) => {}
         }
+        let box_draws = draws.len();
+        // Meshes resident before this frame's uploads, after the boxes' geometry.
+        let material_count = frame.materials.len().max(1) as u32;
+        let fallbacks = Fallbacks {
+            count: frame.materials.len(),
+            flat_white: material_count,
+            missing: material_count + 1,
+        };
+        let forward = setup
+            .orthographic
+            .then(|| [-setup.view[0][2], -setup.view[1][2], -setup.view[2][2]]);
+        let mesh_draws = self.meshes.draws(frame, 2, setup.eye, forward, fallbacks);
+        draws.extend_from_slice(&mesh_draws.solid);
+        let mut geos: Vec<Option<&GeoBind>> =
+            vec![static_ready.map(|g| &g.bind), live_ready.map(|g| &g.bind)];
+        geos.extend(mesh_draws.geos.iter().map(|g| Some(*g)));
 
-        // Resident textures, each once, and which one each material samples.
-        let mut textured: Vec<&TextureEntry> = Vec::new();
+        // Resident textures, once per sampler, and which one each material samples.
+        let mut textured: Vec<(&TextureEntry, Sampling)> = Vec::new();
         let mut material_tex: Vec<Option<usize>> = Vec::with_capacity(frame.materials.len());
         for m in &frame.materials {
             material_tex.push(texture_of(m).map(|e| {
-                match textured.iter().position(|t| std::ptr::eq(*t, e)) {
+                let found = textured
+                    .iter()
+                    .position(|(t, s)| std::ptr::eq(*t, e) && *s == m.sampling);
+                match found {
                     Some(i) => i,
                     None => {
-                        textured.push(e);
+                        textured.push((e, m.sampling));
                         textured.len() - 1
                     }
                 }
@@ -985,13 +1170,15 @@ impl Renderer {
             material_bytes(frame, |i| material_tex.get(i).is_some_and(Option::is_some));
         let align = self.align as usize;
         let mut data = Vec::new();
-        let mut sections = [(0u64, 0u64); 5];
+        let voxel_bytes = voxel_light_bytes(frame.voxel_light.as_ref());
+        let mut sections = [(0u64, 0u64); 6];
         for (i, bytes) in [
             &uniform,
             &light_bytes,
             &range_bytes,
             &index_bytes,
             &material_bytes,
+            &voxel_bytes,
         ]
         .into_iter()
         .enumerate()
@@ -1043,8 +1230,12 @@ impl Renderer {
             )
         })?;
         self.staging.copy_to_buffer(staged, data_buffer, 0);
-        // ---- Assets, under what is left of the budget.
+        // ---- Assets, under what is left of the budget, then meshes under their time
+        // budget too.
         let pumped = self.uploads.pump(&mut self.staging);
+        let mesh_pumped = self
+            .mesh_uploads
+            .pump_within(&mut self.staging, Some(self.mesh_upload_budget));
 
         // ---- Targets for this size and bloom shape.
         if slot
@@ -1075,11 +1266,15 @@ impl Renderer {
             targets,
         );
         let white_set = slot.allocate(texture_layout)?;
-        write_texture_set(&gpu, &self.pipes, white_set, &self.white.image);
+        write_texture_set(&gpu, white_set, &self.white.image, self.pipes.repeat);
         let mut texture_sets = Vec::with_capacity(textured.len());
-        for e in &textured {
+        for (e, sampling) in &textured {
             let set = slot.allocate(texture_layout)?;
-            write_texture_set(&gpu, &self.pipes, set, &e.image);
+            let sampler = match sampling {
+                Sampling::Linear => self.pipes.repeat,
+                Sampling::Nearest => self.pipes.nearest,
+            };
+            write_texture_set(&gpu, set, &e.image, sampler);
             texture_sets.push(set);
         }
         let material_sets: Vec<vk::DescriptorSet> = material_tex
@@ -1123,7 +1318,7 @@ impl Renderer {
         let post_set = screen(&targets.hdr, bloom_result)?;
 
         // ---- The passes, their costs (draw calls) and their timestamp pairs.
-        let n = draws.len() as u64;
+        let n = (draws.len() + mesh_draws.translucent.len()) as u64;
         let mut passes = vec![
             (Pass::Shadows, if sun_on { 4 * n + 1 } else { 1 }),
             (Pass::Prepass, n + 1),
@@ -1144,8 +1339,9 @@ impl Renderer {
             gpu: &gpu,
             pipes: &self.pipes,
             t: targets,
-            geos: [static_ready.map(|g| &g.bind), live_ready.map(|g| &g.bind)],
+            geos: &geos,
             draws: &draws,
+            translucent: &mesh_draws.translucent,
             frame_set,
             material_sets: &material_sets,
             white_set,
@@ -1219,19 +1415,29 @@ impl Renderer {
         } else {
             None
         };
+        let mesh_drawn = mesh_draws.solid.len() + mesh_draws.translucent.len();
+        let (mesh_skipped, mesh_refused) = (mesh_draws.skipped, mesh_draws.refused);
+        let landed = self.meshes.mark_landed(&self.mesh_uploads) + prepared.landed;
         Ok((
             FrameReport {
                 frame: frame_number,
                 value,
-                draws: draws.len(),
+                draws: box_draws,
                 skipped_draws: skipped,
+                mesh_draws: mesh_drawn,
+                mesh_skipped_draws: mesh_skipped,
+                meshes_refused: mesh_refused,
+                mesh_bytes_resident: self.meshes.resident_bytes(),
+                mesh_bytes_left: self.mesh_uploads.bytes_left(),
+                meshes_uploaded: landed,
+                meshes_freed: prepared.meshes.freed,
                 lights: shaded.len(),
                 record,
                 workers,
                 staging: self.staging.stats(),
-                uploaded: pumped.bytes,
+                uploaded: pumped.bytes + mesh_pumped.bytes,
                 upload_bytes_left: self.uploads.bytes_left(),
-                static_rebuilt: false,
+                static_rebuilt: prepared.rebuilt,
                 resolved,
                 derived_far: setup.derived_far,
             },
@@ -1239,6 +1445,17 @@ impl Renderer {
             slot_index,
         ))
     }
+}
+
+/// What [`Renderer::prepare`] did before a frame.
+#[derive(Debug, Clone, Copy)]
+struct Prepared {
+    /// Whether the static batch was rebuilt.
+    rebuilt: bool,
+    /// What the mesh cache did.
+    meshes: meshes::Prepared,
+    /// Meshes that landed in a capture's upload-only frames.
+    landed: usize,
 }
 
 fn check_size(width: u32, height: u32) -> Result<()> {
@@ -1293,7 +1510,7 @@ fn write_frame_set(
     pipes: &Pipelines,
     set: vk::DescriptorSet,
     buffer: vk::Buffer,
-    sections: &[(u64, u64); 5],
+    sections: &[(u64, u64); 6],
     targets: &Targets,
 ) {
     let infos: Vec<[vk::DescriptorBufferInfo; 1]> = sections
@@ -1316,8 +1533,10 @@ fn write_frame_set(
             .descriptor_type(ty)
     };
     let mut writes = vec![w(0, vk::DescriptorType::UNIFORM_BUFFER).buffer_info(&infos[0])];
+    // Sections 1 to 4 are bindings 1 to 4; section 5 (the light field) is binding 7.
     for (i, info) in infos.iter().enumerate().skip(1) {
-        writes.push(w(i as u32, vk::DescriptorType::STORAGE_BUFFER).buffer_info(info));
+        let b = if i == 5 { 7 } else { i as u32 };
+        writes.push(w(b, vk::DescriptorType::STORAGE_BUFFER).buffer_info(info));
     }
     writes.push(w(5, vk::DescriptorType::SAMPLED_IMAGE).image_info(&sm));
     writes.push(w(6, vk::DescriptorType::SAMPLER).image_info(&cs));
@@ -1325,11 +1544,11 @@ fn write_frame_set(
     unsafe { gpu.device().update_descriptor_sets(&writes, &[]) };
 }
 
-fn write_texture_set(gpu: &Gpu, pipes: &Pipelines, set: vk::DescriptorSet, image: &Image) {
+fn write_texture_set(gpu: &Gpu, set: vk::DescriptorSet, image: &Image, sampler: vk::Sampler) {
     let ti = [vk::DescriptorImageInfo::default()
         .image_view(image.view())
         .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
-    let si = [vk::DescriptorImageInfo::default().sampler(pipes.repeat)];
+    let si = [vk::DescriptorImageInfo::default().sampler(sampler)];
     let writes = [
         vk::WriteDescriptorSet::default()
             .dst_set(set)
@@ -1405,14 +1624,13 @@ fn static_geometry(frame: &RenderFrame) -> (Vec<MeshVertex>, Vec<u32>, Vec<Draw>
             indices.extend(m.indices.iter().map(|&k| base + u32::from(k)));
             i += 1;
         }
-        draws.push(Draw {
-            geo: 0,
-            first_index: first,
-            index_count: indices.len() as u32 - first,
-            vertex_offset: 0,
-            world: math::IDENTITY,
+        draws.push(Draw::boxes(
+            0,
+            first,
+            indices.len() as u32 - first,
+            0,
             material,
-        });
+        ));
     }
     (vertices, indices, draws)
 }
@@ -1428,14 +1646,13 @@ fn live_geometry(frame: &RenderFrame) -> (Vec<MeshVertex>, Vec<u32>, Vec<Draw>) 
         let base = vertices.len() as i32;
         vertices.extend_from_slice(&m.vertices);
         indices.extend(m.indices.iter().map(|&k| u32::from(k)));
-        draws.push(Draw {
-            geo: 1,
-            first_index: first,
-            index_count: m.indices.len() as u32,
-            vertex_offset: base,
-            world: math::IDENTITY,
-            material: b.material,
-        });
+        draws.push(Draw::boxes(
+            1,
+            first,
+            m.indices.len() as u32,
+            base,
+            b.material,
+        ));
     }
     (vertices, indices, draws)
 }
@@ -1636,15 +1853,21 @@ fn light_bytes(lights: &[super::frame::Light]) -> Vec<u8> {
 }
 
 /// The materials' storage block; `textured(i)` says whether material `i`'s texture is
-/// resident (otherwise it shades with its tint alone).
+/// resident (otherwise it shades with its tint alone). After the frame's own materials (or
+/// the missingMaterial alone when it has none) come [`super::frame::Material::flat_white`]
+/// and the missingMaterial, the mesh draws' fallbacks ([`Fallbacks`]).
 fn material_bytes(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<u8> {
     let mut o = Vec::new();
     let missing = super::frame::Material::missing();
-    let list: Vec<&super::frame::Material> = if frame.materials.is_empty() {
+    let flat = super::frame::Material::flat_white();
+    let mut list: Vec<&super::frame::Material> = if frame.materials.is_empty() {
         vec![&missing]
     } else {
         frame.materials.iter().collect()
     };
+    let own = frame.materials.len();
+    list.push(&flat);
+    list.push(&missing);
     for (i, m) in list.into_iter().enumerate() {
         let shading = match m.shading {
             Shading::Lit => 0.0,
@@ -1654,9 +1877,58 @@ fn material_bytes(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<
         let b = m.base_color;
         push_f32(&mut o, &[b[0], b[1], b[2], shading]);
         let e = m.emissive;
-        let has = m.base_color_texture.is_some() && textured(i);
+        let has = i < own && m.base_color_texture.is_some() && textured(i);
         push_f32(&mut o, &[e[0], e[1], e[2], if has { 1.0 } else { 0.0 }]);
-        push_f32(&mut o, &[m.uv_scale[0], m.uv_scale[1], 0.0, 0.0]);
+        push_f32(&mut o, &[m.uv_scale[0], m.uv_scale[1], m.alpha, 0.0]);
+    }
+    o
+}
+
+/// Bytes of the light field block's header (`struct VoxelLight` in `box_lit.wgsl`, before
+/// its cells).
+pub const VOXEL_LIGHT_HEADER_BYTES: usize = 432;
+
+/// The light field block: world to light (64 B), origin (16), bricks and whether it is on
+/// (16), occlusion step, fill gain and edge fade (16), the sky gate (16 levels, 64), the
+/// fill per level (16 × 16), then the cells two to a 32-bit word (the even cell low). With
+/// no window, or one whose cells do not match its bricks, the header alone, off.
+fn voxel_light_bytes(window: Option<&super::frame::VoxelLightWindow>) -> Vec<u8> {
+    let w = window.filter(|w| w.is_consistent());
+    let mut o = Vec::with_capacity(
+        VOXEL_LIGHT_HEADER_BYTES + w.map_or(0, |w| w.cells.len().div_ceil(2) * 4),
+    );
+    push_mat(&mut o, &w.map_or(math::IDENTITY, |w| w.world_to_light));
+    let origin = w.map_or([0; 3], |w| w.origin);
+    for v in [origin[0], origin[1], origin[2], 0] {
+        o.extend_from_slice(&v.to_le_bytes());
+    }
+    let bricks = w.map_or([0; 3], |w| w.bricks);
+    for v in [bricks[0], bricks[1], bricks[2], u32::from(w.is_some())] {
+        o.extend_from_slice(&v.to_le_bytes());
+    }
+    push_f32(
+        &mut o,
+        &w.map_or([0.0; 4], |w| {
+            [
+                w.occlusion_step.clamp(0.0, 1.0 / 3.0),
+                w.block_light_intensity.max(0.0),
+                w.edge_fade.max(0.0),
+                0.0,
+            ]
+        }),
+    );
+    push_f32(&mut o, &w.map_or([0.0; 16], |w| w.sky_gate));
+    for level in 0..super::frame::LIGHT_LEVELS {
+        let f = w.map_or([0.0; 3], |w| w.fill[level]);
+        push_f32(&mut o, &[f[0], f[1], f[2], 0.0]);
+    }
+    debug_assert_eq!(o.len(), VOXEL_LIGHT_HEADER_BYTES);
+    if let Some(w) = w {
+        for pair in w.cells.chunks(2) {
+            let lo = u32::from(pair[0]);
+            let hi = pair.get(1).map_or(0, |v| u32::from(*v));
+            o.extend_from_slice(&(lo | (hi << 16)).to_le_bytes());
+        }
     }
     o
 }

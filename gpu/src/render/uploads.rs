@@ -1,4 +1,5 @@
-//! The renderer's asset uploads (the static batch, live box meshes, base color textures)
+//! The renderer's asset uploads (the static batch, live box meshes, base color textures,
+//! and, in a queue of their own under a time budget, mesh assets)
 //! through the [`StagingRing`] under its per-frame byte and time budget. Each upload is a job
 //! in a FIFO queue; [`UploadQueue::pump`] stages as much of the queue as this frame's budget
 //! and the ring's free space allow, in chunks, and queues the copies. What does not fit waits
@@ -7,10 +8,11 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ash::vk;
 
-use super::frame::Texture;
+use super::frame::{MeshAsset, Texture};
 use crate::{ImageUpload, StagingRing};
 
 /// The largest chunk one stage copies (a large upload goes in pieces, so the time budget
@@ -20,6 +22,8 @@ pub const CHUNK_BYTES: u64 = 1 << 20;
 enum Source {
     Bytes(Vec<u8>),
     Texture(Arc<Texture>),
+    /// A mesh's packed streams, read in place (no copy of the asset's bytes).
+    Streams(Arc<MeshAsset>),
 }
 
 impl Source {
@@ -27,6 +31,7 @@ impl Source {
         match self {
             Source::Bytes(b) => b,
             Source::Texture(t) => &t.rgba,
+            Source::Streams(m) => &m.packed.bytes,
         }
     }
 }
@@ -87,6 +92,12 @@ impl UploadQueue {
         self.push(Dest::Buffer(buffer), Source::Bytes(bytes))
     }
 
+    /// Queues `mesh`'s packed streams for `buffer` (from offset 0), read from the shared
+    /// asset when staged; returns the job's id.
+    pub fn push_streams(&mut self, buffer: vk::Buffer, mesh: Arc<MeshAsset>) -> u64 {
+        self.push(Dest::Buffer(buffer), Source::Streams(mesh))
+    }
+
     /// Queues `texture` for `image` (RGBA8, the texture's size, mip 0), left in
     /// `SHADER_READ_ONLY_OPTIMAL`; returns the job's id.
     pub fn push_texture(&mut self, image: vk::Image, texture: Arc<Texture>) -> u64 {
@@ -128,9 +139,20 @@ impl UploadQueue {
     /// Stages as much as this frame's budget and the ring allow, oldest job first, and
     /// queues the copies on `staging` (recorded by its next flush).
     pub fn pump(&mut self, staging: &mut StagingRing) -> Pumped {
+        self.pump_within(staging, None)
+    }
+
+    /// [`UploadQueue::pump`], stopping too once `time` has passed since the call began
+    /// (checked before each chunk, so a zero time stages nothing): a budget of its own on
+    /// top of the ring's.
+    pub fn pump_within(&mut self, staging: &mut StagingRing, time: Option<Duration>) -> Pumped {
+        let started = Instant::now();
         let mut out = Pumped::default();
         let chunk = CHUNK_BYTES.min((staging.config().capacity / 2).max(StagingRing::ALIGN));
         while let Some(job) = self.jobs.front_mut() {
+            if time.is_some_and(|t| started.elapsed() >= t) {
+                break;
+            }
             let left = staging.budget_left();
             if left == 0 {
                 break;

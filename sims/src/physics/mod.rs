@@ -112,5 +112,5 @@ pub use types::{
     normalize_degrees, BodyHandle, BodyKind, ColliderShape, EyeRay, PawnId, PawnInput, PawnState,
     PhysicsError, PhysicsParams, Pose, RayHit, ShapeSpec, TeleportVelocity,
 };
-pub use voxel::{VoxelCellPart, VoxelPart};
+pub use voxel::{PawnWater, SwimParams, VoxelCellPart, VoxelPart};
 pub use world::PhysicsWorld;

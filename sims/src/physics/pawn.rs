@@ -1,5 +1,6 @@
 //! A pawn's tick: the carry by what it stands on, its own move through rapier's character
-//! controller, its ground, and the props it shoves.
+//! controller (or its swim, while its middle is under water), its ground, and the props it
+//! shoves.
 
 use rapier3d::control::KinematicCharacterController;
 use rapier3d::math::{Pose as RPose, Vector};
@@ -13,6 +14,7 @@ use rapier3d::prelude::{
 };
 
 use super::types::{normalize_degrees, PawnInput, PhysicsParams};
+use super::voxel::PawnWater;
 use super::world::{pawn_prop_filter, pawn_world_filter, GROUND_PROBE};
 
 /// What a pawn stood on at the end of its last move, and where that body stood then.
@@ -38,6 +40,10 @@ pub(crate) struct Pawn {
     pub(crate) support: Option<Support>,
     /// Flying through everything along its view (`noclip`).
     pub(crate) noclip: bool,
+    /// The water the host found at its middle this tick (`None`: dry).
+    pub(crate) water: Option<PawnWater>,
+    /// Whether its last move swam.
+    pub(crate) swimming: bool,
 }
 
 /// The capsule a pawn collides as.
@@ -465,9 +471,20 @@ pub(crate) fn move_pawn(
         }
     }
 
-    // 2. Its own move: walking when grounded (an airborne pawn keeps its horizontal
+    // 2. Swimming, while its middle is under the water's surface.
+    pawn.swimming = false;
+    if let Some(water) = pawn.water {
+        let middle = pawn.feet.y + params.pawn_height * 0.5;
+        let depth = water.surface - middle;
+        if depth > 0.0 {
+            swim(params, rapier, no_bodies, controller, pawn, &water, depth);
+            return None;
+        }
+    }
+
+    // 3. Its own move: walking when grounded (an airborne pawn keeps its horizontal
     //    velocity), a jump press, gravity while airborne. A grounded pawn is not pushed into
-    //    its ground: step 3 keeps it there.
+    //    its ground: step 4 keeps it there.
     let input = pawn.input;
     pawn.input.jump = false;
     let [mx, mz] = input.move_local;
@@ -522,7 +539,7 @@ pub(crate) fn move_pawn(
         }
     }
 
-    // 3. The ground. A pawn that stood and still stands within world.stepHeight of walkable
+    // 4. The ground. A pawn that stood and still stands within world.stepHeight of walkable
     //    ground follows it down (and up, onto the skin); a falling one lands once within the
     //    probe. Either way it rests exactly `skin` above the ground, twice the controller's
     //    gap, so its next move starts clear of the ground rather than on the boundary of the
@@ -541,7 +558,7 @@ pub(crate) fn move_pawn(
     }
     pawn.velocity = velocity;
 
-    // 4. Shoving: props the capsule walks into take its walking velocity, capped.
+    // 5. Shoving: props the capsule walks into take its walking velocity, capped.
     let walked = Vector::new(moved.x, 0.0, moved.z) / dt;
     let speed = walked.length();
     let target = (speed * params.prop_push_response).min(params.prop_push_speed);
@@ -567,4 +584,98 @@ pub(crate) fn move_pawn(
         }
     }
     None
+}
+
+/// The vertical speed buoyancy drives a swimmer toward, in m/s, `depth` meters under the
+/// surface (at its middle): a medium denser than the pawn floats it, rising at the drift
+/// while deeper than twice the float depth and easing to rest at the float depth (sinking
+/// back to it from above); a lighter medium sinks it at the drift; one as dense holds it.
+/// The drift is divided by the medium's viscosity.
+pub(crate) fn buoyant_drift(water: &PawnWater, depth: f32) -> f32 {
+    let s = &water.swim;
+    let drift = s.drift / water.viscosity;
+    if water.density > s.pawn_density {
+        drift * ((depth - s.float_depth) / s.float_depth).clamp(-1.0, 1.0)
+    } else if water.density < s.pawn_density {
+        -drift
+    } else {
+        0.0
+    }
+}
+
+/// A swimming pawn's move (spec `dh.voxel`, "Swimming": the medium's density decides
+/// whether it sinks or floats; its viscosity multiplies the swim drag and divides the
+/// stroke, the vertical stroke and the drift). Its velocity closes on the one it strokes
+/// for at the drag, `v += (target - v)·(1 - e^(-drag·viscosity·dt))`: the stroke along
+/// the view (looking down dives), level to the right, plus the buoyant drift
+/// ([`buoyant_drift`]); no gravity. A jump press strokes it up at the vertical stroke at
+/// once. It moves through the character controller, walls taking the velocity into them,
+/// and a sinking swimmer stands on the floor it reaches. It shoves nothing.
+fn swim(
+    params: &PhysicsParams,
+    rapier: &rapier3d::prelude::PhysicsWorld,
+    no_bodies: &RigidBodySet,
+    controller: &KinematicCharacterController,
+    pawn: &mut Pawn,
+    water: &PawnWater,
+    depth: f32,
+) {
+    let dt = params.dt();
+    let s = &water.swim;
+    let viscosity = water.viscosity;
+    let input = pawn.input;
+    pawn.input.jump = false;
+    let [mx, mz] = input.move_local;
+    let len = (mx * mx + mz * mz).sqrt();
+    let scale = if len > 1.0 { 1.0 / len } else { 1.0 };
+    let stroke = (right_flat(pawn.yaw) * mx + view_direction(pawn.yaw, pawn.pitch) * mz)
+        * (scale * s.stroke / viscosity);
+    let target = stroke + Vector::Y * buoyant_drift(water, depth);
+    let k = 1.0 - (-s.drag * viscosity * dt).exp();
+    let mut velocity = pawn.velocity + (target - pawn.velocity) * k;
+    if input.jump {
+        velocity.y = velocity.y.max(s.vertical_stroke / viscosity);
+    }
+
+    let shape = collision_capsule(params);
+    let dispatcher = rapier.narrow_phase.query_dispatcher();
+    let desired = velocity * dt;
+    let start = capsule_pose(params, pawn.feet);
+    let local = Local::build(
+        rapier,
+        start.translation,
+        reach(params, desired.length()),
+        None,
+    );
+    let world = local.pipeline(dispatcher, no_bodies);
+    let mut normals = Vec::new();
+    let moved = controller
+        .move_shape(dt, &world, &shape, &start, desired, |hit| {
+            normals.push(hit.hit.normal1)
+        })
+        .translation;
+    pawn.feet += moved;
+    for n in normals {
+        // Whatever it swims into takes the velocity into it.
+        let into = velocity.dot(n);
+        if into < 0.0 {
+            velocity -= n * into;
+        }
+    }
+    pawn.grounded = false;
+    pawn.support = None;
+    if velocity.y <= 0.0
+        && land(
+            params,
+            rapier,
+            &world,
+            &local,
+            pawn,
+            params.skin + GROUND_PROBE,
+        )
+    {
+        velocity.y = velocity.y.max(0.0);
+    }
+    pawn.velocity = velocity;
+    pawn.swimming = true;
 }

@@ -7,13 +7,18 @@
 //! [`PhysicsWorld::add_voxel_cells`] builds the same chunk as parry's `Voxels` shapes,
 //! kept for the measurement that chose the triangle mesh (see `docs/PERFORMANCE.md`,
 //! "Voxel collision").
+//!
+//! Swimming (spec `dh.voxel`, "Swimming"): [`PhysicsWorld::set_pawn_water`] hands a pawn
+//! the water the world's water query found at its middle this tick ([`PawnWater`]: the
+//! surface, the medium's density and viscosity, the world's [`SwimParams`]); the pawn's
+//! move then swims while its middle is under the surface.
 
 use rapier3d::math::Vector;
 use rapier3d::parry::math::IVector;
 use rapier3d::parry::shape::TriMeshFlags;
 use rapier3d::prelude::{ColliderBuilder, ColliderHandle, RigidBodyBuilder, SharedShape};
 
-use super::types::{BodyHandle, PhysicsError};
+use super::types::{BodyHandle, PawnId, PhysicsError};
 use super::world::{from_rb, world_groups, PhysicsWorld};
 
 /// One surface's triangles of a voxel chunk body, in the body's frame.
@@ -176,5 +181,263 @@ impl PhysicsWorld {
             }
         }
         from_rb(rb)
+    }
+}
+
+// ── Swimming ────────────────────────────────────────────────────────────
+
+/// The world's swimming parameters (`world.swim.*`; the spec names the swim drag, the
+/// stroke, the vertical stroke and the buoyant drift and states no values, so every
+/// default is ours).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SwimParams {
+    /// How fast a swimmer's velocity closes on the one it strokes for, per second
+    /// (`world.swim.drag`, 4); multiplied by the medium's viscosity.
+    pub drag: f32,
+    /// Swimming speed along the view in m/s (`world.swim.stroke`, 3); divided by the
+    /// medium's viscosity.
+    pub stroke: f32,
+    /// The upward speed a jump press gives a swimmer in m/s (`world.swim.verticalStroke`,
+    /// 3); divided by the medium's viscosity.
+    pub vertical_stroke: f32,
+    /// The speed buoyancy carries a swimmer up (or down) at, m/s (`world.swim.drift`, 1);
+    /// divided by the medium's viscosity.
+    pub drift: f32,
+    /// The pawn's density in kg/m³ (`world.swim.pawnDensity`, 985): a denser medium floats
+    /// it, a lighter one sinks it.
+    pub pawn_density: f32,
+    /// How deep under the surface a floating pawn's middle rests, in meters
+    /// (`world.swim.floatDepth`, 0.3).
+    pub float_depth: f32,
+}
+
+impl Default for SwimParams {
+    fn default() -> Self {
+        SwimParams {
+            drag: 4.0,
+            stroke: 3.0,
+            vertical_stroke: 3.0,
+            drift: 1.0,
+            pawn_density: 985.0,
+            float_depth: 0.3,
+        }
+    }
+}
+
+/// The water a pawn is in this tick: what the world's water query answered at the
+/// pawn's middle (its capsule's center) before the tick moved it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PawnWater {
+    /// The height of the surface over the pawn, in world meters. The pawn swims while its
+    /// middle is under it.
+    pub surface: f32,
+    /// The medium's density in kg/m³ (water 1000).
+    pub density: f32,
+    /// The medium's viscosity (water 1): it multiplies the drag and divides the stroke,
+    /// the vertical stroke and the drift.
+    pub viscosity: f32,
+    /// The world's swimming parameters.
+    pub swim: SwimParams,
+}
+
+impl PawnWater {
+    fn check(&self) -> Result<(), PhysicsError> {
+        let s = &self.swim;
+        let named = [
+            ("surface", self.surface, f32::NEG_INFINITY, false),
+            ("density", self.density, 0.0, true),
+            ("viscosity", self.viscosity, 0.0, true),
+            ("swim drag", s.drag, 0.0, false),
+            ("swim stroke", s.stroke, 0.0, false),
+            ("swim vertical stroke", s.vertical_stroke, 0.0, false),
+            ("swim drift", s.drift, 0.0, false),
+            ("pawn density", s.pawn_density, 0.0, true),
+            ("float depth", s.float_depth, 0.0, true),
+        ];
+        for (name, v, min, open) in named {
+            if !v.is_finite() || v < min || (open && v <= min) {
+                return Err(PhysicsError::InvalidParam {
+                    name,
+                    value: v,
+                    expected: if open { "above 0" } else { "at least 0" },
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl PhysicsWorld {
+    /// Sets the water pawn `id` is in for its next moves (`None`: dry). The host asks the
+    /// world's water query once a tick, at the pawn's middle, and hands the answer here
+    /// before the step. Refused when a number is not finite or out of range.
+    pub fn set_pawn_water(
+        &mut self,
+        id: PawnId,
+        water: Option<PawnWater>,
+    ) -> Result<(), PhysicsError> {
+        if let Some(w) = &water {
+            w.check()?;
+        }
+        let pawn = self
+            .pawns
+            .get_mut(&id)
+            .ok_or(PhysicsError::UnknownPawn(id))?;
+        pawn.water = water;
+        Ok(())
+    }
+
+    /// The water pawn `id` was last given.
+    pub fn pawn_water(&self, id: PawnId) -> Result<Option<PawnWater>, PhysicsError> {
+        let pawn = self.pawns.get(&id).ok_or(PhysicsError::UnknownPawn(id))?;
+        Ok(pawn.water)
+    }
+
+    /// Whether pawn `id` swam in its last move (its middle was under the surface).
+    pub fn pawn_swimming(&self, id: PawnId) -> Result<bool, PhysicsError> {
+        let pawn = self.pawns.get(&id).ok_or(PhysicsError::UnknownPawn(id))?;
+        Ok(pawn.swimming)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::{PawnInput, PhysicsParams, Pose};
+
+    /// A floor whose top is at y = 0 with a pawn standing on it, and water whose surface
+    /// is at y = 5.
+    fn pool(density: f32, viscosity: f32) -> (PhysicsWorld, PawnId, PawnWater) {
+        let mut w = PhysicsWorld::new(PhysicsParams::default()).unwrap_or_else(|e| panic!("{e}"));
+        w.add_static_box(Pose::from_position([0.0, -0.5, 0.0]), [4.0, 0.5, 4.0], 0.9)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let id = w
+            .spawn_pawn([0.0, 0.0, 0.0], 0.0)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let water = PawnWater {
+            surface: 5.0,
+            density,
+            viscosity,
+            swim: SwimParams::default(),
+        };
+        w.set_pawn_water(id, Some(water))
+            .unwrap_or_else(|e| panic!("{e}"));
+        (w, id, water)
+    }
+
+    fn vy(w: &PhysicsWorld, id: PawnId) -> f32 {
+        w.pawn_state(id).map(|s| s.velocity[1]).unwrap_or(f32::NAN)
+    }
+
+    #[test]
+    fn the_drift_eases_to_rest_at_the_float_depth() {
+        let w = PawnWater {
+            surface: 0.0,
+            density: 1000.0,
+            viscosity: 2.0,
+            swim: SwimParams::default(),
+        };
+        // drift / viscosity = 0.5 m/s; full below 2 × 0.3 m, none at 0.3 m, full down at 0.
+        assert_eq!(super::super::pawn::buoyant_drift(&w, 1.0), 0.5);
+        assert_eq!(super::super::pawn::buoyant_drift(&w, 0.3), 0.0);
+        assert!((super::super::pawn::buoyant_drift(&w, 0.45) - 0.25).abs() < 1e-6);
+        assert_eq!(super::super::pawn::buoyant_drift(&w, 0.0), -0.5);
+        let sinking = PawnWater {
+            density: 900.0,
+            ..w
+        };
+        assert_eq!(super::super::pawn::buoyant_drift(&sinking, 3.0), -0.5);
+        let even = PawnWater {
+            density: 985.0,
+            ..w
+        };
+        assert_eq!(super::super::pawn::buoyant_drift(&even, 3.0), 0.0);
+    }
+
+    #[test]
+    fn a_floater_rises_at_the_drift_over_the_viscosity() {
+        let (mut w, id, _) = pool(1000.0, 2.0);
+        for _ in 0..64 {
+            w.step();
+        }
+        // Target 1 / 2 m/s, closed at drag × viscosity = 8 a second: after 64 ticks the
+        // gap is e^-8 of it.
+        let want = 0.5 * (1.0 - (-8.0f32).exp());
+        assert!((vy(&w, id) - want).abs() < 1e-3, "{} vs {want}", vy(&w, id));
+        assert_eq!(w.pawn_swimming(id), Ok(true));
+    }
+
+    #[test]
+    fn a_swimmer_strokes_along_its_view_and_a_jump_strokes_up() {
+        let (mut w, id, _) = pool(985.0, 1.0);
+        // Facing -Z (yaw 0), level: forward is -Z at the stroke, 3 m/s.
+        w.set_pawn_input(
+            id,
+            PawnInput {
+                move_local: [0.0, 1.0],
+                ..PawnInput::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        for _ in 0..32 {
+            w.step();
+        }
+        let v = w.pawn_state(id).map(|s| s.velocity).unwrap_or_default();
+        let want = 3.0 * (1.0 - (-4.0f32 * 32.0 / 64.0).exp());
+        assert!((v[2] + want).abs() < 1e-3, "{v:?} vs -{want}");
+        assert!(v[0].abs() < 1e-4 && v[1].abs() < 1e-4, "{v:?}");
+        w.set_pawn_input(
+            id,
+            PawnInput {
+                jump: true,
+                ..PawnInput::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        w.step();
+        assert!(vy(&w, id) >= 3.0 - 1e-4, "{}", vy(&w, id));
+    }
+
+    #[test]
+    fn a_dry_pawn_and_a_wading_one_walk() {
+        let (mut w, id, water) = pool(1000.0, 1.0);
+        // The surface under its middle (0.9 m over its feet at 0): wading.
+        w.set_pawn_water(
+            id,
+            Some(PawnWater {
+                surface: 0.8,
+                ..water
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        w.step();
+        assert_eq!(w.pawn_swimming(id), Ok(false));
+        assert!(w.pawn_state(id).map(|s| s.grounded).unwrap_or(false));
+        w.set_pawn_water(id, None).unwrap_or_else(|e| panic!("{e}"));
+        w.step();
+        assert_eq!(w.pawn_swimming(id), Ok(false));
+        assert_eq!(w.pawn_water(id), Ok(None));
+    }
+
+    #[test]
+    fn bad_water_is_refused() {
+        let (mut w, id, water) = pool(1000.0, 1.0);
+        for bad in [
+            PawnWater {
+                surface: f32::NAN,
+                ..water
+            },
+            PawnWater {
+                viscosity: 0.0,
+                ..water
+            },
+            PawnWater {
+                density: -1.0,
+                ..water
+            },
+        ] {
+            assert!(w.set_pawn_water(id, Some(bad)).is_err(), "{bad:?}");
+        }
+        assert_eq!(w.pawn_water(id), Ok(Some(water)));
     }
 }

@@ -598,6 +598,8 @@ impl PhysicsWorld {
             },
             support: None,
             noclip: false,
+            water: None,
+            swimming: false,
         };
         pawn::find_ground(&self.params, &self.rapier, &self.no_bodies, &mut pawn);
         self.pawns.insert(id, pawn);

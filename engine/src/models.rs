@@ -1,0 +1,375 @@
+//! Model geometry for drawing placed models (spec: runtime assets, "Loading" — "Geometry is
+//! cached by barcode for the lifetime of the session, with no eviction ... A map switch or a
+//! disconnect drops the whole cache"; dh.map, "Placing models" — "A model placed twice with
+//! the same removals is decoded once at run time").
+//!
+//! [`ModelCache`] reads a model's GLB out of its mounted pallet and imports it once per
+//! barcode, however many placements name it; each distinct glTF mesh becomes one shared
+//! [`MeshAsset`] the first time a drawn part needs it (packed into the GPU streams with
+//! [`pack_streams`], one [`SubMesh`] per primitive, its slot the primitive's material slot
+//! among the mesh's distinct slots). A mesh only removed parts wear is never packed, so it
+//! never reaches the renderer. A model that cannot be read or imported is one error kept in
+//! the cache, so it is reported once and not read again.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use dh_content::gltf::{import_glb, import_pieces, ImportOptions, Model, Piece};
+use dh_content::mesh::{pack_streams, MeshVertex, VertexColor};
+use dh_gpu::render::frame::{MeshAsset, SubMesh, Surface};
+
+use crate::catalog::{Catalog, Found};
+
+/// Why a model's geometry is not available.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// The barcode is not `pallet:path`.
+    #[error("model '{0}' is not a barcode (pallet:path)")]
+    NotABarcode(String),
+    /// The pallet entry could not be read.
+    #[error("model {barcode}: {message}")]
+    Read {
+        /// The model.
+        barcode: String,
+        /// Why.
+        message: String,
+    },
+    /// The GLB does not import.
+    #[error("model {barcode} does not import: {message}")]
+    Import {
+        /// The model.
+        barcode: String,
+        /// The importer's error.
+        message: String,
+    },
+    /// A mesh that does not pack into the GPU streams.
+    #[error("model {barcode}, mesh #{mesh}: {message}")]
+    Pack {
+        /// The model.
+        barcode: String,
+        /// The glTF mesh index.
+        mesh: usize,
+        /// Why.
+        message: String,
+    },
+}
+
+/// One drawable mesh of a model: the shared asset and the name of each of its slots
+/// (`None` for a primitive with no material).
+#[derive(Debug, Clone)]
+pub struct ModelMesh {
+    /// The geometry, shared by every instance that draws it.
+    pub asset: Arc<MeshAsset>,
+    /// The glTF mesh's name.
+    pub name: String,
+    /// Each sub-mesh slot's material slot name, indexed by [`SubMesh::slot`].
+    pub slots: Vec<Option<String>>,
+}
+
+/// One model, imported once: its nodes by path and its meshes, packed on first use.
+#[derive(Debug)]
+pub struct ModelGeometry {
+    barcode: String,
+    /// A hash of the GLB's bytes: the assets' keys fold it in, so a rebuilt pallet's model
+    /// never shares a key with the old one.
+    content: u64,
+    model: Model,
+    by_path: HashMap<String, usize>,
+    packed: Vec<Option<Result<ModelMesh, ModelError>>>,
+}
+
+impl ModelGeometry {
+    /// Imports `bytes` as the model `barcode`.
+    pub fn import(barcode: &str, bytes: &[u8]) -> Result<ModelGeometry, ModelError> {
+        let model = import_glb(bytes, barcode).map_err(|e| ModelError::Import {
+            barcode: barcode.to_string(),
+            message: e.to_string(),
+        })?;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        Ok(ModelGeometry::from_model(barcode, model, h.finish()))
+    }
+
+    /// An imported model as `barcode`, `content` a hash of the bytes it came from.
+    fn from_model(barcode: &str, model: Model, content: u64) -> ModelGeometry {
+        let by_path = model
+            .node_paths()
+            .into_iter()
+            .enumerate()
+            .map(|(n, p)| (p, n))
+            .collect();
+        let packed = vec![None; model.meshes.len()];
+        ModelGeometry {
+            barcode: barcode.to_string(),
+            content,
+            model,
+            by_path,
+            packed,
+        }
+    }
+
+    /// The model's barcode.
+    pub fn barcode(&self) -> &str {
+        &self.barcode
+    }
+
+    /// The imported model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// The glTF mesh the node at `path` draws, if it draws one.
+    pub fn mesh_of(&self, path: &str) -> Option<usize> {
+        let n = *self.by_path.get(path)?;
+        self.model.nodes.get(n)?.mesh
+    }
+
+    /// The drawable form of glTF mesh `mesh`, packed the first time it is asked for; `None`
+    /// for a mesh index the model does not have or a mesh with no triangles.
+    pub fn mesh(&mut self, mesh: usize) -> Option<Result<ModelMesh, ModelError>> {
+        let slot = self.packed.get_mut(mesh)?;
+        if slot.is_none() {
+            let source = self.model.meshes.get(mesh)?;
+            *slot = Some(pack_mesh(&self.barcode, self.content, mesh, source));
+        }
+        match slot.as_ref()? {
+            Ok(m) if m.asset.indices.is_empty() => None,
+            other => Some(other.clone()),
+        }
+    }
+
+    /// How many of its meshes have been packed so far.
+    pub fn packed_meshes(&self) -> usize {
+        self.packed.iter().filter(|p| p.is_some()).count()
+    }
+}
+
+/// Packs one glTF mesh: its primitives' vertices one after another, one sub-mesh each, a
+/// slot per distinct material name in order of first use (a primitive with no material gets
+/// a slot of its own, `None`).
+fn pack_mesh(
+    barcode: &str,
+    content: u64,
+    index: usize,
+    mesh: &dh_content::gltf::Mesh,
+) -> Result<ModelMesh, ModelError> {
+    let err = |message: String| ModelError::Pack {
+        barcode: barcode.to_string(),
+        mesh: index,
+        message,
+    };
+    let vertex_total: usize = mesh.primitives.iter().map(|p| p.vertices.len()).sum();
+    let index_total: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
+    let mut vertices: Vec<MeshVertex> = Vec::with_capacity(vertex_total);
+    let mut indices: Vec<u32> = Vec::with_capacity(index_total);
+    let any_color = mesh
+        .primitives
+        .iter()
+        .any(|p| p.color0.is_some() || p.color1.is_some());
+    let mut colors: Vec<VertexColor> = Vec::new();
+    let mut slots: Vec<Option<String>> = Vec::new();
+    let mut submeshes = Vec::with_capacity(mesh.primitives.len());
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for p in &mesh.primitives {
+        let base = u32::try_from(vertices.len())
+            .map_err(|_| err(format!("{vertex_total} vertices is more than a mesh holds")))?;
+        let first_index = u32::try_from(indices.len())
+            .map_err(|_| err(format!("{index_total} indices is more than a mesh holds")))?;
+        let slot = match &p.material {
+            Some(name) => match slots.iter().position(|s| s.as_deref() == Some(name)) {
+                Some(k) => k,
+                None => {
+                    slots.push(Some(name.clone()));
+                    slots.len() - 1
+                }
+            },
+            None => {
+                slots.push(None);
+                slots.len() - 1
+            }
+        };
+        for v in &p.vertices {
+            for k in 0..3 {
+                lo[k] = lo[k].min(v.position[k]);
+                hi[k] = hi[k].max(v.position[k]);
+            }
+        }
+        vertices.extend_from_slice(&p.vertices);
+        if any_color {
+            match p.vertex_colors() {
+                Some(c) => colors.extend(c),
+                None => colors.extend(std::iter::repeat_n(
+                    VertexColor {
+                        color0: [1.0; 4],
+                        color1: [0.0; 4],
+                    },
+                    p.vertices.len(),
+                )),
+            }
+        }
+        // The importer checked every index against its primitive's vertices.
+        indices.extend(p.indices.iter().map(|i| i.saturating_add(base)));
+        let count = u32::try_from(p.indices.len())
+            .map_err(|_| err(format!("{index_total} indices is more than a mesh holds")))?;
+        if count > 0 {
+            submeshes.push(SubMesh {
+                first_index,
+                index_count: count,
+                slot: slot as u32,
+                surface: Surface::Opaque,
+            });
+        }
+    }
+    let packed = pack_streams(&vertices, None, any_color.then_some(colors.as_slice()))
+        .map_err(|e| err(e.to_string()))?;
+    if vertices.is_empty() {
+        lo = [0.0; 3];
+        hi = [0.0; 3];
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    barcode.hash(&mut h);
+    content.hash(&mut h);
+    index.hash(&mut h);
+    Ok(ModelMesh {
+        asset: Arc::new(MeshAsset {
+            key: h.finish(),
+            packed,
+            indices,
+            submeshes,
+            bounds: (lo, hi),
+        }),
+        name: mesh.name.clone(),
+        slots,
+    })
+}
+
+/// The session's model geometry, by barcode: each model read and imported once, however
+/// many placements (and however many frames) draw it. Dropped whole on a map switch
+/// ([`ModelCache::clear`]).
+#[derive(Debug, Default)]
+pub struct ModelCache {
+    models: HashMap<String, Result<ModelGeometry, ModelError>>,
+    decodes: usize,
+}
+
+impl ModelCache {
+    /// An empty cache.
+    pub fn new() -> ModelCache {
+        ModelCache::default()
+    }
+
+    /// The model `barcode` (`pallet:path`), read from `catalog` and imported the first time
+    /// it is asked for; an error is kept, so it is not read again.
+    pub fn get(
+        &mut self,
+        catalog: &Catalog,
+        barcode: &str,
+    ) -> Result<&mut ModelGeometry, ModelError> {
+        if !self.models.contains_key(barcode) {
+            let loaded = load(catalog, barcode);
+            if !matches!(
+                loaded,
+                Err(ModelError::NotABarcode(_)) | Err(ModelError::Read { .. })
+            ) {
+                self.decodes += 1;
+            }
+            self.models.insert(barcode.to_string(), loaded);
+        }
+        match self.models.get_mut(barcode) {
+            Some(Ok(g)) => Ok(g),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(ModelError::Read {
+                barcode: barcode.to_string(),
+                message: "not cached".into(),
+            }),
+        }
+    }
+
+    /// How many GLBs have been imported (decoded) since the cache was made or cleared.
+    pub fn decodes(&self) -> usize {
+        self.decodes
+    }
+
+    /// How many models the cache holds (imported or refused).
+    pub fn len(&self) -> usize {
+        self.models.len()
+    }
+
+    /// Whether the cache holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.models.is_empty()
+    }
+
+    /// Drops every model: a map switch or a disconnect (no entity survives either, so every
+    /// entry is dead weight).
+    pub fn clear(&mut self) {
+        self.models.clear();
+        self.decodes = 0;
+    }
+}
+
+/// Reads and imports `barcode`: a `.glb`, or a folder of `.glb` pieces (a path with no
+/// extension: every `.glb` directly in it, joined in path order as one model, spec: dh.map,
+/// "A folder of pieces").
+fn load(catalog: &Catalog, barcode: &str) -> Result<ModelGeometry, ModelError> {
+    let (pallet, path) = barcode
+        .split_once(':')
+        .ok_or_else(|| ModelError::NotABarcode(barcode.to_string()))?;
+    let read = |path: &str| {
+        catalog
+            .read(&Found {
+                pallet: pallet.to_string(),
+                path: path.to_string(),
+            })
+            .map_err(|e| ModelError::Read {
+                barcode: barcode.to_string(),
+                message: e.to_string(),
+            })
+    };
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if file.contains('.') {
+        let bytes = read(path)?;
+        return ModelGeometry::import(barcode, &bytes);
+    }
+    let prefix = format!("{}/", path.trim_end_matches('/'));
+    let mut names: Vec<String> = catalog
+        .all(".glb")
+        .into_iter()
+        .filter(|f| f.pallet == pallet)
+        .filter(|f| {
+            f.path
+                .strip_prefix(&prefix)
+                .is_some_and(|rest| !rest.contains('/'))
+        })
+        .map(|f| f.path)
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return Err(ModelError::Read {
+            barcode: barcode.to_string(),
+            message: "the folder holds no .glb piece".into(),
+        });
+    }
+    let mut bytes = Vec::with_capacity(names.len());
+    for n in &names {
+        bytes.push(read(n)?.into_owned());
+    }
+    let pieces: Vec<Piece<'_>> = names
+        .iter()
+        .zip(&bytes)
+        .map(|(name, b)| Piece { name, bytes: b })
+        .collect();
+    let model = import_pieces(path, &pieces, &ImportOptions::default()).map_err(|e| {
+        ModelError::Import {
+            barcode: barcode.to_string(),
+            message: e.to_string(),
+        }
+    })?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for b in &bytes {
+        b.hash(&mut h);
+    }
+    Ok(ModelGeometry::from_model(barcode, model, h.finish()))
+}

@@ -1,0 +1,542 @@
+//! Models placed in a map, end to end: a pallet holding a small GLB built here (so every
+//! number below is known by construction) and a map placing it twice is compiled with
+//! `dh build`'s compiler, mounted, installed, extracted and stood on.
+//!
+//! The model (`meshes/yard.glb`), in glTF's own frame:
+//!
+//! * `group` (no mesh) at `[2, 0, 0]`, holding
+//!   * `slab` at `[0, 0.5, 0]` drawing mesh 0: a 4 × 1 × 4 box, material `stone`;
+//!   * `post` at `[1, 2, 0]`, turned 90° about +Y, drawing mesh 1: a 0.5 × 2 × 0.5 box whose
+//!     top and two X faces are material `wood` and whose other three have no material;
+//! * `lamp` (a root) at `[-3, 1, 0]`, drawing mesh 1 too.
+//!
+//! The map binds `stone` only. Placement `yard` stands at the origin, moves `group/post` up
+//! 1 m, switches `lamp` off and gives `group/slab` a box collider; placement `yard2` stands
+//! at `[10, 0, 0]` turned 90° (yaw) and removes `lamp`.
+
+use std::path::{Path, PathBuf};
+
+use dh_content::compile::{compile, CompileOptions};
+use dh_engine::catalog::Catalog;
+use dh_engine::extract::{self, ExtractCache};
+use dh_engine::host::{Host, HostOptions};
+use dh_gpu::render::frame::{Material, Shading};
+use dh_jobs::{FrameTimer, Scheduler};
+use dh_sims::{Collider, Disabled, ModelPart, Parent, PartRenderer, SimWorld};
+
+// ---- A GLB writer, independent of the importer ----------------------------------------------
+
+/// A box's 8 corners (centered, `size` full extents) and its 12 triangles, outward-wound,
+/// faces in the order +Y, -X, +X, -Y, -Z, +Z (two triangles each).
+fn box_geometry(size: [f32; 3]) -> (Vec<[f32; 3]>, Vec<u16>) {
+    let h = size.map(|s| s / 2.0);
+    let mut v = Vec::new();
+    for i in 0..8u8 {
+        v.push([
+            if i & 1 == 0 { -h[0] } else { h[0] },
+            if i & 2 == 0 { -h[1] } else { h[1] },
+            if i & 4 == 0 { -h[2] } else { h[2] },
+        ]);
+    }
+    // Corner index bits: x = 1, y = 2, z = 4.
+    let quads: [[u16; 4]; 6] = [
+        [2, 6, 7, 3], // +Y
+        [0, 4, 6, 2], // -X
+        [1, 3, 7, 5], // +X
+        [0, 1, 5, 4], // -Y
+        [0, 2, 3, 1], // -Z
+        [4, 5, 7, 6], // +Z
+    ];
+    let mut idx = Vec::new();
+    for q in quads {
+        idx.extend_from_slice(&[q[0], q[1], q[2], q[0], q[2], q[3]]);
+    }
+    (v, idx)
+}
+
+struct GlbBuilder {
+    bin: Vec<u8>,
+    views: Vec<String>,
+    accessors: Vec<String>,
+}
+
+impl GlbBuilder {
+    fn new() -> GlbBuilder {
+        GlbBuilder {
+            bin: Vec::new(),
+            views: Vec::new(),
+            accessors: Vec::new(),
+        }
+    }
+
+    fn view(&mut self, bytes: &[u8]) -> usize {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        self.views.push(format!(
+            r#"{{"buffer":0,"byteOffset":{offset},"byteLength":{}}}"#,
+            bytes.len()
+        ));
+        self.views.len() - 1
+    }
+
+    fn positions(&mut self, p: &[[f32; 3]]) -> usize {
+        let bytes: Vec<u8> = p.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+        let view = self.view(&bytes);
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for v in p {
+            for k in 0..3 {
+                lo[k] = lo[k].min(v[k]);
+                hi[k] = hi[k].max(v[k]);
+            }
+        }
+        self.accessors.push(format!(
+            r#"{{"bufferView":{view},"componentType":5126,"count":{},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}}"#,
+            p.len(),
+            lo[0],
+            lo[1],
+            lo[2],
+            hi[0],
+            hi[1],
+            hi[2]
+        ));
+        self.accessors.len() - 1
+    }
+
+    fn indices(&mut self, i: &[u16]) -> usize {
+        let bytes: Vec<u8> = i.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = self.view(&bytes);
+        self.accessors.push(format!(
+            r#"{{"bufferView":{view},"componentType":5123,"count":{},"type":"SCALAR"}}"#,
+            i.len()
+        ));
+        self.accessors.len() - 1
+    }
+
+    fn finish(mut self, rest: &str) -> Vec<u8> {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let mut json = format!(
+            r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{}}}],"bufferViews":[{}],"accessors":[{}],{rest}}}"#,
+            self.bin.len(),
+            self.views.join(","),
+            self.accessors.join(",")
+        );
+        while json.len() % 4 != 0 {
+            json.push(' ');
+        }
+        let total = 12 + 8 + json.len() + 8 + self.bin.len();
+        let mut out = Vec::with_capacity(total);
+        out.extend_from_slice(b"glTF");
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&(total as u32).to_le_bytes());
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"JSON");
+        out.extend_from_slice(json.as_bytes());
+        out.extend_from_slice(&(self.bin.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&self.bin);
+        out
+    }
+}
+
+/// The yard model described at the top of the file.
+fn yard_glb() -> Vec<u8> {
+    let mut g = GlbBuilder::new();
+    let (slab_v, slab_i) = box_geometry([4.0, 1.0, 4.0]);
+    let (post_v, post_i) = box_geometry([0.5, 2.0, 0.5]);
+    let slab_pos = g.positions(&slab_v);
+    let slab_idx = g.indices(&slab_i);
+    let post_pos = g.positions(&post_v);
+    let post_a = g.indices(&post_i[..18]);
+    let post_b = g.indices(&post_i[18..]);
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let rest = format!(
+        r#""materials":[{{"name":"stone"}},{{"name":"wood"}}],
+"meshes":[
+ {{"name":"SlabMesh","primitives":[{{"attributes":{{"POSITION":{slab_pos}}},"indices":{slab_idx},"material":0}}]}},
+ {{"name":"PostMesh","primitives":[{{"attributes":{{"POSITION":{post_pos}}},"indices":{post_a},"material":1}},{{"attributes":{{"POSITION":{post_pos}}},"indices":{post_b}}}]}}
+],
+"nodes":[
+ {{"name":"group","translation":[2,0,0],"children":[1,2]}},
+ {{"name":"slab","translation":[0,0.5,0],"mesh":0}},
+ {{"name":"post","translation":[1,2,0],"rotation":[0,{s},0,{s}],"mesh":1}},
+ {{"name":"lamp","translation":[-3,1,0],"mesh":1}}
+],
+"scenes":[{{"nodes":[0,3]}}],"scene":0"#
+    );
+    g.finish(&rest)
+}
+
+// ---- The pallet -------------------------------------------------------------------------------
+
+const YARD: &str = "0a3c5e70-1b2d-4f60-8a9b-0c1d2e3f4a51";
+const YARD2: &str = "0a3c5e70-1b2d-4f60-8a9b-0c1d2e3f4a52";
+
+fn map_text() -> String {
+    format!(
+        r#"{{
+  "name": "Yard",
+  "materials": {{ "stone": "/materials/stone.dh-mat" }},
+  "autoCollision": false,
+  "objects": [
+    {{ "$type": "instance", "id": "{YARD}", "name": "yard", "source": "/meshes/yard.glb",
+       "children": [
+         {{ "path": "group/post", "position": [0, 1, 0] }},
+         {{ "path": "lamp", "enabled": false }},
+         {{ "path": "group/slab", "components": [
+           {{ "$type": "dh.collider", "shapes": [ {{ "type": "box", "halfExtents": [2, 0.5, 2] }} ] }} ] }}
+       ] }},
+    {{ "$type": "instance", "id": "{YARD2}", "name": "yard2", "source": "/meshes/yard.glb",
+       "position": [10, 0, 0], "rotation": [0, 90, 0],
+       "children": [ {{ "path": "lamp", "removed": true }} ] }},
+    {{ "$type": "object", "id": "0a3c5e70-1b2d-4f60-8a9b-0c1d2e3f4a53", "name": "spawn",
+       "position": [2, 3, 0], "components": [ {{ "$type": "dh.spawnPoint" }} ] }},
+    {{ "$type": "object", "id": "0a3c5e70-1b2d-4f60-8a9b-0c1d2e3f4a54", "name": "top",
+       "position": [2, 10, 0], "rotation": [-90, 0, 0], "components": [ {{ "$type": "dh.camera" }} ] }}
+  ]
+}}
+"#
+    )
+}
+
+/// Builds the pallet into a file under the temp dir (unique per test) and returns its path.
+fn build_pallet(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dh-model-map-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = dir.join("src");
+    let write = |rel: &str, b: &[u8]| {
+        let p = src.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
+        std::fs::write(p, b).unwrap();
+    };
+    write(
+        "pallet.dh",
+        b"{ \"id\": \"dev.example.yard\", \"name\": \"Yard\", \"version\": \"1.0.0\" }",
+    );
+    write("meshes/yard.glb", &yard_glb());
+    write("materials/stone.dh-mat", b"{ \"tint\": [0.5, 0.5, 0.5] }");
+    write("maps/yard.dh-map", map_text().as_bytes());
+    let out = compile(
+        &src,
+        &CompileOptions {
+            write: true,
+            progress: None,
+        },
+    );
+    assert!(
+        !out.diagnostics.has_errors(),
+        "the yard pallet builds: {}",
+        out.diagnostics
+    );
+    let bytes = out
+        .pallet
+        .unwrap_or_else(|| panic!("no pallet bytes: {}", out.diagnostics));
+    let file = dir.join("yard.pallet");
+    std::fs::write(&file, bytes).unwrap();
+    file
+}
+
+fn start(tag: &str) -> (Host, Catalog, dh_content::schema::map::Map) {
+    let pallet = build_pallet(tag);
+    let host = Host::start(&HostOptions {
+        map: "dev.example.yard:maps/yard".into(),
+        pallets: vec![pallet.clone()],
+        ..HostOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+    catalog
+        .mount_file(&pallet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_, map) = catalog
+        .load_map("dev.example.yard:maps/yard")
+        .unwrap_or_else(|e| panic!("{e}"));
+    (host, catalog, map)
+}
+
+// ---- Checks ----------------------------------------------------------------------------------
+
+fn near3(a: [f32; 3], b: [f32; 3], what: &str) {
+    assert!(
+        (0..3).all(|k| (a[k] - b[k]).abs() < 1e-5),
+        "{what}: {a:?}, expected {b:?}"
+    );
+}
+
+/// The rotation angle between two unit quaternions, degrees.
+fn angle(a: [f32; 4], b: [f32; 4]) -> f32 {
+    let d: f32 = (0..4).map(|k| a[k] * b[k]).sum();
+    2.0 * d.abs().min(1.0).acos().to_degrees()
+}
+
+fn part_named(sim: &SimWorld, instance: &str, path: &str) -> Option<hecs::Entity> {
+    let inst = sim.entity_named(instance)?;
+    sim.parts().iter().copied().find(|&e| {
+        sim.get::<ModelPart>(e)
+            .is_some_and(|p| p.instance == inst && p.path == path)
+    })
+}
+
+#[test]
+fn each_placement_installs_its_parts_at_their_world_poses() {
+    let (host, _, _) = start("install");
+    let sim = host.sim();
+    // yard: group, slab, post, lamp (lamp switched off); yard2: group, slab, post (lamp
+    // removed, never installed).
+    assert_eq!(sim.parts().len(), 7);
+    assert!(
+        part_named(sim, "yard2", "lamp").is_none(),
+        "a removed part is not installed"
+    );
+    let yard = sim.entity_named("yard").unwrap();
+    let yard2 = sim.entity_named("yard2").unwrap();
+
+    // Part-table ids: mesh parts first in traversal order (slab, post, lamp), then the
+    // structural group; the second placement counts on from 4.
+    let ids: Vec<(String, u32, u32)> = sim
+        .parts()
+        .iter()
+        .map(|&e| {
+            let p = sim.get::<ModelPart>(e).unwrap();
+            (
+                format!("{}:{}", sim.name_of(p.instance).unwrap(), p.path),
+                p.id,
+                p.slot,
+            )
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            ("yard:group/slab".to_string(), 0, 0),
+            ("yard:group/post".to_string(), 1, 1),
+            ("yard:lamp".to_string(), 2, 2),
+            ("yard:group".to_string(), 3, 3),
+            ("yard2:group/slab".to_string(), 4, 0),
+            ("yard2:group/post".to_string(), 5, 1),
+            ("yard2:group".to_string(), 7, 3),
+        ]
+    );
+
+    // Hierarchy: slab and post under the group part, the group and lamp under the placement.
+    let group = part_named(sim, "yard", "group").unwrap();
+    let slab = part_named(sim, "yard", "group/slab").unwrap();
+    let post = part_named(sim, "yard", "group/post").unwrap();
+    let lamp = part_named(sim, "yard", "lamp").unwrap();
+    assert_eq!(sim.get::<Parent>(slab), Some(Parent(group)));
+    assert_eq!(sim.get::<Parent>(post), Some(Parent(group)));
+    assert_eq!(sim.get::<Parent>(group), Some(Parent(yard)));
+    assert_eq!(sim.get::<Parent>(lamp), Some(Parent(yard)));
+    assert!(sim.get::<Disabled>(lamp).is_some() && !sim.in_world(lamp));
+    assert!(sim.in_world(slab) && sim.in_world(post));
+
+    // World poses, by hand. yard at the origin: group [2,0,0]; slab [2,0.5,0];
+    // post [1,2,0] + [2,0,0] = [3,2,0], moved up 1 m by its override; lamp [-3,1,0].
+    let q90 = [
+        0.0,
+        std::f32::consts::FRAC_1_SQRT_2,
+        0.0,
+        std::f32::consts::FRAC_1_SQRT_2,
+    ];
+    let pose = |e| sim.world_pose(e).unwrap();
+    near3(pose(group).position, [2.0, 0.0, 0.0], "yard group");
+    near3(pose(slab).position, [2.0, 0.5, 0.0], "yard slab");
+    near3(pose(post).position, [3.0, 3.0, 0.0], "yard post (moved up)");
+    assert!(
+        angle(pose(post).rotation.0, q90) < 0.05,
+        "the post's turn: {:?}",
+        pose(post).rotation
+    );
+    near3(pose(lamp).position, [-3.0, 1.0, 0.0], "yard lamp");
+    // yard2 at [10,0,0] turned +90° about +Y, which takes +X to -Z: group [10,0,-2];
+    // slab [10,0.5,-2]; post (3,2,0) -> (0,2,-3) -> [10,2,-3], turned 180° in all.
+    let g2 = part_named(sim, "yard2", "group").unwrap();
+    let s2 = part_named(sim, "yard2", "group/slab").unwrap();
+    let p2 = part_named(sim, "yard2", "group/post").unwrap();
+    assert_eq!(sim.get::<Parent>(g2), Some(Parent(yard2)));
+    near3(pose(g2).position, [10.0, 0.0, -2.0], "yard2 group");
+    near3(pose(s2).position, [10.0, 0.5, -2.0], "yard2 slab");
+    near3(pose(p2).position, [10.0, 2.0, -3.0], "yard2 post");
+    assert!(
+        angle(pose(p2).rotation.0, [0.0, 1.0, 0.0, 0.0]) < 0.05,
+        "the post turned twice"
+    );
+
+    // The override's collider is the slab's; nothing else collides (autoCollision false).
+    let c = sim.get::<Collider>(slab).expect("the slab's collider");
+    assert_eq!(c.shapes.len(), 1);
+    assert!(sim.get::<Collider>(post).is_none() && sim.get::<Collider>(s2).is_none());
+    // The generated renderer: stone bound, wood not.
+    let r = sim.get::<PartRenderer>(post).unwrap();
+    assert!(r.map_slots && r.bound("wood").is_none());
+    assert_eq!(
+        sim.get::<PartRenderer>(slab).unwrap().bound("stone"),
+        Some("dev.example.yard:materials/stone.dh-mat")
+    );
+    assert!(
+        sim.get::<PartRenderer>(group).is_none(),
+        "a group draws nothing"
+    );
+}
+
+#[test]
+fn extraction_draws_each_drawn_part_with_its_slots_bound_by_name() {
+    let (host, catalog, map) = start("extract");
+    let mut cache = ExtractCache::new();
+    let x = extract::extract_with(&host, &catalog, &map, &mut cache);
+    // Drawn: yard's slab and post (its lamp is off), yard2's slab and post.
+    assert_eq!(x.frame.meshes.len(), 4, "{:?}", x.notes);
+    // One GLB import for both placements, and again none on the next frame.
+    assert_eq!(cache.models().decodes(), 1);
+    let again = extract::extract_with(&host, &catalog, &map, &mut cache);
+    assert_eq!(cache.models().decodes(), 1);
+    assert_eq!(again.frame.meshes.len(), 4);
+
+    let m = &x.frame.materials;
+    let stone = host.sim().materials().slot("stone").unwrap().0 as usize;
+    // Stone's tint, 0.5 sRGB: ((0.5 + 0.055) / 1.055)^2.4 linear.
+    let lin = ((0.5f64 + 0.055) / 1.055).powf(2.4) as f32;
+    assert!(
+        m[stone].base_color.iter().all(|c| (c - lin).abs() < 1e-5),
+        "{:?}",
+        m[stone]
+    );
+    // Slab (by position): one slot, stone.
+    let at = |p: [f32; 3]| {
+        x.frame
+            .meshes
+            .iter()
+            .find(|i| (0..3).all(|k| (i.world[3][k] - p[k]).abs() < 1e-5))
+            .unwrap_or_else(|| panic!("no mesh at {p:?}"))
+    };
+    let slab = at([2.0, 0.5, 0.0]);
+    assert_eq!(slab.materials, [stone as u32]);
+    assert_eq!(slab.mesh.submeshes.len(), 1);
+    assert_eq!(slab.mesh.indices.len(), 36);
+    assert_eq!(slab.mesh.bounds, ([-2.0, -0.5, -2.0], [2.0, 0.5, 2.0]));
+    // Post: wood has no table entry (the missingMaterial), the second primitive has no
+    // material (flat white).
+    let post = at([3.0, 3.0, 0.0]);
+    assert_eq!(post.mesh.submeshes.len(), 2);
+    assert_eq!(post.materials.len(), 2);
+    assert_eq!(m[post.materials[0] as usize].shading, Shading::Missing);
+    assert_eq!(m[post.materials[1] as usize], Material::flat_white());
+    // Both posts share one asset; the slabs another.
+    let post2 = at([10.0, 2.0, -3.0]);
+    assert!(std::sync::Arc::ptr_eq(&post.mesh, &post2.mesh));
+    assert_eq!(post2.materials, post.materials);
+    assert_eq!(at([10.0, 0.5, -2.0]).mesh.key, slab.mesh.key);
+    assert_ne!(slab.mesh.key, post.mesh.key);
+    // Exactly one line for the unmapped slot, however many parts draw it.
+    let lines: Vec<String> = x.missing.iter().map(|m| m.line()).collect();
+    assert_eq!(
+        lines,
+        ["material slot 'wood' (mesh 'PostMesh' of dev.example.yard:meshes/yard.glb) has no entry in the map's materials table; it draws the missingMaterial"]
+    );
+    // The post's world matrix carries its quarter turn: its local +X points along world -Z.
+    let w = post.world;
+    near3(
+        [w[0][0], w[0][1], w[0][2]],
+        [0.0, 0.0, -1.0],
+        "the post's X axis",
+    );
+
+    // A map switch drops the geometry.
+    cache.map_switched();
+    assert_eq!(cache.models().decodes(), 0);
+    assert!(cache.models().is_empty());
+}
+
+#[test]
+fn a_pawn_dropped_above_the_slab_stands_on_its_box() {
+    let (mut host, _, _) = start("stand");
+    let mut runner = dh_engine::script::ScriptRunner::new(
+        dh_engine::script::parse("test", "spawn p 2 3 0\nwait 128 ticks\nprint p.y\n")
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
+    let timer = FrameTimer::new();
+    while !runner.finished() {
+        host.step(Some(&mut runner), &scheduler, &timer)
+            .unwrap_or_else(|e| panic!("{e}"));
+        timer.end_frame();
+    }
+    let id = host.physics().pawn_ids()[0];
+    let s = host.physics().pawn_state(id).unwrap();
+    // The slab's box: centered at [2, 0.5, 0], half extents [2, 0.5, 2]: its top is y = 1.
+    assert!(s.grounded && (s.feet[1] - 1.0).abs() < 0.05, "{s:?}");
+    near3(
+        [s.feet[0], 0.0, s.feet[2]],
+        [2.0, 0.0, 0.0],
+        "it fell straight down",
+    );
+}
+
+/// The yard photographed from 10 m straight above the slab's center (lavapipe): the slab
+/// fills the middle of the picture in its gray stone, and the post standing on it (1 m
+/// toward +X, its top 6 m under the camera) shows the missingMaterial's red.
+#[test]
+fn the_yard_renders_in_a_capture() {
+    if std::env::var_os("VK_DRIVER_FILES").is_none()
+        && std::env::var_os("VK_ICD_FILENAMES").is_none()
+    {
+        println!(
+            "skipping: no Vulkan driver named (VK_DRIVER_FILES); scripts/test.sh names lavapipe"
+        );
+        return;
+    }
+    let pallet = build_pallet("capture");
+    let outdir = pallet.with_file_name("shots");
+    let _ = std::fs::remove_dir_all(&outdir);
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let outcome = dh_engine::render_cmd::render(
+        &dh_engine::render_cmd::RenderOptions {
+            outdir: outdir.clone(),
+            pallets: vec![pallet],
+            map: "dev.example.yard:maps/yard".into(),
+            camera: Some("top".into()),
+            size: Some([128, 128]),
+            ..Default::default()
+        },
+        &mut out,
+        &mut err,
+    );
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(outcome, dh_engine::run::Outcome::Done, "{err}");
+    assert!(
+        err.contains("material slot 'wood' (mesh 'PostMesh' of dev.example.yard:meshes/yard.glb) has no entry")
+            || err.contains("'wood'"),
+        "the unmapped slot is named once: {err}"
+    );
+    let png = std::fs::read(outdir.join("top.png")).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let img = dh_gpu::render::frame::Texture::from_png(&png).unwrap_or_else(|e| panic!("{e}"));
+    let px = |x: u32, y: u32| {
+        let i = ((y * img.width + x) * 4) as usize;
+        [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]]
+    };
+    // Left of the center: slab top only (the post stands to the right).
+    let slab = px(img.width / 2 - 10, img.height / 2);
+    let corner = px(2, 2);
+    assert!(
+        slab.iter().all(|&c| c > 8)
+            && slab[0].abs_diff(slab[1]) < 12
+            && slab[1].abs_diff(slab[2]) < 12,
+        "the slab is gray: {slab:?}"
+    );
+    assert_ne!(slab, corner, "the slab is not the background");
+    let red = img
+        .rgba
+        .chunks_exact(4)
+        .filter(|p| p[0] > 60 && u16::from(p[0]) > 2 * u16::from(p[1]) + 20)
+        .count();
+    assert!(
+        red > 20,
+        "the post's unmapped slot draws the red missingMaterial ({red} px)"
+    );
+}

@@ -1,0 +1,293 @@
+//! Voxel volumes in the engine host (spec `dh.voxel`: "Placing it in a map", "Streaming,
+//! and never falling through", "Swimming"): a test pallet with a map placing one
+//! Minecraft-platform container (a stone floor with a pool of water), built with the
+//! dh-content compiler, run headless through `Host`.
+//!
+//! The container, 32 × 16 × 32 cells at 16-cell chunks, 1 m voxels, Y up, origin 0:
+//! stone in y 0..4 everywhere but the pool (cells x 16..24, z 8..16), where stone fills
+//! y 0..1 and water sources y 1..4. The record places it at (-10, -4, -10), so by hand:
+//!
+//! * the floor's top is at world y = 4 - 4 = 0;
+//! * the pool's floor is at 1 - 4 = -3;
+//! * a source stands 8/9 of a block (spec "Fluids"), and every corner of the pool's top
+//!   cells reads only water columns of that height or solid ones (which drop out), so
+//!   the surface is at 3 + 8/9 - 4 = -1/9 everywhere over the pool;
+//! * the pool's middle column is cell (20, 12): world (10.5, 2.5) at its center.
+
+use std::path::{Path, PathBuf};
+
+use dh_content::compile::{compile_sources, AssetKind, CompileOptions, SourceData, SourceEntry};
+use dh_content::voxel::payload::{encode, Grid, GridInfo, PaletteEntry, VoxelPayload};
+use dh_engine::host::{Host, HostOptions};
+use dh_engine::script::{ScriptHost, Value};
+use dh_jobs::{FrameTimer, Scheduler};
+
+const MC: &str = "com.mojang.minecraft";
+/// Where the record places the container's origin cell.
+const AT: [f32; 3] = [-10.0, -4.0, -10.0];
+/// The floor's top, the pool's floor and the water's surface, in world meters (above).
+const FLOOR: f32 = 0.0;
+const POOL_FLOOR: f32 = -3.0;
+const SURFACE: f32 = 3.0 + 8.0 / 9.0 - 4.0;
+/// The pawn's height and the float depth (`world.pawn.height`, `world.swim.floatDepth`
+/// defaults).
+const PAWN_HEIGHT: f32 = 1.8;
+const FLOAT_DEPTH: f32 = 0.3;
+
+fn payload() -> VoxelPayload {
+    let mut p = VoxelPayload::default();
+    p.header.platform = MC.into();
+    p.header.voxel_size = 1.0;
+    p.header.chunk_edge = 16;
+    p.palette = vec![
+        PaletteEntry::empty(),
+        PaletteEntry::new("minecraft", "stone"),
+        PaletteEntry::new("minecraft", "water"),
+    ];
+    p.grids = vec![Grid::new(GridInfo::new(
+        "overworld",
+        [0, 0, 0],
+        [32, 16, 32],
+    ))];
+    for z in 0..32 {
+        for x in 0..32 {
+            let pool = (16..24).contains(&x) && (8..16).contains(&z);
+            for y in 0..4 {
+                let v = if pool && y >= 1 { 2 } else { 1 };
+                assert!(p.set_cell(0, 0, [x, y, z], v));
+            }
+        }
+    }
+    p
+}
+
+fn build_pallet(dir: &Path) -> PathBuf {
+    let shards = encode(&payload()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(shards.len(), 1);
+    let manifest = r#"{ "id": "test.voxelhost", "name": "Voxel host", "version": "1.0.0", "dependencies": [] }"#;
+    let def = format!(r#"{{ "platform": "{MC}", "data": "ground.dh-vox.bin" }}"#);
+    let map = format!(
+        r#"{{
+  "name": "Voxel ground",
+  "objects": [
+    {{ "$type": "object", "id": "0b5c1f6e-8a43-4d2e-9f10-3c7d2a9e5b01", "name": "ground", "position": {AT:?}, "rotation": [0, 0, 0],
+      "components": [ {{ "$type": "dh.voxelVolume", "volume": "/voxels/ground.dh-vox" }} ] }}
+  ]
+}}"#
+    );
+    let sources: Vec<(&str, Vec<u8>)> = vec![
+        ("voxels/ground.dh-vox", def.into_bytes()),
+        (
+            "voxels/ground.dh-vox.bin",
+            shards.into_iter().next().unwrap_or_default(),
+        ),
+        ("maps/voxel-ground.dh-map", map.into_bytes()),
+    ];
+    let entries = sources
+        .into_iter()
+        .map(|(path, bytes)| SourceEntry {
+            path: path.to_string(),
+            kind: AssetKind::of(path)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .unwrap_or_else(|| panic!("{path}: not an asset")),
+            data: SourceData::Memory(Box::leak(bytes.into_boxed_slice())),
+        })
+        .collect();
+    let out = compile_sources(
+        Some(manifest),
+        entries,
+        &CompileOptions {
+            write: true,
+            progress: None,
+        },
+    );
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+    let bytes = out.pallet.unwrap_or_else(|| panic!("no pallet"));
+    let path = dir.join("voxelhost.pallet");
+    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+struct Run {
+    host: Host,
+    scheduler: Scheduler,
+    timer: FrameTimer,
+}
+
+fn start(sets: &[&str]) -> Run {
+    // One folder per test: the tests of this file run side by side.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("dh-voxel-host-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let pallet = build_pallet(&dir);
+    let host = Host::start(&HostOptions {
+        map: "voxel-ground".into(),
+        pallets: vec![pallet],
+        sets: sets.iter().map(|s| s.to_string()).collect(),
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    // The host has read what it needs of the pallet.
+    let _ = std::fs::remove_dir_all(&dir);
+    Run {
+        host,
+        scheduler: Scheduler::new(2).unwrap_or_else(|e| panic!("{e}")),
+        timer: FrameTimer::new(),
+    }
+}
+
+impl Run {
+    fn ticks(&mut self, n: u64) {
+        for _ in 0..n {
+            self.host
+                .step(None, &self.scheduler, &self.timer)
+                .unwrap_or_else(|e| panic!("{e}"));
+            self.timer.end_frame();
+        }
+    }
+
+    fn num(&self, pawn: &str, property: &str) -> f32 {
+        match self.host.query(pawn, property) {
+            Ok(Value::Number(v)) => v as f32,
+            other => panic!("{pawn}.{property}: {other:?}"),
+        }
+    }
+
+    fn flag(&self, pawn: &str, property: &str) -> bool {
+        match self.host.query(pawn, property) {
+            Ok(Value::Bool(b)) => b,
+            other => panic!("{pawn}.{property}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_map_opens_its_volume_placed_and_shown() {
+    let run = start(&[]);
+    let volumes = run.host.voxel_volumes();
+    assert_eq!(volumes.len(), 1);
+    let v = &volumes[0];
+    assert_eq!(v.name, "ground");
+    assert_eq!(v.container, "test.voxelhost:voxels/ground.dh-vox");
+    assert_eq!(v.platform.as_deref(), Some(MC));
+    assert_eq!(v.grids.len(), 1);
+    let g = &v.grids[0];
+    assert_eq!(g.cells, [[0, 0, 0], [32, 16, 32]]);
+    // Cell (20, 3, 12) is water, (4, 3, 4) stone; the cell's corner lands at the pose.
+    assert_eq!(g.chunks.get([20, 3, 12]), 2);
+    assert_eq!(g.chunks.get([4, 3, 4]), 1);
+    let p = g.placement.point([4.0, 4.0, 4.0]);
+    assert_eq!(p, [-6.0, 0.0, -6.0]);
+    assert!(run.host.voxel_volume_in_world(0));
+}
+
+#[test]
+fn a_pawn_lands_on_voxel_ground_and_walks_across_a_chunk_border() {
+    let mut run = start(&[]);
+    // Above cell (4, 4, 4), 2 m over the floor: nothing is solid before the first tick.
+    run.host
+        .spawn("p", Some([-5.5, 2.0, -5.5]), Some(-90.0))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!run.flag("p", "grounded"));
+    run.ticks(64);
+    // The urgent chunks were cooked before the first move: it fell 2 m and stands on top.
+    assert!(
+        (run.num("p", "y") - FLOOR).abs() < 1e-3,
+        "{}",
+        run.num("p", "y")
+    );
+    assert!(run.flag("p", "grounded"));
+    let stats = run.host.voxel_collision_stats();
+    assert!(stats.bodies >= 1, "{stats:?}");
+    // Yaw -90 faces +X: walk 3 s at 4 m/s from x -5.5 across the chunk border at cell
+    // 16 (world x 6) to about x 6.5, south of the pool (world z -5.5 is cell 4.5).
+    run.host
+        .move_pawn("p", 1.0, 0.0, Some(192))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut lowest = f32::MAX;
+    for _ in 0..200 {
+        run.ticks(1);
+        lowest = lowest.min(run.num("p", "y"));
+    }
+    let x = run.num("p", "x");
+    assert!(x > 6.0, "crossed the border: x {x}");
+    assert!((lowest - FLOOR).abs() < 1e-3, "never dipped: {lowest}");
+    assert!(run.flag("p", "grounded"));
+    assert!(!run.flag("p", "swimming"));
+}
+
+#[test]
+fn a_pawn_in_the_pool_floats_with_its_middle_at_the_float_depth() {
+    let mut run = start(&[]);
+    // Feet just over the pool's floor, in the pool's middle: its middle is
+    // 1.889 m under the surface.
+    run.host
+        .spawn("s", Some([10.5, POOL_FLOOR + 0.1, 2.5]), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    run.ticks(40);
+    assert!(run.flag("s", "swimming"));
+    // Rising at the drift (1 m/s, water's viscosity 1) from rest, closing at the drag
+    // (4 a second): after n ticks vy = 1 - e^(-4n/64), while deeper than twice the
+    // float depth (it has risen about 0.37 m of 1.29).
+    let want = 1.0 - (-4.0f32 * 40.0 / 64.0).exp();
+    let vy = run.num("s", "vy");
+    assert!((vy - want).abs() < 2e-3, "vy {vy}, want {want}");
+    run.ticks(600);
+    // At rest with its middle FLOAT_DEPTH under the surface.
+    let feet = SURFACE - FLOAT_DEPTH - PAWN_HEIGHT * 0.5;
+    let y = run.num("s", "y");
+    assert!((y - feet).abs() < 0.01, "y {y}, want {feet}");
+    assert!(run.num("s", "vy").abs() < 0.01);
+    assert!(run.flag("s", "swimming"));
+    assert!(!run.flag("s", "grounded"));
+}
+
+#[test]
+fn a_pawn_denser_than_water_sinks_to_the_pools_floor() {
+    let mut run = start(&["world.swim.pawnDensity=1100"]);
+    // Feet a metre over the pool's floor: its middle is 0.99 m under the surface.
+    run.host
+        .spawn("s", Some([10.5, POOL_FLOOR + 1.0, 2.5]), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    run.ticks(40);
+    // Sinking at the drift: vy = -(1 - e^(-4n/64)), no gravity (it has sunk about 0.4 m).
+    let want = -(1.0 - (-4.0f32 * 40.0 / 64.0).exp());
+    let vy = run.num("s", "vy");
+    assert!((vy - want).abs() < 2e-3, "vy {vy}, want {want}");
+    run.ticks(200);
+    let y = run.num("s", "y");
+    assert!((y - POOL_FLOOR).abs() < 1e-3, "y {y}");
+    assert!(run.flag("s", "grounded"));
+    assert!(run.flag("s", "swimming"));
+}
+
+#[test]
+fn a_pawn_on_dry_ground_beside_the_pool_does_not_swim() {
+    let mut run = start(&[]);
+    // Cell (14, 4, 12): stone under it, two cells west of the pool's edge.
+    run.host
+        .spawn("d", Some([4.5, 0.5, 2.5]), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    run.ticks(64);
+    assert!(!run.flag("d", "swimming"));
+    assert!((run.num("d", "y") - FLOOR).abs() < 1e-3);
+    assert!(run.flag("d", "grounded"));
+}
+
+#[test]
+fn switching_the_volume_off_drops_its_bodies_and_the_pawn_falls() {
+    let mut run = start(&[]);
+    run.host
+        .spawn("p", Some([-5.5, 0.0, -5.5]), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    run.ticks(8);
+    assert!(run.flag("p", "grounded"));
+    run.host
+        .scene_enable("ground", false)
+        .unwrap_or_else(|e| panic!("{e}"));
+    run.ticks(2);
+    assert!(!run.host.voxel_volume_in_world(0));
+    assert_eq!(run.host.voxel_collision().body_count(), 0);
+    run.ticks(30);
+    assert!(run.num("p", "y") < FLOOR - 0.5, "{}", run.num("p", "y"));
+}
