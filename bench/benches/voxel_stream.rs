@@ -161,10 +161,13 @@ fn main() {
     times.sort();
     let st = s.stats();
     println!();
+    let us = |q: usize| times[(times.len() - 1) * q / 100].as_secs_f64() * 1e6;
     println!(
-        "flight, 400 frames, 2 threads: update median {:.0} µs, worst {:.0} µs; {} resident, {} meshed, {} dropped unmeshed",
-        times[times.len() / 2].as_secs_f64() * 1e6,
-        times[times.len() - 1].as_secs_f64() * 1e6,
+        "flight, 400 frames, 2 threads: update median {:.0} µs, p90 {:.0} µs, p99 {:.0} µs, worst {:.0} µs; {} resident, {} meshed, {} dropped unmeshed",
+        us(50),
+        us(90),
+        us(99),
+        us(100),
         st.resident,
         st.meshed,
         st.dropped_unmeshed

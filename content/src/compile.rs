@@ -853,7 +853,7 @@ fn check_maps(
         }
         r.json = Some(json);
     }
-    ship_converted(read, &models);
+    ship_converted(manifest, read, &mut models);
     let writes = identity_writes(read, &models);
     for (i, d) in models.sidecar_diags {
         if let Some(r) = read.get_mut(i) {
@@ -1187,19 +1187,116 @@ fn identity_writes(read: &[ReadAsset], cache: &ModelCache) -> Vec<CompilerWrite>
     out
 }
 
-/// Packages each FBX the build converted as the GLB Blender made of it, at the FBX's own
-/// path (so the instance's `source` names it), in place of the FBX's bytes.
-fn ship_converted(read: &mut [ReadAsset], cache: &ModelCache) {
+/// Packages every model the pallet ships other than as its source bytes, at the model's
+/// own path (so whatever names it reads the model the build read; spec: dh.object,
+/// "Sidecar Files" — "The ops apply to the packaged GLB"):
+///
+/// * a `.glb` or `.fbx` with a `.dh-model` sidecar ships the GLB [`crate::gltf::write_glb`]
+///   writes of it with the sidecar's ops applied. A model no map placed (an object's, or
+///   one nothing names yet) is imported here for it, its sidecar's diagnostics reported
+///   like a placed one's; one that does not import is an error on the sidecar, since its
+///   edits cannot reach the pallet;
+/// * an FBX with no sidecar ships the GLB Blender converted it to, as converted.
+///
+/// The rewritten GLB carries the scene graph and the geometry the build read, not skins or
+/// animations; a model that had either gets one warning on its sidecar saying so.
+fn ship_converted(manifest: &PalletManifestSource, read: &mut [ReadAsset], cache: &mut ModelCache) {
+    use crate::gltf::ImportWarning;
+    // Every model with a sidecar, by the sidecar's index.
+    let edited: Vec<(usize, String)> = read
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.kind == AssetKind::ModelSidecar && !r.diags.has_errors())
+        .filter_map(|(i, r)| Some((i, r.path.strip_suffix(".dh-model")?.to_string())))
+        .filter(|(_, model)| {
+            let lower = model.to_ascii_lowercase();
+            (lower.ends_with(".glb") || lower.ends_with(".fbx"))
+                && read
+                    .iter()
+                    .any(|r| r.path == *model && r.kind == AssetKind::Raw)
+        })
+        .collect();
+    // Imported here: kept apart from the placed models, which owe identity sidecars.
+    let mut own: BTreeMap<String, Option<ModelImport>> = BTreeMap::new();
+    for (_, path) in &edited {
+        if !cache.models.contains_key(path) {
+            let imported = import_model(manifest, read, path, &mut cache.sidecar_diags);
+            own.insert(path.clone(), imported);
+        }
+    }
+    let mut ship: Vec<(String, Vec<u8>)> = Vec::new();
+    for (i, path) in &edited {
+        let placed = cache.models.get(path).is_some();
+        let import = cache.models.get(path).or_else(|| own.get(path)).and_then(Option::as_ref);
+        let Some(file) = read.get(*i).and_then(|r| r.file.clone()) else {
+            continue;
+        };
+        let diags = &mut read[*i].diags;
+        match import.map(|m| &m.result) {
+            Some(Ok(m)) => match crate::gltf::write_glb(&m.model) {
+                Ok(bytes) => {
+                    let lost: Vec<&str> = m
+                        .model
+                        .warnings
+                        .iter()
+                        .filter_map(|w| match w {
+                            ImportWarning::SkinnedLeftOut(_) => Some("skins"),
+                            ImportWarning::AnimationsReadPast(_) => Some("animations"),
+                            _ => None,
+                        })
+                        .collect();
+                    if !lost.is_empty() {
+                        diags.warning(
+                            &file,
+                            crate::jsonc::Span::default(),
+                            "",
+                            format!(
+                                "'{path}' is packaged as the GLB its ops produce, which carries its scene graph and geometry but not its {}; they are left out of the pallet",
+                                lost.join(" or ")
+                            ),
+                        );
+                    }
+                    ship.push((path.clone(), bytes));
+                }
+                Err(e) => diags.error(
+                    &file,
+                    crate::jsonc::Span::default(),
+                    "",
+                    format!("the edited model cannot be packaged: {e}"),
+                ),
+            },
+            // A placed model's failure is the instance's error already.
+            Some(Err(_)) if placed => {}
+            Some(Err(ImportFailure::Glb(e))) => diags.error(
+                &file,
+                crate::jsonc::Span::default(),
+                "",
+                format!("'{path}' does not import ({e}); this sidecar's ops cannot reach the packaged model"),
+            ),
+            Some(Err(ImportFailure::Convert(e))) => diags.error(
+                &file,
+                crate::jsonc::Span::default(),
+                "",
+                format!("{e}; this sidecar's ops cannot reach the packaged model"),
+            ),
+            None => {}
+        }
+    }
     for (path, import) in &cache.models {
         let Some(Ok(m)) = import.as_ref().map(|i| &i.result) else {
             continue;
         };
         let Some(glb) = &m.converted else { continue };
+        if !ship.iter().any(|(p, _)| p == path) {
+            ship.push((path.clone(), glb.clone()));
+        }
+    }
+    for (path, bytes) in ship {
         if let Some(r) = read
             .iter_mut()
-            .find(|r| r.path == *path && r.kind == AssetKind::Raw)
+            .find(|r| r.path == path && r.kind == AssetKind::Raw)
         {
-            r.raw = Some(glb.clone());
+            r.raw = Some(bytes);
         }
     }
 }

@@ -449,3 +449,257 @@ fn blender_is_looked_up_on_the_path_list() {
     assert_eq!(find_blender(None), None);
     let _ = std::fs::remove_dir_all(&base);
 }
+
+// ---- A sidecar's ops reach the packaged GLB ---------------------------------------------------
+
+/// `meshes/prop.glb`, built here: mesh 0 `Tri` is one triangle (0,0,0) (1,0,0) (0,1,0) with
+/// normals +Z, tangents (1,0,0,+1), UVs (0,0) (1,0) (0,1), COLOR_0 red, green and
+/// half-transparent blue, drawing material `paint`. Nodes: `Root` at [1,0,0] holding `Body`
+/// (at its origin) and `Proxy` (at [0,0,-1]), and a second root `mesh_001` at [0,2,0]; all
+/// three of `Body`, `Proxy` and `mesh_001` draw `Tri`.
+fn prop_glb() -> Vec<u8> {
+    let floats: Vec<f32> = [
+        // POSITION
+        [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0].as_slice(),
+        // NORMAL
+        &[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0],
+        // TANGENT
+        &[1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0],
+        // TEXCOORD_0
+        &[0.0, 0.0, 1.0, 0.0, 0.0, 1.0],
+        // COLOR_0
+        &[1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.5],
+    ]
+    .concat();
+    let mut bin: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    bin.extend([0u16, 1, 2, 0].iter().flat_map(|i| i.to_le_bytes()));
+    let json = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":184}],
+ "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":36},
+  {"buffer":0,"byteOffset":72,"byteLength":48},{"buffer":0,"byteOffset":120,"byteLength":24},
+  {"buffer":0,"byteOffset":144,"byteLength":48},{"buffer":0,"byteOffset":192,"byteLength":6}],
+ "accessors":[{"bufferView":0,"componentType":5126,"type":"VEC3","count":3},
+  {"bufferView":1,"componentType":5126,"type":"VEC3","count":3},
+  {"bufferView":2,"componentType":5126,"type":"VEC4","count":3},
+  {"bufferView":3,"componentType":5126,"type":"VEC2","count":3},
+  {"bufferView":4,"componentType":5126,"type":"VEC4","count":3},
+  {"bufferView":5,"componentType":5123,"type":"SCALAR","count":3}],
+ "materials":[{"name":"paint"}],
+ "meshes":[{"name":"Tri","primitives":[{"attributes":{"POSITION":0,"NORMAL":1,"TANGENT":2,"TEXCOORD_0":3,"COLOR_0":4},"indices":5,"material":0}]}],
+ "nodes":[{"name":"Root","translation":[1,0,0],"children":[1,2]},{"name":"Body","mesh":0},
+  {"name":"Proxy","translation":[0,0,-1],"mesh":0},{"name":"mesh_001","translation":[0,2,0],"mesh":0}],
+ "scenes":[{"nodes":[0,3]}],"scene":0}"#;
+    // The views above are laid out by hand; the buffer is 184 bytes of floats and indices
+    // padded to 200 by `glb`.
+    let json = json.replace(
+        "\"byteLength\":184",
+        &format!("\"byteLength\":{}", bin.len()),
+    );
+    glb(&json, &bin)
+}
+
+const PROP_SIDECAR: &str = r#"{ "ops": [
+  { "kind": "drop", "target": "Proxy" },
+  { "kind": "rename", "target": "mesh_001", "name": "Hull" },
+  { "kind": "transform", "target": "Body", "position": [0, 0, 3], "scale": 2 }
+] }"#;
+
+/// Builds a pallet of `files` (and `pallet.dh`) under a fresh temporary folder.
+fn build_dir(tag: &str, files: &[(&str, Vec<u8>)]) -> Built {
+    let dir = std::env::temp_dir().join(format!("dh-build-models-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (rel, b) in files.iter().map(|(r, b)| (*r, b.as_slice())).chain([(
+        "pallet.dh",
+        b"{ \"id\": \"dev.example.models\", \"name\": \"Models\", \"version\": \"1.0.0\" }"
+            .as_slice(),
+    )]) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
+        std::fs::write(p, b).unwrap();
+    }
+    let out = compile(
+        &dir,
+        &CompileOptions {
+            write: true,
+            progress: None,
+        },
+    );
+    Built { dir, out }
+}
+
+fn shipped<'a>(out: &'a BuildOutput, path: &str) -> &'a [u8] {
+    &out.assets
+        .iter()
+        .find(|a| a.path == path)
+        .unwrap_or_else(|| panic!("{path} is not in the pallet"))
+        .bytes
+}
+
+/// The shipped model, read back through the importer, against the edits worked by hand:
+/// `Proxy` dropped with its subtree, `mesh_001` named `Hull`, `Body` at [0,0,3] scaled 2
+/// (its authored rotation, the identity, kept), and every vertex as authored.
+fn check_edited_prop(glb: &[u8]) {
+    use dh_content::gltf::import_glb;
+    let m = import_glb(glb, "shipped").unwrap_or_else(|e| panic!("the shipped GLB imports: {e}"));
+    assert_eq!(m.node_paths(), ["Root", "Root/Body", "Hull"]);
+    let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["Root", "Body", "Hull"]);
+    assert_eq!(m.roots, [0, 2]);
+    assert_eq!(m.nodes[0].children, [1]);
+    assert_eq!(m.nodes[1].parent, Some(0));
+    let t = |x: f64, y: f64, z: f64, s: f64| {
+        [
+            s, 0.0, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0, 0.0, s, 0.0, x, y, z, 1.0,
+        ]
+    };
+    let close = |a: &[f64; 16], b: [f64; 16], what: &str| {
+        assert!(
+            a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12),
+            "{what}: {a:?}, expected {b:?}"
+        );
+    };
+    close(&m.nodes[0].local, t(1.0, 0.0, 0.0, 1.0), "Root");
+    close(
+        &m.nodes[1].local,
+        t(0.0, 0.0, 3.0, 2.0),
+        "Body (transformed)",
+    );
+    close(&m.nodes[2].local, t(0.0, 2.0, 0.0, 1.0), "Hull");
+    assert_eq!(m.meshes.len(), 1, "one mesh, drawn by both nodes");
+    assert_eq!(
+        (m.nodes[0].mesh, m.nodes[1].mesh, m.nodes[2].mesh),
+        (None, Some(0), Some(0))
+    );
+    assert_eq!(m.meshes[0].name, "Tri");
+    let p = &m.meshes[0].primitives[0];
+    assert_eq!(m.meshes[0].primitives.len(), 1);
+    assert_eq!(p.material.as_deref(), Some("paint"));
+    assert_eq!(p.indices, [0, 1, 2]);
+    assert_eq!(p.uv_sets, 1);
+    let pos: Vec<[f32; 3]> = p.vertices.iter().map(|v| v.position).collect();
+    assert_eq!(pos, [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    assert!(p.vertices.iter().all(|v| v.normal == [0.0, 0.0, 1.0]));
+    assert!(p.vertices.iter().all(|v| v.tangent == [1.0, 0.0, 0.0, 1.0]));
+    let uv: Vec<[f32; 2]> = p.vertices.iter().map(|v| v.uv0).collect();
+    assert_eq!(uv, [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]);
+    assert_eq!(
+        p.color0.as_deref(),
+        Some(
+            [
+                [1.0, 0.0, 0.0, 1.0],
+                [0.0, 1.0, 0.0, 1.0],
+                [0.0, 0.0, 1.0, 0.5]
+            ]
+            .as_slice()
+        )
+    );
+    assert!(p.color1.is_none());
+}
+
+#[test]
+fn a_sidecar_edits_the_glb_the_pallet_ships() {
+    let built = build_files(
+        "sidecar-ship",
+        "/meshes/prop.glb",
+        &[
+            ("meshes/prop.glb", prop_glb()),
+            ("meshes/prop.glb.dh-model", PROP_SIDECAR.as_bytes().to_vec()),
+        ],
+    );
+    let out = &built.out;
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+    let glb = shipped(out, "meshes/prop.glb");
+    assert_ne!(
+        glb,
+        prop_glb().as_slice(),
+        "the edited model replaces the source"
+    );
+    check_edited_prop(glb);
+    // Read independently: the dropped node's name is nowhere in the shipped JSON, and the
+    // sidecar itself is not shipped.
+    let doc = json_chunk(glb);
+    let names: Vec<&str> = doc
+        .get("nodes")
+        .and_then(Value::as_array)
+        .unwrap()
+        .iter()
+        .filter_map(|n| n.get("name").and_then(Value::as_str))
+        .collect();
+    assert_eq!(names, ["Root", "Body", "Hull"]);
+    assert!(out.assets.iter().all(|a| !a.path.ends_with(".dh-model")));
+    // The compiled parts table names the edited parts.
+    let paths: Vec<String> = compiled_parts(out)
+        .iter()
+        .filter_map(|p| p.get("path").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    assert_eq!(paths, ["Root/Body", "Hull", "Root"]);
+}
+
+#[test]
+fn two_builds_ship_the_same_edited_bytes() {
+    let files = [
+        ("meshes/prop.glb", prop_glb()),
+        ("meshes/prop.glb.dh-model", PROP_SIDECAR.as_bytes().to_vec()),
+    ];
+    let a = build_files("sidecar-det-a", "/meshes/prop.glb", &files);
+    let b = build_files("sidecar-det-b", "/meshes/prop.glb", &files);
+    assert!(!a.out.diagnostics.has_errors(), "{}", a.out.diagnostics);
+    assert_eq!(
+        shipped(&a.out, "meshes/prop.glb"),
+        shipped(&b.out, "meshes/prop.glb")
+    );
+    assert_eq!(a.out.pallet, b.out.pallet, "the pallets are byte-identical");
+    // Writing the shipped model again gives its bytes back.
+    let again = dh_content::gltf::import_glb(shipped(&a.out, "meshes/prop.glb"), "x").unwrap();
+    assert_eq!(
+        dh_content::gltf::write_glb(&again).unwrap(),
+        shipped(&a.out, "meshes/prop.glb")
+    );
+}
+
+#[test]
+fn an_objects_model_ships_edited_though_no_map_places_it() {
+    let built = build_dir(
+        "sidecar-object",
+        &[
+            ("meshes/prop.glb", prop_glb()),
+            ("meshes/prop.glb.dh-model", PROP_SIDECAR.as_bytes().to_vec()),
+            (
+                "objects/prop.dh-obj",
+                br#"{ "name": "Prop", "model": "/meshes/prop.glb" }"#.to_vec(),
+            ),
+        ],
+    );
+    assert!(
+        !built.out.diagnostics.has_errors(),
+        "{}",
+        built.out.diagnostics
+    );
+    check_edited_prop(shipped(&built.out, "meshes/prop.glb"));
+}
+
+#[test]
+fn a_sidecar_on_a_model_that_does_not_import_is_an_error_on_the_sidecar() {
+    let mut broken = prop_glb();
+    broken.truncate(40);
+    let built = build_dir(
+        "sidecar-broken",
+        &[
+            ("meshes/prop.glb", broken),
+            ("meshes/prop.glb.dh-model", PROP_SIDECAR.as_bytes().to_vec()),
+        ],
+    );
+    let errors: Vec<_> = built.out.diagnostics.errors().collect();
+    assert_eq!(errors.len(), 1, "{}", built.out.diagnostics);
+    assert_eq!(errors[0].file, "meshes/prop.glb.dh-model");
+    assert!(
+        errors[0]
+            .message
+            .starts_with("'meshes/prop.glb' does not import")
+            && errors[0]
+                .message
+                .ends_with("this sidecar's ops cannot reach the packaged model"),
+        "{}",
+        errors[0].message
+    );
+    assert!(built.out.pallet.is_none());
+}

@@ -289,6 +289,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_voxel_scene_refuses_a_maps_flags() {
+        let options = RunOptions {
+            map: Some("voxel-collision".into()),
+            ticks: Some(3),
+            ..RunOptions::default()
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(run(&options, true, &mut out, &mut err), Outcome::Usage);
+        assert_eq!(
+            String::from_utf8_lossy(&err),
+            "dh-engine: bench voxel-collision is a built-in scene and does not take --ticks\nrun `dh-engine help` for usage\n"
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
     fn the_bench_script_parses_and_spans_the_ticks() {
         let text = logic_map_bench_script(640);
         let s = script::parse("bench", &text).unwrap_or_else(|e| panic!("{e}"));

@@ -341,11 +341,20 @@ fn read_node(n: &Value, i: usize, node_count: usize, mesh_count: usize) -> R<Nod
         }
         node.mesh = Some(m);
     }
-    node.camera = n.get("camera").is_some();
+    // `extras.dh` keeps a role through a GLB `dh build` rewrote ([`super::write_glb`]).
+    let role = |key: &str| {
+        n.get("extras")
+            .and_then(|e| e.get("dh"))
+            .and_then(|d| d.get(key))
+            .is_some_and(|v| matches!(v.kind, crate::jsonc::Kind::Bool(true)))
+    };
+    node.camera = n.get("camera").is_some() || role("camera");
     node.light = n
         .get("extensions")
         .and_then(|e| e.get("KHR_lights_punctual"))
-        .is_some();
+        .is_some()
+        || role("light");
+    node.skinned = role("skinned");
     Ok(node)
 }
 

@@ -18,7 +18,8 @@
 //!   vertices, no scene ([`GlbErrorKind`]).
 //!
 //! [`apply_sidecar`] applies a `.dh-model` sidecar; [`geometry_report`] is `dh build`'s
-//! `geometry:` lines; [`import_pieces`] joins a folder of pieces.
+//! `geometry:` lines; [`import_pieces`] joins a folder of pieces; [`write_glb`] writes a
+//! model (its sidecar applied) back to the GLB the pallet ships.
 //!
 //! [`MeshVertex`]: crate::mesh::MeshVertex
 
@@ -31,6 +32,7 @@ mod pieces;
 mod report;
 mod sidecar;
 mod tangent;
+mod write;
 
 pub use error::{GlbError, GlbErrorKind, ImportWarning};
 pub use fbx::{convert_fbx, find_blender, FbxError};
@@ -38,6 +40,7 @@ pub use import::{import_glb, import_glb_with};
 pub use pieces::{import_pieces, Piece};
 pub use report::{geometry_report, DEGENERATE_MIN_SHARE, DEGENERATE_MIN_TRIANGLES, REPORT_NAMES};
 pub use sidecar::{apply_sidecar, SidecarDiag, SidecarOutcome};
+pub use write::{write_glb, WriteError};
 
 use crate::mesh::{MeshVertex, VertexColor};
 use math::Mat4;

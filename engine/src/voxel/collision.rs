@@ -18,7 +18,10 @@
 //!   `world.voxel.collisionMargin`, cooks the rest on `world.voxel.collisionWorkers`
 //!   threads, and cooks a chunk within `world.voxel.collisionUrgent` of a pawn on the
 //!   spot, inside [`CollisionStreamer::update`], which the tick calls before it moves
-//!   anyone.
+//!   anyone. The queued cooks run on the streamer's own threads, not as dh-jobs
+//!   `Background` jobs: the scheduler runs scoped work that ends inside the call that
+//!   spawned it, and a cook must outlive the tick that queued it (the tick never waits
+//!   on one); the spec counts these threads itself (`collisionWorkers`).
 //!
 //! Block shapes from a platform pallet (slabs, stairs, fences) are not read yet: every
 //! solid block is a whole cube, as the spec has it without the pallet.

@@ -1,0 +1,407 @@
+//! The GLB writer: an imported (and sidecar-edited) [`Model`] serialized back to a binary
+//! glTF 2.0 file, so the pallet ships the model the build read (spec: dh.object, "Sidecar
+//! Files" — "The ops apply to the packaged GLB").
+//!
+//! What is written, per node: its name, its children, its local transform (nothing for the
+//! identity, `translation` / `rotation` / `scale` when the matrix takes apart into them
+//! exactly, else `matrix`) and its mesh. Per mesh: its name and one TRIANGLES primitive per
+//! [`Primitive`], each with POSITION (with `min` / `max`), NORMAL, TANGENT, the
+//! TEXCOORD sets the source authored, COLOR_0 / COLOR_1 where present (linear RGBA
+//! floats), `uint32` indices, its material by slot name and its
+//! `extras.dh.reflectionProbe`. Materials are written by name only, in order of first use,
+//! a slot `#N` (an unnamed source material) under that very name, so every slot reads back
+//! as the same name: a material binds by slot name and nothing else of the source's material
+//! is read by the engine.
+//!
+//! A node that carries a camera, a punctual light, or a skin the map build left out keeps
+//! that role through `extras.dh` (`camera`, `light`, `skinned`: `true`), which the importer
+//! reads back; the camera's projection, the light's parameters, skins, morph targets,
+//! animations and images are not carried (the importer keeps none of them in a [`Model`]).
+//!
+//! The output is deterministic: the same model gives the same bytes. Every offset and
+//! length is checked against the 32-bit fields glTF gives them.
+
+use super::math::{self, Mat4};
+use super::{Model, Primitive};
+use crate::jsonc::{write_number, write_string};
+
+/// Why a model could not be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    /// The binary chunk (or the whole file) would pass the 4 GiB a GLB's 32-bit lengths
+    /// can state.
+    #[error("model '{model}': {what} would take {bytes} bytes; a GLB holds at most 4294967295")]
+    TooLarge {
+        /// The model's name.
+        model: String,
+        /// What overflowed (`the BIN chunk`, `the file`).
+        what: String,
+        /// How many bytes it would take.
+        bytes: u64,
+    },
+    /// A node names a mesh the model does not have, or a child / root index past its
+    /// nodes (a model the importer did not make).
+    #[error("model '{model}': {place} names index {index}, but there are only {count}")]
+    BadIndex {
+        /// The model's name.
+        model: String,
+        /// Where (`nodes[3].mesh`).
+        place: String,
+        /// The index named.
+        index: usize,
+        /// How many there are.
+        count: usize,
+    },
+}
+
+const ARRAY_BUFFER: u32 = 34962;
+const ELEMENT_ARRAY_BUFFER: u32 = 34963;
+const FLOAT: u32 = 5126;
+const UNSIGNED_INT: u32 = 5125;
+
+/// The binary chunk under construction and the JSON of its views and accessors.
+struct Bin {
+    bytes: Vec<u8>,
+    views: Vec<String>,
+    accessors: Vec<String>,
+}
+
+impl Bin {
+    fn align(&mut self) {
+        while !self.bytes.len().is_multiple_of(4) {
+            self.bytes.push(0);
+        }
+    }
+
+    fn view(&mut self, data: &[u8], target: u32) -> usize {
+        self.align();
+        let offset = self.bytes.len();
+        self.bytes.extend_from_slice(data);
+        self.views.push(format!(
+            "{{\"buffer\":0,\"byteOffset\":{offset},\"byteLength\":{},\"target\":{target}}}",
+            data.len()
+        ));
+        self.views.len() - 1
+    }
+
+    /// A float accessor of `width` components per element over `values` (`count × width`).
+    fn floats(&mut self, values: &[f32], width: usize, bounds: bool) -> usize {
+        let ty = match width {
+            2 => "VEC2",
+            3 => "VEC3",
+            _ => "VEC4",
+        };
+        let data: Vec<u8> = values.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let view = self.view(&data, ARRAY_BUFFER);
+        let count = values.len() / width;
+        let mut json = format!(
+            "{{\"bufferView\":{view},\"componentType\":{FLOAT},\"count\":{count},\"type\":\"{ty}\""
+        );
+        if bounds && count > 0 && values.iter().all(|v| v.is_finite()) {
+            let mut lo = vec![f32::INFINITY; width];
+            let mut hi = vec![f32::NEG_INFINITY; width];
+            for e in values.chunks_exact(width) {
+                for (k, v) in e.iter().enumerate() {
+                    lo[k] = lo[k].min(*v);
+                    hi[k] = hi[k].max(*v);
+                }
+            }
+            json.push_str(",\"min\":");
+            numbers(
+                &lo.iter().map(|v| f64::from(*v)).collect::<Vec<_>>(),
+                &mut json,
+            );
+            json.push_str(",\"max\":");
+            numbers(
+                &hi.iter().map(|v| f64::from(*v)).collect::<Vec<_>>(),
+                &mut json,
+            );
+        }
+        json.push('}');
+        self.accessors.push(json);
+        self.accessors.len() - 1
+    }
+
+    fn indices(&mut self, indices: &[u32]) -> usize {
+        let data: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let view = self.view(&data, ELEMENT_ARRAY_BUFFER);
+        self.accessors.push(format!(
+            "{{\"bufferView\":{view},\"componentType\":{UNSIGNED_INT},\"count\":{},\"type\":\"SCALAR\"}}",
+            indices.len()
+        ));
+        self.accessors.len() - 1
+    }
+}
+
+fn numbers(values: &[f64], out: &mut String) {
+    out.push('[');
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_number(*v, out);
+    }
+    out.push(']');
+}
+
+/// The node's transform members (with a leading comma), empty for the identity.
+fn transform(local: &Mat4) -> String {
+    const EXACT: f64 = 1e-12;
+    if local.iter().zip(math::IDENTITY).all(|(a, b)| *a == b) {
+        return String::new();
+    }
+    let d = math::decompose(local);
+    let back = math::from_trs(d.translation, d.rotation, d.scale);
+    let scale_of = local.iter().map(|v| v.abs()).fold(1.0f64, |a, b| a.max(b));
+    let clean = !d.sheared
+        && d.scale.iter().all(|s| s.is_finite() && *s > 0.0)
+        && local[3] == 0.0
+        && local[7] == 0.0
+        && local[11] == 0.0
+        && local[15] == 1.0
+        && back
+            .iter()
+            .zip(local)
+            .all(|(a, b)| (a - b).abs() <= EXACT * scale_of);
+    let mut out = String::new();
+    if !clean {
+        out.push_str(",\"matrix\":");
+        numbers(local, &mut out);
+        return out;
+    }
+    if d.translation != [0.0; 3] {
+        out.push_str(",\"translation\":");
+        numbers(&d.translation, &mut out);
+    }
+    if d.rotation != math::QUAT_IDENTITY {
+        out.push_str(",\"rotation\":");
+        numbers(&d.rotation, &mut out);
+    }
+    if d.scale != [1.0; 3] {
+        out.push_str(",\"scale\":");
+        numbers(&d.scale, &mut out);
+    }
+    out
+}
+
+/// One primitive's JSON, its data appended to `bin`.
+fn primitive(p: &Primitive, materials: &[String], bin: &mut Bin) -> String {
+    let v = &p.vertices;
+    let flat = |f: &dyn Fn(&crate::mesh::MeshVertex) -> Vec<f32>| -> Vec<f32> {
+        v.iter().flat_map(f).collect()
+    };
+    let pos = bin.floats(&flat(&|x| x.position.to_vec()), 3, true);
+    let nrm = bin.floats(&flat(&|x| x.normal.to_vec()), 3, false);
+    let tan = bin.floats(&flat(&|x| x.tangent.to_vec()), 4, false);
+    let mut attrs = format!("\"POSITION\":{pos},\"NORMAL\":{nrm},\"TANGENT\":{tan}");
+    for k in 0..usize::from(p.uv_sets.min(4)) {
+        let uv = bin.floats(
+            &flat(&|x| match k {
+                0 => x.uv0.to_vec(),
+                1 => x.uv1.to_vec(),
+                2 => x.uv2.to_vec(),
+                _ => x.uv3.to_vec(),
+            }),
+            2,
+            false,
+        );
+        attrs.push_str(&format!(",\"TEXCOORD_{k}\":{uv}"));
+    }
+    for (key, set) in [("COLOR_0", &p.color0), ("COLOR_1", &p.color1)] {
+        if let Some(c) = set {
+            let values: Vec<f32> = c.iter().flatten().copied().collect();
+            let acc = bin.floats(&values, 4, false);
+            attrs.push_str(&format!(",\"{key}\":{acc}"));
+        }
+    }
+    let idx = bin.indices(&p.indices);
+    let mut json = format!("{{\"attributes\":{{{attrs}}},\"indices\":{idx},\"mode\":4");
+    if let Some(m) = p
+        .material
+        .as_ref()
+        .and_then(|name| materials.iter().position(|s| s == name))
+    {
+        json.push_str(&format!(",\"material\":{m}"));
+    }
+    if let Some(probe) = &p.reflection_probe {
+        json.push_str(",\"extras\":{\"dh\":{\"reflectionProbe\":");
+        write_string(probe, &mut json);
+        json.push_str("}}");
+    }
+    json.push('}');
+    json
+}
+
+/// Serializes `model` as a GLB 2.0 file (see the module docs for what is carried).
+pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
+    let bad = |place: String, index: usize, count: usize| WriteError::BadIndex {
+        model: model.name.clone(),
+        place,
+        index,
+        count,
+    };
+    for (i, n) in model.nodes.iter().enumerate() {
+        if let Some(m) = n.mesh.filter(|m| *m >= model.meshes.len()) {
+            return Err(bad(format!("nodes[{i}].mesh"), m, model.meshes.len()));
+        }
+        if let Some(c) = n.children.iter().find(|c| **c >= model.nodes.len()) {
+            return Err(bad(format!("nodes[{i}].children"), *c, model.nodes.len()));
+        }
+    }
+    if let Some(r) = model.roots.iter().find(|r| **r >= model.nodes.len()) {
+        return Err(bad("the scene's roots".into(), *r, model.nodes.len()));
+    }
+
+    // Material slots, in order of first use over the meshes.
+    let mut materials: Vec<String> = Vec::new();
+    for m in &model.meshes {
+        for p in &m.primitives {
+            if let Some(s) = &p.material {
+                if !materials.contains(s) {
+                    materials.push(s.clone());
+                }
+            }
+        }
+    }
+
+    let mut bin = Bin {
+        bytes: Vec::new(),
+        views: Vec::new(),
+        accessors: Vec::new(),
+    };
+    let mut meshes = Vec::with_capacity(model.meshes.len());
+    for m in &model.meshes {
+        let prims: Vec<String> = m
+            .primitives
+            .iter()
+            .map(|p| primitive(p, &materials, &mut bin))
+            .collect();
+        let mut json = String::from("{");
+        if !m.name.is_empty() {
+            json.push_str("\"name\":");
+            write_string(&m.name, &mut json);
+            json.push(',');
+        }
+        json.push_str(&format!("\"primitives\":[{}]}}", prims.join(",")));
+        meshes.push(json);
+    }
+    bin.align();
+
+    let mut nodes = Vec::with_capacity(model.nodes.len());
+    for n in &model.nodes {
+        let mut json = String::from("{");
+        let mut first = true;
+        let mut sep = |json: &mut String| {
+            if !first {
+                json.push(',');
+            }
+            first = false;
+        };
+        if !n.name.is_empty() {
+            sep(&mut json);
+            json.push_str("\"name\":");
+            write_string(&n.name, &mut json);
+        }
+        if !n.children.is_empty() {
+            sep(&mut json);
+            json.push_str("\"children\":");
+            numbers(
+                &n.children.iter().map(|c| *c as f64).collect::<Vec<_>>(),
+                &mut json,
+            );
+        }
+        let t = transform(&n.local);
+        if !t.is_empty() {
+            sep(&mut json);
+            json.push_str(&t[1..]);
+        }
+        if let Some(m) = n.mesh {
+            sep(&mut json);
+            json.push_str(&format!("\"mesh\":{m}"));
+        }
+        let roles: Vec<&str> = [
+            ("camera", n.camera),
+            ("light", n.light),
+            ("skinned", n.skinned && n.mesh.is_none()),
+        ]
+        .into_iter()
+        .filter(|(_, on)| *on)
+        .map(|(k, _)| k)
+        .collect();
+        if !roles.is_empty() {
+            sep(&mut json);
+            let inner: Vec<String> = roles.iter().map(|k| format!("\"{k}\":true")).collect();
+            json.push_str(&format!("\"extras\":{{\"dh\":{{{}}}}}", inner.join(",")));
+        }
+        json.push('}');
+        nodes.push(json);
+    }
+
+    let mut json = String::from("{\"asset\":{\"version\":\"2.0\",\"generator\":\"dh build\"}");
+    json.push_str(",\"scene\":0,\"scenes\":[{\"nodes\":");
+    numbers(
+        &model.roots.iter().map(|r| *r as f64).collect::<Vec<_>>(),
+        &mut json,
+    );
+    json.push_str("}]");
+    json.push_str(&format!(",\"nodes\":[{}]", nodes.join(",")));
+    if !meshes.is_empty() {
+        json.push_str(&format!(",\"meshes\":[{}]", meshes.join(",")));
+    }
+    if !materials.is_empty() {
+        let list: Vec<String> = materials
+            .iter()
+            .map(|m| {
+                let mut s = String::from("{\"name\":");
+                write_string(m, &mut s);
+                s.push('}');
+                s
+            })
+            .collect();
+        json.push_str(&format!(",\"materials\":[{}]", list.join(",")));
+    }
+    if !bin.bytes.is_empty() {
+        json.push_str(&format!(
+            ",\"buffers\":[{{\"byteLength\":{}}}],\"bufferViews\":[{}],\"accessors\":[{}]",
+            bin.bytes.len(),
+            bin.views.join(","),
+            bin.accessors.join(",")
+        ));
+    }
+    json.push('}');
+    while !json.len().is_multiple_of(4) {
+        json.push(' ');
+    }
+
+    let too_large = |what: &str, bytes: u64| WriteError::TooLarge {
+        model: model.name.clone(),
+        what: what.to_string(),
+        bytes,
+    };
+    let bin_len = u32::try_from(bin.bytes.len())
+        .map_err(|_| too_large("the BIN chunk", bin.bytes.len() as u64))?;
+    let json_len =
+        u32::try_from(json.len()).map_err(|_| too_large("the JSON chunk", json.len() as u64))?;
+    let total = 12u64
+        + 8
+        + u64::from(json_len)
+        + if bin.bytes.is_empty() {
+            0
+        } else {
+            8 + u64::from(bin_len)
+        };
+    let total32 = u32::try_from(total).map_err(|_| too_large("the file", total))?;
+    let mut out = Vec::with_capacity(total as usize);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&total32.to_le_bytes());
+    out.extend_from_slice(&json_len.to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(json.as_bytes());
+    if !bin.bytes.is_empty() {
+        out.extend_from_slice(&bin_len.to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&bin.bytes);
+    }
+    Ok(out)
+}
