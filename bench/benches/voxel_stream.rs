@@ -140,6 +140,37 @@ fn main() {
             mib(s.cell_cache_bytes)
         );
     }
+    // The frame's own share: the same flight with no thread, one task worked between
+    // frames outside the timing.
+    let mut s = VoxelStreamer::new(StreamConfig {
+        workers: 0,
+        ..StreamConfig::default()
+    });
+    let id = s.add_volume(payload_volume(&shards));
+    let mut times = Vec::new();
+    for f in 0..400 {
+        let x = 20.0 + (f as f32 * 1.2) % 470.0;
+        s.draw(id);
+        let t = Instant::now();
+        s.update(CameraView {
+            position: [x, 74.0, 256.0],
+            forward: [1.0, 0.0, 0.0],
+        });
+        times.push(t.elapsed());
+        for _ in 0..2 {
+            s.work_one();
+        }
+    }
+    times.sort();
+    let us = |q: usize| times[(times.len() - 1) * q / 100].as_secs_f64() * 1e6;
+    println!();
+    println!(
+        "flight, 400 frames, no thread (update alone): median {:.0} µs, p90 {:.0} µs, p99 {:.0} µs, worst {:.0} µs",
+        us(50),
+        us(90),
+        us(99),
+        us(100)
+    );
     // A flight: 1.2 m a frame along X at 74 m, 2 threads, a frame every 4 ms.
     let mut s = VoxelStreamer::new(StreamConfig {
         workers: 2,

@@ -1196,7 +1196,9 @@ fn identity_writes(read: &[ReadAsset], cache: &ModelCache) -> Vec<CompilerWrite>
 ///   one nothing names yet) is imported here for it, its sidecar's diagnostics reported
 ///   like a placed one's; one that does not import is an error on the sidecar, since its
 ///   edits cannot reach the pallet;
-/// * an FBX with no sidecar ships the GLB Blender converted it to, as converted.
+/// * an FBX with no sidecar ships the GLB Blender converted it to, as converted: one a map
+///   places, and one only objects name (converted here; a conversion that fails is an
+///   error on the first object naming it).
 ///
 /// The rewritten GLB carries the scene graph and the geometry the build read, not skins or
 /// animations; a model that had either gets one warning on its sidecar saying so.
@@ -1226,8 +1228,12 @@ fn ship_converted(manifest: &PalletManifestSource, read: &mut [ReadAsset], cache
     }
     let mut ship: Vec<(String, Vec<u8>)> = Vec::new();
     for (i, path) in &edited {
-        let placed = cache.models.get(path).is_some();
-        let import = cache.models.get(path).or_else(|| own.get(path)).and_then(Option::as_ref);
+        let placed = cache.models.contains_key(path);
+        let import = cache
+            .models
+            .get(path)
+            .or_else(|| own.get(path))
+            .and_then(Option::as_ref);
         let Some(file) = read.get(*i).and_then(|r| r.file.clone()) else {
             continue;
         };
@@ -1291,6 +1297,32 @@ fn ship_converted(manifest: &PalletManifestSource, read: &mut [ReadAsset], cache
             ship.push((path.clone(), glb.clone()));
         }
     }
+    // An FBX only objects name (their model, or an added record's source) converts too.
+    for (i, path) in object_fbx(manifest, read) {
+        if cache.models.contains_key(&path) || own.contains_key(&path) {
+            continue;
+        }
+        let imported = import_model(manifest, read, &path, &mut cache.sidecar_diags);
+        let object = &read[i].path;
+        let message = match imported.map(|m| m.result) {
+            Some(Ok(ImportedModel {
+                converted: Some(glb),
+                ..
+            })) => {
+                ship.push((path.clone(), glb));
+                None
+            }
+            Some(Ok(_)) | None => None,
+            Some(Err(ImportFailure::Convert(e))) => Some(e.to_string()),
+            Some(Err(ImportFailure::Glb(e))) => Some(format!(
+                "'{path}' does not import once converted ({e}); the object's model cannot load"
+            )),
+        };
+        if let Some(message) = message {
+            let object = object.clone();
+            read[i].diags.file_error(&object, message);
+        }
+    }
     for (path, bytes) in ship {
         if let Some(r) = read
             .iter_mut()
@@ -1299,6 +1331,48 @@ fn ship_converted(manifest: &PalletManifestSource, read: &mut [ReadAsset], cache
             r.raw = Some(bytes);
         }
     }
+}
+
+/// Every `.fbx` of this pallet a compiled object names (its resolved `model`, or an added
+/// record's `source`) that no sidecar edits, each once, with the first object naming it (by
+/// index into the read assets).
+fn object_fbx(manifest: &PalletManifestSource, read: &[ReadAsset]) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for (i, r) in read.iter().enumerate() {
+        if r.kind != AssetKind::Object || r.diags.has_errors() {
+            continue;
+        }
+        let Some(resolved) = r.json.as_ref().and_then(|j| j.get("resolved")) else {
+            continue;
+        };
+        let named = resolved.get("model").into_iter().chain(
+            resolved
+                .get("objects")
+                .and_then(Value::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|o| o.get("source")),
+        );
+        for barcode in named.filter_map(Value::as_str) {
+            let Some(path) = barcode
+                .strip_prefix(manifest.id.as_str())
+                .and_then(|p| p.strip_prefix(':'))
+            else {
+                continue;
+            };
+            let sidecar = format!("{path}.dh-model");
+            if crate::gltf::fbx::is_fbx(path)
+                && read
+                    .iter()
+                    .any(|x| x.path == path && x.kind == AssetKind::Raw)
+                && !read.iter().any(|x| x.path == sidecar)
+                && !out.iter().any(|(_, p)| p == path)
+            {
+                out.push((i, path.to_string()));
+            }
+        }
+    }
+    out
 }
 
 /// Where pallet path `path` lies on disk, when the pallet's sources are on disk: the

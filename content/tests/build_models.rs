@@ -703,3 +703,66 @@ fn a_sidecar_on_a_model_that_does_not_import_is_an_error_on_the_sidecar() {
     );
     assert!(built.out.pallet.is_none());
 }
+
+/// The `glb_rewrite` fuzz target's corpus replays without a failed property, and so does
+/// every GLB fixture under `../shared/fixtures/gltf` (skipped when absent): each that
+/// imports is written and read back to the same node tree and the same geometry.
+#[test]
+fn glb_rewrite_corpus_and_fixtures_hold() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/glb_rewrite");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .unwrap_or_else(|e| panic!("the corpus folder {} is missing: {e}", corpus.display()))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        files.len() >= 5,
+        "the corpus has only {} files",
+        files.len()
+    );
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/gltf");
+    match std::fs::read_dir(&fixtures) {
+        Ok(dir) => files.extend(
+            dir.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "glb")),
+        ),
+        Err(_) => println!("skipping the fixtures: {} is absent", fixtures.display()),
+    }
+    files.sort();
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_glb_rewrite(&bytes));
+        assert!(r.is_ok(), "{} fails a property", f.display());
+    }
+}
+
+#[test]
+fn an_fbx_only_an_object_names_converts_or_is_an_error_on_the_object() {
+    use dh_content::gltf::find_blender;
+    if let Some(b) = find_blender(std::env::var_os("PATH").as_deref()) {
+        println!(
+            "skipping: Blender is installed here ({}), so the FBX converts",
+            b.display()
+        );
+        return;
+    }
+    let built = build_dir(
+        "object-fbx",
+        &[
+            ("meshes/robot.fbx", b"Kaydara FBX Binary  \0".to_vec()),
+            (
+                "objects/robot.dh-obj",
+                br#"{ "name": "Robot", "model": "/meshes/robot.fbx" }"#.to_vec(),
+            ),
+        ],
+    );
+    let errors: Vec<_> = built.out.diagnostics.errors().collect();
+    assert_eq!(errors.len(), 1, "{}", built.out.diagnostics);
+    assert_eq!(errors[0].file, "objects/robot.dh-obj");
+    assert_eq!(
+        errors[0].message,
+        "'meshes/robot.fbx' is an FBX model: dh build converts FBX to glTF through Blender, and no 'blender' executable was found on PATH; install Blender (or put it on PATH) and build again, or export the model as .glb"
+    );
+    assert!(built.out.pallet.is_none());
+}

@@ -864,6 +864,25 @@ fn a_companion_truncated_at_every_byte_is_refused() {
 }
 
 #[test]
+fn every_single_bit_flip_is_refused_or_reads_back_to_the_same_bytes() {
+    let bytes = cube_companion();
+    let mut read = 0;
+    for i in 0..bytes.len() {
+        for bit in 0..8 {
+            let mut b = bytes.clone();
+            b[i] ^= 1 << bit;
+            if let Ok(c) = decode_companion(&b, "flip") {
+                // A flip in a float or a key can still be a valid file; then it is that file.
+                assert_eq!(encode_companion(&c), b, "byte {i} bit {bit}");
+                read += 1;
+            }
+        }
+    }
+    // The header, counts, indices and the tree refuse most flips.
+    assert!(read < bytes.len() * 8 / 2, "{read} flips read");
+}
+
+#[test]
 fn inconsistent_meshes_are_refused_naming_the_place() {
     let cook = decode_companion(&cube_companion(), "x").expect("decodes");
     let good = encode_mesh(&cook.meshes[0]);

@@ -504,13 +504,15 @@ impl Host {
         // durations are quantized at it, and one physics step is 1 / rate seconds.
         let tick_rate = prefs.tick_rate();
         let params = physics_params(&prefs, tick_rate)?;
+        // Objects that place a model install its parts from its scene graph.
+        let trees = crate::models::SceneTrees::new(&catalog);
+        let models = |barcode: &str| trees.tree(barcode);
         let sim =
-            SimWorld::install_at(&map, &ctx, &resolver, f64::from(tick_rate)).map_err(|e| {
-                HostError::Install {
+            SimWorld::install_with_models(&map, &ctx, &resolver, &models, f64::from(tick_rate))
+                .map_err(|e| HostError::Install {
                     map: found.barcode(),
                     message: e.to_string(),
-                }
-            })?;
+                })?;
         let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
         let warnings = sim.install_warnings().to_vec();
         let collision = CollisionConfig::from_prefs(&prefs, false);

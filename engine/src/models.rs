@@ -373,3 +373,62 @@ fn load(catalog: &Catalog, barcode: &str) -> Result<ModelGeometry, ModelError> {
     }
     Ok(ModelGeometry::from_model(barcode, model, h.finish()))
 }
+
+/// Model scene graphs for installing objects' parts (spec: runtime assets, "The object
+/// loader"): each model's GLB read once per barcode, its JSON alone
+/// ([`dh_content::gltf::read_scene`]: nodes, transforms and material slots, no geometry
+/// decoded — drawing decodes it once, in [`ModelCache`]). A folder of pieces is joined
+/// whole. A model that cannot be read is `None` (the install warns once per placement) and
+/// is not read again.
+pub struct SceneTrees<'a> {
+    catalog: &'a Catalog,
+    trees: std::cell::RefCell<HashMap<String, Option<Arc<Model>>>>,
+}
+
+impl<'a> SceneTrees<'a> {
+    /// An empty set over `catalog`'s pallets.
+    pub fn new(catalog: &'a Catalog) -> SceneTrees<'a> {
+        SceneTrees {
+            catalog,
+            trees: std::cell::RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The scene graph of model `barcode` (`pallet:path`), read the first time it is
+    /// asked for.
+    pub fn tree(&self, barcode: &str) -> Option<Arc<Model>> {
+        if let Some(t) = self.trees.borrow().get(barcode) {
+            return t.clone();
+        }
+        let tree = read_tree(self.catalog, barcode).map(Arc::new);
+        self.trees
+            .borrow_mut()
+            .insert(barcode.to_string(), tree.clone());
+        tree
+    }
+
+    /// How many models have been asked for (read or refused).
+    pub fn len(&self) -> usize {
+        self.trees.borrow().len()
+    }
+
+    /// Whether no model has been asked for.
+    pub fn is_empty(&self) -> bool {
+        self.trees.borrow().is_empty()
+    }
+}
+
+fn read_tree(catalog: &Catalog, barcode: &str) -> Option<Model> {
+    let (pallet, path) = barcode.split_once(':')?;
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if file.contains('.') {
+        let bytes = catalog
+            .read(&Found {
+                pallet: pallet.to_string(),
+                path: path.to_string(),
+            })
+            .ok()?;
+        return dh_content::gltf::read_scene(&bytes, barcode, &ImportOptions::default()).ok();
+    }
+    load(catalog, barcode).ok().map(|g| g.model)
+}

@@ -204,6 +204,25 @@ fn map_text() -> String {
     )
 }
 
+const RENAMED: &str = "0a3c5e70-1b2d-4f60-8a9b-0c1d2e3f4a55";
+
+/// A map placing the renamed yard once at the origin, moving the renamed `group/pillar` up
+/// 1 m by its new path.
+fn renamed_map_text() -> String {
+    format!(
+        r#"{{
+  "name": "Renamed",
+  "materials": {{ "stone": "/materials/stone.dh-mat" }},
+  "autoCollision": false,
+  "objects": [
+    {{ "$type": "instance", "id": "{RENAMED}", "name": "renamed", "source": "/meshes/yard-renamed.glb",
+       "children": [ {{ "path": "group/pillar", "position": [0, 1, 0] }} ] }}
+  ]
+}}
+"#
+    )
+}
+
 /// Builds the pallet into a file under the temp dir (unique per test) and returns its path.
 fn build_pallet(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dh-model-map-{tag}-{}", std::process::id()));
@@ -221,6 +240,13 @@ fn build_pallet(tag: &str) -> PathBuf {
     write("meshes/yard.glb", &yard_glb());
     write("materials/stone.dh-mat", b"{ \"tint\": [0.5, 0.5, 0.5] }");
     write("maps/yard.dh-map", map_text().as_bytes());
+    // The same model again, its `post` renamed `pillar` by a sidecar, placed by a second map.
+    write("meshes/yard-renamed.glb", &yard_glb());
+    write(
+        "meshes/yard-renamed.glb.dh-model",
+        br#"{ "ops": [ { "kind": "rename", "target": "post", "name": "pillar" } ] }"#,
+    );
+    write("maps/renamed.dh-map", renamed_map_text().as_bytes());
     let out = compile(
         &src,
         &CompileOptions {
@@ -242,9 +268,13 @@ fn build_pallet(tag: &str) -> PathBuf {
 }
 
 fn start(tag: &str) -> (Host, Catalog, dh_content::schema::map::Map) {
+    start_map(tag, "dev.example.yard:maps/yard")
+}
+
+fn start_map(tag: &str, map: &str) -> (Host, Catalog, dh_content::schema::map::Map) {
     let pallet = build_pallet(tag);
     let host = Host::start(&HostOptions {
-        map: "dev.example.yard:maps/yard".into(),
+        map: map.into(),
         pallets: vec![pallet.clone()],
         ..HostOptions::default()
     })
@@ -253,9 +283,7 @@ fn start(tag: &str) -> (Host, Catalog, dh_content::schema::map::Map) {
     catalog
         .mount_file(&pallet)
         .unwrap_or_else(|e| panic!("{e}"));
-    let (_, map) = catalog
-        .load_map("dev.example.yard:maps/yard")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (_, map) = catalog.load_map(map).unwrap_or_else(|e| panic!("{e}"));
     (host, catalog, map)
 }
 
@@ -539,4 +567,38 @@ fn the_yard_renders_in_a_capture() {
         red > 20,
         "the post's unmapped slot draws the red missingMaterial ({red} px)"
     );
+}
+
+/// A part a `.dh-model` sidecar renamed draws: the pallet ships the edited GLB, so the
+/// renamed path the compiled parts table names is a node of the model the renderer reads.
+#[test]
+fn a_part_renamed_by_a_sidecar_draws_under_its_new_name() {
+    let (host, catalog, map) = start_map("renamed", "dev.example.yard:maps/renamed");
+    let sim = host.sim();
+    let pillar = part_named(sim, "renamed", "group/pillar").expect("the renamed part");
+    assert!(part_named(sim, "renamed", "group/post").is_none());
+    // [1,2,0] under the group at [2,0,0], moved up 1 m by the override on its new path.
+    near3(
+        sim.world_pose(pillar).unwrap().position,
+        [3.0, 3.0, 0.0],
+        "the pillar",
+    );
+    let mut cache = ExtractCache::new();
+    let x = extract::extract_with(&host, &catalog, &map, &mut cache);
+    // slab, pillar and lamp draw.
+    assert_eq!(x.frame.meshes.len(), 3, "{:?}", x.notes);
+    let drawn = x
+        .frame
+        .meshes
+        .iter()
+        .find(|i| (0..3).all(|k| (i.world[3][k] - [3.0, 3.0, 0.0][k]).abs() < 1e-5))
+        .expect("the pillar draws where its part stands");
+    // The post's mesh: 36 indices over two primitives (wood, and no material).
+    assert_eq!(drawn.mesh.indices.len(), 36);
+    assert_eq!(drawn.mesh.submeshes.len(), 2);
+    assert_eq!(
+        x.frame.materials[drawn.materials[1] as usize],
+        Material::flat_white()
+    );
+    assert_eq!(cache.models().decodes(), 1);
 }

@@ -551,7 +551,12 @@ fn a_payload_streams_the_same_meshes_through_a_tiny_cell_cache() {
         let st = s.land_all(Some(c), 48.0);
         assert!(st.cell_cache_bytes <= cache);
         let log = s.take_log();
-        assert!(log.is_empty(), "{log:?}");
+        assert_eq!(log.len(), 1, "{log:?}");
+        // Every entry but the unknown block resolves (dh:empty included).
+        assert!(
+            log[0].contains(": 4 of 5 entries drawn from a look"),
+            "{log:?}"
+        );
         mesh_set(&s)
     };
     let mut s = VoxelStreamer::new(config(0));
@@ -822,11 +827,72 @@ fn a_compiled_pallet_streams_by_range() {
         light_field: true,
     });
     let st = s.land_all(Some(c), 100.0);
-    assert!(s.take_log().is_empty());
+    let log = s.take_log();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(log[0].starts_with("voxel volume 'ground': palette resolved in "));
     let mut r = VoxelStreamer::new(config(0));
     r.add_volume(volume(w, [[0, 0, 0], size], false));
     r.land_all(Some(c), 100.0);
     assert_eq!(mesh_set(&s), mesh_set(&r));
     // 3 × 3 regions on X and Z stand in brick columns 0..=2; with the ring, -1..=3.
     assert_eq!(st.light_columns, 25);
+}
+
+#[test]
+fn a_chunk_that_does_not_decode_draws_empty_and_is_logged_once() {
+    use dh_content::voxel::payload::{ChunkKey, PayloadReader};
+    let size = [64, 16, 16];
+    let w = row(4);
+    let mut shards = dh_content::voxel::payload::encode(&payload_of(&w, [0, 0, 0], size))
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Chunk (1, 0, 0)'s record: its codec tag set to 7, which no reader knows.
+    let at = {
+        let slices: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
+        let r = PayloadReader::open(&slices).unwrap_or_else(|e| panic!("{e}"));
+        let (region, chunk) = r
+            .find_chunk(
+                0,
+                ChunkKey {
+                    layer: 0,
+                    chunk: [1, 0, 0],
+                },
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("chunk 1 is stored"));
+        let rec = r
+            .chunk_record(region, chunk)
+            .unwrap_or_else(|e| panic!("{e}"));
+        rec.as_ptr() as usize - slices[0].as_ptr() as usize
+    };
+    shards[0][at] = 7;
+    let mut s = VoxelStreamer::new(config(0));
+    let id = s.add_volume(StreamVolume {
+        name: "cracked".into(),
+        source: VolumeSource::Payload {
+            bytes: Arc::new(OwnedPayload {
+                name: "w/cracked.dh-vox.bin".into(),
+                shards,
+            }),
+            grid: 0,
+            pose: None,
+            looks: LookInputs::default(),
+        },
+        light_field: false,
+    });
+    s.land_all(Some(cam(8.0, 8.0, 8.0, [1.0, 0.0, 0.0])), 100.0);
+    // Regions 0, 2 and 3 draw their floors; region 1 reads as air.
+    assert_eq!(xs(&s.resident_regions()), vec![0, 2, 3]);
+    assert_eq!(xs(&s.empty_regions()), vec![1]);
+    let log: Vec<String> = s
+        .take_log()
+        .into_iter()
+        .filter(|l| !l.contains("palette resolved"))
+        .collect();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].starts_with("voxel volume 'cracked': chunk [1, 0, 0] of grid 0 does not decode and draws as empty: "),
+        "{log:?}"
+    );
+    assert!(log[0].contains("codec tag"), "{log:?}");
+    let _ = id;
 }

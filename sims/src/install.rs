@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use dh_content::diag::{Diagnostics, SourceFile};
+use dh_content::gltf::math::{self as m4, Mat4};
+use dh_content::gltf::Model;
 use dh_content::jsonc::{Kind, Value};
 use dh_content::merge;
 use dh_content::read::{FromJson, Mode, ToJson};
@@ -30,26 +32,70 @@ use crate::world::{SimWorld, TICK_RATE};
 /// What an object placement's source resolves to: the object's root components with its
 /// variant chain already folded (the compiled object's `resolved.components`, references
 /// rewritten to barcodes). The instance's own components are laid over them here by the
-/// one merge rule.
+/// one merge rule. An object that places a model also carries what the loader builds its
+/// parts from (spec: dh.object; runtime assets, "The object loader").
 #[derive(Debug, Clone, Default)]
 pub struct ResolvedObject {
     /// The object's barcode (`core:objects/physicsCube.dh-obj`).
     pub barcode: String,
     /// The root's components, as JSON, each `{ "$type": "dh.<noun>", ... }`.
     pub components: Vec<Value>,
+    /// The model whose parts are the object's children (a barcode), if it places one.
+    pub model: Option<String>,
+    /// The root's own position, where the object states one (a placement's own wins).
+    pub position: Option<[f64; 3]>,
+    /// The root's own rotation, euler degrees.
+    pub rotation: Option<[f64; 3]>,
+    /// The root's own scale.
+    pub scale: Option<[f64; 3]>,
+    /// Overrides of the model's parts (`children`), as JSON.
+    pub children: Vec<Value>,
+    /// The records the object adds (`objects`), as JSON.
+    pub objects: Vec<Value>,
+}
+
+fn json_list(object: &Value, key: &str) -> Vec<Value> {
+    match object.get(key).map(|v| &v.kind) {
+        Some(Kind::Array(items)) => items.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// `[x, y, z]` of finite numbers; with `uniform`, one number stands for all three.
+fn json_v3(v: Option<&Value>, uniform: bool) -> Option<[f64; 3]> {
+    let v = v?;
+    if let (true, Some(n)) = (uniform, v.as_f64()) {
+        return n.is_finite().then_some([n; 3]);
+    }
+    let items = v.as_array()?;
+    if items.len() != 3 {
+        return None;
+    }
+    let mut out = [0.0; 3];
+    for (o, i) in out.iter_mut().zip(items) {
+        *o = i.as_f64().filter(|n| n.is_finite())?;
+    }
+    Some(out)
 }
 
 impl ResolvedObject {
     /// The resolved root of an object's JSON (a compiled object's `resolved` member, or a
-    /// source object with no `inherits`): its `components` list.
+    /// source object with no `inherits`): its `components`, its `model`, its root
+    /// transform, its `children` and its `objects`.
     pub fn from_object_json(barcode: impl Into<String>, object: &Value) -> ResolvedObject {
-        let components = match object.get("components").map(|v| &v.kind) {
-            Some(Kind::Array(items)) => items.clone(),
-            _ => Vec::new(),
-        };
         ResolvedObject {
             barcode: barcode.into(),
-            components,
+            components: json_list(object, "components"),
+            model: object
+                .get("model")
+                .and_then(Value::as_str)
+                .filter(|m| !m.is_empty())
+                .map(str::to_string),
+            position: json_v3(object.get("position"), false),
+            rotation: json_v3(object.get("rotation"), false),
+            scale: json_v3(object.get("scale"), true),
+            children: json_list(object, "children"),
+            objects: json_list(object, "objects"),
         }
     }
 }
@@ -215,6 +261,8 @@ struct Staged {
     instance: Option<ObjectInstance>,
     model: Option<ModelInstance>,
     connections: Vec<dh_content::schema::records::Connection>,
+    /// An object placement's resolved source, its parts planned once every record is.
+    object: Option<ResolvedObject>,
 }
 
 fn v3(v: Option<CVec3>, default: [f64; 3]) -> [f64; 3] {
@@ -253,6 +301,22 @@ impl SimWorld {
         map: &Map,
         ctx: &MapContext,
         resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
+        tick_rate: f64,
+    ) -> Result<SimWorld, InstallError> {
+        SimWorld::install_with_models(map, ctx, resolver, &|_| None, tick_rate)
+    }
+
+    /// Installs `map` like [`install_at`](SimWorld::install_at), and installs the model
+    /// parts of every object placement whose object places a model (spec: runtime assets,
+    /// "The object loader"): `models` gives a model's scene graph by barcode (its nodes,
+    /// transforms and material slots; its geometry need not be read, see
+    /// `dh_content::gltf::read_scene`). An object whose model `models` cannot give installs
+    /// without its parts, with one warning ([`SimWorld::install_warnings`]).
+    pub fn install_with_models(
+        map: &Map,
+        ctx: &MapContext,
+        resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
+        models: &dyn Fn(&str) -> Option<Arc<Model>>,
         tick_rate: f64,
     ) -> Result<SimWorld, InstallError> {
         if !(tick_rate.is_finite() && tick_rate > 0.0) {
@@ -432,8 +496,20 @@ impl SimWorld {
             let _ = world.insert_one(e, Connections(Arc::from(wires)));
         }
 
-        // Every model placement's parts, after every record, in part-table order.
-        let planned = plan_parts(map, &staged, &index_of, ctx)?;
+        // Every model placement's parts, after every record, in part-table order; then
+        // every object placement's, numbered on from the compiled tables.
+        let mut planned = plan_parts(map, &staged, &index_of, ctx)?;
+        let mut objects = ObjectPlan {
+            resolver,
+            models,
+            next_id: planned
+                .iter()
+                .map(|p| p.part.id.saturating_add(1))
+                .max()
+                .unwrap_or(0),
+            warnings: Vec::new(),
+        };
+        plan_object_parts(&staged, &movers_under, &mut objects, &mut planned)?;
         let mut parts: Vec<Entity> = Vec::with_capacity(planned.len());
         let mut all = records.clone();
         let mut parents = staged_parents(&staged);
@@ -454,7 +530,10 @@ impl SimWorld {
             };
             let mut b = EntityBuilder::new();
             b.add(ModelPart {
-                instance: records[p.record],
+                instance: match p.owner {
+                    Some(k) => parts[k],
+                    None => records[p.record],
+                },
                 model: p.model.clone(),
                 id: p.part.id,
                 slot: p.slot,
@@ -488,6 +567,7 @@ impl SimWorld {
         );
         sim.parts = parts;
         sim.warnings = carried_part_warnings(&staged, &movers_under, map);
+        sim.warnings.extend(objects.warnings);
         for zone in map.bake_zone_ids() {
             sim.bake_sets.insert(
                 zone.to_string(),
@@ -534,6 +614,7 @@ fn stage(
         instance: None,
         model: None,
         connections: Vec::new(),
+        object: None,
     };
     match r {
         Record::Folder(f) => {
@@ -586,11 +667,32 @@ fn stage(
                         source: if resolved.barcode.is_empty() {
                             source
                         } else {
-                            resolved.barcode
+                            resolved.barcode.clone()
                         },
                         other_components: others,
                     });
                     s.connections = inst.connections.clone();
+                    // The one merge rule: the placement's transform member by member over
+                    // the object root's own.
+                    s.pose = Pose::from_authored(
+                        inst.position
+                            .map(|v| v.0)
+                            .or(resolved.position)
+                            .unwrap_or([0.0; 3]),
+                        inst.rotation
+                            .map(|v| v.0)
+                            .or(resolved.rotation)
+                            .unwrap_or([0.0; 3]),
+                        inst.scale
+                            .map(|v| v.0)
+                            .or(resolved.scale)
+                            .unwrap_or([1.0; 3]),
+                    );
+                    let mut object = resolved;
+                    let over: Vec<Value> =
+                        inst.object_children.iter().map(|c| c.to_json()).collect();
+                    object.children = merge::merge_list("children", &object.children, &over);
+                    s.object = Some(object);
                 }
                 None => {
                     return Err(InstallError::UnknownSourceKind {
@@ -1130,6 +1232,9 @@ enum Filed {
 struct PlannedPart {
     /// The placement's record index.
     record: usize,
+    /// The added record it belongs to (its index among the planned parts), where an
+    /// object's added record placed it; `None` for the placement's own parts.
+    owner: Option<usize>,
     /// The placed model.
     model: String,
     /// The compiled entry.
@@ -1300,6 +1405,7 @@ fn plan_parts(
             let name = part.name.clone().filter(|n| !n.is_empty());
             out.push(PlannedPart {
                 record: i,
+                owner: None,
                 model: model.clone(),
                 part: part.clone(),
                 slot: part.id.saturating_sub(first),
@@ -1316,6 +1422,7 @@ fn plan_parts(
                     instance: None,
                     model: None,
                     connections: Vec::new(),
+                    object: None,
                 },
                 renderer,
             });
@@ -1337,4 +1444,563 @@ fn plan_parts(
         }
     }
     Ok(out)
+}
+
+// ---- Object models -------------------------------------------------------------------------
+
+/// The deepest an object's added records may nest (an object adding an object adding ...):
+/// a deeper record is one warning and is not installed, so a record chain that loops back
+/// on itself ends.
+pub const MAX_RECORD_DEPTH: usize = 8;
+
+/// `pose` as a matrix (`T · R · S`).
+fn pose_matrix(p: &Pose) -> Mat4 {
+    m4::from_trs(
+        p.position.map(f64::from),
+        p.rotation.0.map(f64::from),
+        p.scale.map(f64::from),
+    )
+}
+
+/// A matrix taken apart into a pose (a shear is dropped).
+fn matrix_pose(m: &Mat4) -> Pose {
+    let d = m4::decompose(m);
+    Pose {
+        position: d.translation.map(|v| v as f32),
+        rotation: Quat(d.rotation.map(|v| v as f32)),
+        scale: d.scale.map(|v| v as f32),
+    }
+}
+
+/// `T · R · S` of an authored position, euler rotation (degrees) and scale.
+fn trs(position: [f64; 3], rotation: [f64; 3], scale: [f64; 3]) -> Mat4 {
+    m4::from_trs(position, m4::quat_from_euler_degrees(rotation), scale)
+}
+
+/// What the parts of one model (or one added record) are installed under.
+#[derive(Clone)]
+struct Anchor {
+    /// The map record the whole object placement belongs to.
+    record: usize,
+    /// The added record the parts belong to (its index among the planned parts), `None`
+    /// for the placement itself.
+    owner: Option<usize>,
+    /// What a part with no part above it is filed under.
+    filed: Filed,
+    /// The world matrix of the owner's root.
+    root: Mat4,
+    /// Whether a mover carries the owner.
+    carried: bool,
+    /// The id the parts' scene-object ids are minted under.
+    id_base: Guid,
+    /// The owner, in warnings.
+    label: String,
+}
+
+/// What planning an object's parts keeps across the whole install.
+struct ObjectPlan<'a> {
+    resolver: &'a dyn Fn(&str) -> Option<ResolvedObject>,
+    models: &'a dyn Fn(&str) -> Option<Arc<Model>>,
+    /// The next map-wide part id.
+    next_id: u32,
+    warnings: Vec<String>,
+}
+
+/// Every object placement's model parts and added records, after the compiled model
+/// placements' parts, placements in map order (spec: runtime assets, "The object loader":
+/// the model, part parents and transforms, removals, renderers, then the added records).
+fn plan_object_parts(
+    staged: &[Staged],
+    movers_under: &[bool],
+    plan: &mut ObjectPlan<'_>,
+    out: &mut Vec<PlannedPart>,
+) -> Result<(), InstallError> {
+    for (i, s) in staged.iter().enumerate() {
+        let Some(object) = &s.object else { continue };
+        let label = match &s.name {
+            Some(n) => format!("'{n}'"),
+            None => format!("#{i}"),
+        };
+        let anchor = Anchor {
+            record: i,
+            owner: None,
+            filed: Filed::Record(i),
+            root: pose_matrix(&s.pose),
+            carried: movers_under.get(i).copied().unwrap_or(false),
+            id_base: s.id,
+            label: format!("{label} ({})", object.barcode),
+        };
+        plan_object(plan, out, &anchor, object, 0)?;
+    }
+    Ok(())
+}
+
+/// One object's parts under `anchor`: its model's, then its added records'.
+fn plan_object(
+    plan: &mut ObjectPlan<'_>,
+    out: &mut Vec<PlannedPart>,
+    anchor: &Anchor,
+    object: &ResolvedObject,
+    depth: usize,
+) -> Result<(), InstallError> {
+    let mut placed: HashMap<String, (usize, Mat4)> = HashMap::new();
+    if let Some(model) = &object.model {
+        match (plan.models)(model) {
+            Some(tree) => {
+                placed = plan_model(plan, out, anchor, model, &tree, &object.children)?;
+            }
+            None => plan.warnings.push(format!(
+                "warning: {}: its model '{model}' could not be read; its parts are not installed",
+                anchor.label
+            )),
+        }
+    }
+    for rec in &object.objects {
+        if rec
+            .get("removed")
+            .is_some_and(|v| matches!(v.kind, Kind::Bool(true)))
+        {
+            continue;
+        }
+        let id = rec.get("id").and_then(Value::as_str).unwrap_or("");
+        let Some(source) = rec.get("source").and_then(Value::as_str) else {
+            plan.warnings.push(format!(
+                "warning: {}: added record '{id}' names no source; it is not installed",
+                anchor.label
+            ));
+            continue;
+        };
+        let label = format!("{}, added record '{id}' ({source})", anchor.label);
+        if depth + 1 > MAX_RECORD_DEPTH {
+            plan.warnings.push(format!(
+                "warning: {label}: records nest deeper than {MAX_RECORD_DEPTH}; it is not installed"
+            ));
+            continue;
+        }
+        let (filed, above) = match rec.get("parent").and_then(Value::as_str) {
+            None | Some("") => (anchor.filed, anchor.root),
+            Some(path) => match placed.get(path) {
+                Some(&(k, w)) => (Filed::Part(k), w),
+                None => {
+                    plan.warnings.push(format!(
+                        "warning: {label}: its parent '{path}' is no installed part; it is filed under the object's root"
+                    ));
+                    (anchor.filed, anchor.root)
+                }
+            },
+        };
+        let kind = SourceKind::of(source);
+        let resolved = match kind {
+            Some(SourceKind::Object) => match (plan.resolver)(source) {
+                Some(r) => Some(r),
+                None => {
+                    plan.warnings.push(format!(
+                        "warning: {label}: its source does not resolve; it is not installed"
+                    ));
+                    continue;
+                }
+            },
+            Some(SourceKind::Model) => None,
+            None => {
+                plan.warnings.push(format!(
+                    "warning: {label}: its source is neither an object nor a model; it is not installed"
+                ));
+                continue;
+            }
+        };
+        // The record's transform member by member over its source root's own.
+        let own = |key: &str, uniform: bool| json_v3(rec.get(key), uniform);
+        let local = trs(
+            own("position", false)
+                .or(resolved.as_ref().and_then(|r| r.position))
+                .unwrap_or([0.0; 3]),
+            own("rotation", false)
+                .or(resolved.as_ref().and_then(|r| r.rotation))
+                .unwrap_or([0.0; 3]),
+            own("scale", true)
+                .or(resolved.as_ref().and_then(|r| r.scale))
+                .unwrap_or([1.0; 3]),
+        );
+        let world = m4::mul(&above, &local);
+        let over = json_list(rec, "components");
+        let base = resolved
+            .as_ref()
+            .map(|r| r.components.clone())
+            .unwrap_or_default();
+        let merged = merge::merge_list("components", &base, &over);
+        let shared: Vec<Value> = merged.into_iter().filter(is_body_component).collect();
+        let (components, _) = read_merged(anchor.record, &shared)?;
+        let id_base = dh_content::parts::object_id(
+            anchor.id_base,
+            dh_content::parts::mint_local_id(source, id),
+        );
+        let index = out.len();
+        let name = rec
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+            .unwrap_or(id)
+            .to_string();
+        out.push(PlannedPart {
+            record: anchor.record,
+            owner: anchor.owner,
+            model: source.to_string(),
+            part: dh_content::schema::records::Part {
+                id: plan.next_id,
+                object_id: Some(id_base),
+                name: Some(name.clone()),
+                path: Some(String::new()),
+                structural: Some(true),
+                ..Default::default()
+            },
+            slot: 0,
+            filed,
+            carried: anchor.carried,
+            staged: part_staged(id_base, Some(name), true, matrix_pose(&world), components),
+            renderer: None,
+        });
+        plan.next_id = plan.next_id.saturating_add(1);
+        let inner = Anchor {
+            record: anchor.record,
+            owner: Some(index),
+            filed: Filed::Part(index),
+            root: world,
+            carried: anchor.carried,
+            id_base,
+            label,
+        };
+        match resolved {
+            Some(mut r) => {
+                let over = json_list(rec, "children");
+                r.children = merge::merge_list("children", &r.children, &over);
+                plan_object(plan, out, &inner, &r, depth + 1)?;
+            }
+            None => match (plan.models)(source) {
+                Some(tree) => {
+                    plan_model(
+                        plan,
+                        out,
+                        &inner,
+                        source,
+                        &tree,
+                        &json_list(rec, "children"),
+                    )?;
+                }
+                None => plan.warnings.push(format!(
+                    "warning: {}: its model could not be read; its parts are not installed",
+                    inner.label
+                )),
+            },
+        }
+    }
+    Ok(())
+}
+
+/// The component types a part or an added record's root installs a runtime form of here.
+fn is_body_component(v: &Value) -> bool {
+    matches!(
+        v.get("$type").and_then(Value::as_str),
+        Some("dh.box" | "dh.collider" | "dh.physicsProp" | "dh.bake")
+    )
+}
+
+fn part_staged(
+    id: Guid,
+    name: Option<String>,
+    enabled: bool,
+    pose: Pose,
+    components: Vec<MapComponent>,
+) -> Staged {
+    Staged {
+        kind: RecordKind::Object,
+        id,
+        name,
+        parent: None,
+        enabled,
+        pose,
+        components,
+        instance: None,
+        model: None,
+        connections: Vec::new(),
+        object: None,
+    }
+}
+
+/// One part override, read.
+#[derive(Default)]
+struct PartEdit {
+    name: Option<String>,
+    parent: Option<String>,
+    position: Option<[f64; 3]>,
+    rotation: Option<[f64; 3]>,
+    scale: Option<[f64; 3]>,
+    enabled: Option<bool>,
+    removed: bool,
+    components: Vec<Value>,
+}
+
+impl PartEdit {
+    fn of(v: &Value) -> PartEdit {
+        let flag = |key: &str| match v.get(key).map(|x| &x.kind) {
+            Some(Kind::Bool(b)) => Some(*b),
+            _ => None,
+        };
+        PartEdit {
+            name: v.get("name").and_then(Value::as_str).map(str::to_string),
+            parent: v.get("parent").and_then(Value::as_str).map(str::to_string),
+            position: json_v3(v.get("position"), false),
+            rotation: json_v3(v.get("rotation"), false),
+            scale: json_v3(v.get("scale"), true),
+            enabled: flag("enabled"),
+            removed: flag("removed") == Some(true),
+            components: json_list(v, "components"),
+        }
+    }
+}
+
+/// The parts of `tree` (the model `model`) under `anchor`, its part overrides `children`
+/// laid over them in the loader's order: parents, then transforms (a reparented part's
+/// position is local to its new parent), then removals (a removed part takes its subtree
+/// in the hierarchy the parents left), then renderers. Returns each installed part's index
+/// among the planned parts and its world matrix, by path.
+fn plan_model(
+    plan: &mut ObjectPlan<'_>,
+    out: &mut Vec<PlannedPart>,
+    anchor: &Anchor,
+    model: &str,
+    tree: &Model,
+    children: &[Value],
+) -> Result<HashMap<String, (usize, Mat4)>, InstallError> {
+    let paths = tree.node_paths();
+    let worlds = tree.world_matrices();
+    let nodes: Vec<usize> = tree
+        .traversal()
+        .into_iter()
+        .filter(|&n| tree.nodes[n].is_part())
+        .collect();
+    let mut slot_of: HashMap<usize, usize> = HashMap::new();
+    for (k, n) in nodes.iter().enumerate() {
+        slot_of.insert(*n, k);
+    }
+    // Each part's parent part (its nearest part ancestor) and its local matrix under it.
+    let mut parent: Vec<Option<usize>> = Vec::with_capacity(nodes.len());
+    let mut local: Vec<Mat4> = Vec::with_capacity(nodes.len());
+    for &n in &nodes {
+        let mut up = tree.nodes[n].parent;
+        let mut found = None;
+        while let Some(p) = up {
+            if let Some(&k) = slot_of.get(&p) {
+                found = Some(k);
+                break;
+            }
+            up = tree.nodes.get(p).and_then(|x| x.parent);
+        }
+        let l = match found.and_then(|k| m4::inverse(&worlds[nodes[k]])) {
+            Some(inv) => m4::mul(&inv, &worlds[n]),
+            None if found.is_none() => worlds[n],
+            None => tree.nodes[n].local,
+        };
+        parent.push(found);
+        local.push(l);
+    }
+    let by_path: HashMap<&str, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(k, n)| (paths[*n].as_str(), k))
+        .collect();
+    // The overrides, each resolved to its part; the last naming a part is its answer.
+    let mut edits: Vec<Option<PartEdit>> = (0..nodes.len()).map(|_| None).collect();
+    let mut order: Vec<usize> = Vec::new();
+    for o in children {
+        let path = o.get("path").and_then(Value::as_str).unwrap_or("");
+        match by_path.get(path) {
+            Some(&k) => {
+                order.retain(|x| *x != k);
+                order.push(k);
+                edits[k] = Some(PartEdit::of(o));
+            }
+            None => plan.warnings.push(format!(
+                "warning: {}: the part override of '{path}' names no part of '{model}'; it is skipped",
+                anchor.label
+            )),
+        }
+    }
+    // Object-space world of part k under the current hierarchy.
+    let object_world = |k: usize, parent: &[Option<usize>], local: &[Mat4]| -> Mat4 {
+        let mut w = local[k];
+        let mut at = parent[k];
+        let mut steps = 0;
+        while let Some(p) = at {
+            w = m4::mul(&local[p], &w);
+            at = parent[p];
+            steps += 1;
+            if steps > parent.len() {
+                break;
+            }
+        }
+        w
+    };
+    let under = |k: usize, root: usize, parent: &[Option<usize>]| -> bool {
+        let mut at = Some(k);
+        let mut steps = 0;
+        while let Some(p) = at {
+            if p == root {
+                return true;
+            }
+            at = parent[p];
+            steps += 1;
+            if steps > parent.len() {
+                return false;
+            }
+        }
+        false
+    };
+    // Parents: the part keeps where it stands.
+    for &k in &order {
+        let Some(target) = edits[k].as_ref().and_then(|e| e.parent.clone()) else {
+            continue;
+        };
+        let new_parent = if target.is_empty() {
+            None
+        } else {
+            match by_path.get(target.as_str()) {
+                Some(&q) if !under(q, k, &parent) => Some(q),
+                Some(_) => {
+                    plan.warnings.push(format!(
+                        "warning: {}: part '{}' cannot be filed under '{target}', which lies under it; it keeps its parent",
+                        anchor.label, paths[nodes[k]]
+                    ));
+                    continue;
+                }
+                None => {
+                    plan.warnings.push(format!(
+                        "warning: {}: part '{}' names parent '{target}', which is no part of '{model}'; it keeps its parent",
+                        anchor.label, paths[nodes[k]]
+                    ));
+                    continue;
+                }
+            }
+        };
+        let w = object_world(k, &parent, &local);
+        local[k] = match new_parent {
+            None => w,
+            Some(q) => match m4::inverse(&object_world(q, &parent, &local)) {
+                Some(inv) => m4::mul(&inv, &w),
+                None => w,
+            },
+        };
+        parent[k] = new_parent;
+    }
+    // Transforms: each stated component replaces the part's own local one.
+    for &k in &order {
+        let Some(e) = edits[k].as_ref() else { continue };
+        if e.position.is_none() && e.rotation.is_none() && e.scale.is_none() {
+            continue;
+        }
+        let d = m4::decompose(&local[k]);
+        local[k] = m4::from_trs(
+            e.position.unwrap_or(d.translation),
+            e.rotation
+                .map(m4::quat_from_euler_degrees)
+                .unwrap_or(d.rotation),
+            e.scale.unwrap_or(d.scale),
+        );
+    }
+    // Removals take their subtree.
+    let removed: Vec<usize> = (0..nodes.len())
+        .filter(|&k| edits[k].as_ref().is_some_and(|e| e.removed))
+        .collect();
+    let kept: Vec<usize> = (0..nodes.len())
+        .filter(|&k| !removed.iter().any(|&r| under(k, r, &parent)))
+        .collect();
+    let start = out.len();
+    let index_of: HashMap<usize, usize> = kept
+        .iter()
+        .enumerate()
+        .map(|(j, &k)| (k, start + j))
+        .collect();
+    let mut placed = HashMap::new();
+    for &k in &kept {
+        let n = nodes[k];
+        let node = &tree.nodes[n];
+        let path = paths[n].clone();
+        let edit = edits[k].take().unwrap_or_default();
+        let world = m4::mul(&anchor.root, &object_world(k, &parent, &local));
+        // Renderer: every slot its mesh draws, each bound where the override's binds it.
+        let mut bound: Vec<(String, String)> = Vec::new();
+        let mut listed: Vec<Value> = Vec::new();
+        for c in &edit.components {
+            if c.get("$type").and_then(Value::as_str) == Some("dh.renderer") {
+                if let Some(Kind::Object(members)) = c.get("materials").map(|m| &m.kind) {
+                    for m in members {
+                        if let Some(r) = m.value.as_str() {
+                            bound.push((m.key.clone(), r.to_string()));
+                        }
+                    }
+                }
+            } else if is_body_component(c) {
+                listed.push(c.clone());
+            }
+        }
+        let renderer = node.mesh.and_then(|m| tree.meshes.get(m)).map(|mesh| {
+            let mut materials: Vec<(String, String)> = Vec::new();
+            for p in &mesh.primitives {
+                if let Some(slot) = &p.material {
+                    if !materials.iter().any(|(s, _)| s == slot) {
+                        let r = bound
+                            .iter()
+                            .rev()
+                            .find(|(s, _)| s == slot)
+                            .map(|(_, r)| r.clone())
+                            .unwrap_or_default();
+                        materials.push((slot.clone(), r));
+                    }
+                }
+            }
+            PartRenderer {
+                materials,
+                map_slots: false,
+            }
+        });
+        let (components, _) = read_merged(anchor.record, &listed)?;
+        let local_id = dh_content::parts::mint_local_id(model, &path);
+        let object_id = dh_content::parts::object_id(anchor.id_base, local_id);
+        let filed = match parent[k] {
+            Some(q) => index_of.get(&q).map_or(anchor.filed, |&j| Filed::Part(j)),
+            None => anchor.filed,
+        };
+        let name = edit
+            .name
+            .clone()
+            .filter(|n| !n.is_empty())
+            .or_else(|| Some(node.name.clone()).filter(|n| !n.is_empty()));
+        placed.insert(path.clone(), (out.len(), world));
+        out.push(PlannedPart {
+            record: anchor.record,
+            owner: anchor.owner,
+            model: model.to_string(),
+            part: dh_content::schema::records::Part {
+                id: plan.next_id,
+                local_id: Some(local_id),
+                object_id: Some(object_id),
+                name: name.clone(),
+                path: Some(path),
+                structural: node.mesh.is_none().then_some(true),
+                ..Default::default()
+            },
+            slot: k as u32,
+            filed,
+            carried: anchor.carried,
+            staged: part_staged(
+                object_id,
+                name,
+                edit.enabled != Some(false),
+                matrix_pose(&world),
+                components,
+            ),
+            renderer,
+        });
+        plan.next_id = plan.next_id.saturating_add(1);
+    }
+    Ok(placed)
 }

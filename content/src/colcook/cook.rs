@@ -140,6 +140,35 @@ pub struct WeldStats {
     pub degenerate: usize,
 }
 
+/// A fast hasher for weld keys (three `u32`s of position bits): multiply-rotate mixing.
+/// Not collision-resistant; the keys come from geometry, and a collision only costs a
+/// probe.
+#[derive(Default, Clone, Copy)]
+struct WeldHasher(u64);
+
+impl std::hash::Hasher for WeldHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(4);
+        for c in &mut chunks {
+            self.write_u32(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        }
+        for b in chunks.remainder() {
+            self.write_u32(u32::from(*b));
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u32(i as u32);
+    }
+}
+
+type WeldMap = HashMap<[u32; 3], u32, std::hash::BuildHasherDefault<WeldHasher>>;
+
 /// The bits a position welds by: exact coordinates, with `-0.0` read as `0.0`.
 fn weld_bits(p: [f32; 3]) -> [u32; 3] {
     p.map(|c| if c == 0.0 { 0 } else { c.to_bits() })
@@ -168,7 +197,8 @@ pub fn twice_area(a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> f64 {
 /// drops every triangle touching it), drops degenerate triangles, and keeps only the
 /// vertices a surviving triangle uses, numbered in order of first use.
 pub fn weld(soup: &Soup) -> Welded {
-    let mut first: HashMap<[u32; 3], u32> = HashMap::with_capacity(soup.positions.len());
+    let mut first: WeldMap =
+        WeldMap::with_capacity_and_hasher(soup.positions.len(), Default::default());
     // The welded id of each soup vertex; u32::MAX for a non-finite one.
     let mut canon: Vec<u32> = Vec::with_capacity(soup.positions.len());
     let mut welded: Vec<[f32; 3]> = Vec::new();

@@ -39,6 +39,12 @@
 //!   material.
 //! * `false`: nothing.
 //!
+//! The cook runs in the build's own process: this crate is the runtime's cooker too
+//! ([`cook_at_load`] is the load-time path for a pallet that ships no companion), so the
+//! spec's "hand the triangles to the engine named by enginePath" step has nothing to hand
+//! off, and a mesh-mode build always ships its companion when any part has a cooked
+//! shape. A cache entry that cannot be written is a warning, never an error.
+//!
 //! In `"boxes"` and `"hulls"`, a node carrying a material named like a sky, one thinner
 //! than [`MIN_THICKNESS`] or larger than [`MAX_SIZE`] is skipped silently. In every mode a
 //! node whose world transform has no inverse, and all below it, is skipped and named in

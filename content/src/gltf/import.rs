@@ -30,6 +30,21 @@ pub fn import_glb_with(bytes: &[u8], name: &str, opts: &ImportOptions) -> Result
     })
 }
 
+/// Reads only a GLB's scene graph, for a loader that places the model's parts before (or
+/// without) drawing it: every node with its name, hierarchy, transform, mesh and roles, and
+/// each mesh's name and its primitives' material slots and reflection probes. No accessor
+/// is read, so each [`Primitive`] has no vertices and no indices; the document is checked
+/// as far as the importer checks it before geometry (the container, the JSON, the scene,
+/// the node tree, refused extensions, primitive modes and material indices).
+pub fn read_scene(bytes: &[u8], name: &str, opts: &ImportOptions) -> Result<Model, GlbError> {
+    read_raw_with(bytes, name, opts, opts.purpose == Purpose::Object, false)
+        .and_then(|raw| finish(raw, opts.purpose))
+        .map_err(|kind| GlbError {
+            model: name.to_string(),
+            kind,
+        })
+}
+
 /// Budget counters over one model.
 struct Budget {
     vertices: usize,
@@ -57,6 +72,18 @@ pub(crate) fn read_raw(
     name: &str,
     opts: &ImportOptions,
     decode_skinned: bool,
+) -> R<Raw> {
+    read_raw_with(bytes, name, opts, decode_skinned, true)
+}
+
+/// [`read_raw`], reading each mesh's geometry only with `geometry` (else its primitives'
+/// material slots alone).
+fn read_raw_with(
+    bytes: &[u8],
+    name: &str,
+    opts: &ImportOptions,
+    decode_skinned: bool,
+    geometry: bool,
 ) -> R<Raw> {
     let c = glb::split(bytes)?;
     let doc = Document::open(&c, opts.max_vertices.saturating_mul(72))?;
@@ -187,7 +214,11 @@ pub(crate) fn read_raw(
         let slot = match decoded[m] {
             Some(s) => s,
             None => {
-                let mesh = read_mesh(&doc, &gmeshes[m], m, materials, opts, &mut budget)?;
+                let mesh = if geometry {
+                    read_mesh(&doc, &gmeshes[m], m, materials, opts, &mut budget)?
+                } else {
+                    read_mesh_slots(&gmeshes[m], m, materials)?
+                };
                 meshes.push(mesh);
                 decoded[m] = Some(meshes.len() - 1);
                 meshes.len() - 1
@@ -395,6 +426,73 @@ fn read_mesh(
             .push(read_primitive(doc, prim, &pp, materials, opts, budget)?);
     }
     Ok(out)
+}
+
+/// A mesh's name and each primitive's material slot and reflection probe, its geometry
+/// left unread (no vertices, no indices).
+fn read_mesh_slots(mesh: &Value, m: usize, materials: &[Value]) -> R<Mesh> {
+    let place = format!("meshes[{m}]");
+    let name = opt_str(mesh, "name", &place)?.unwrap_or("").to_string();
+    let mut out = Mesh {
+        name,
+        primitives: Vec::new(),
+    };
+    for (p, prim) in array(mesh, "primitives", &place)?.iter().enumerate() {
+        let pp = format!("{place}.primitives[{p}]");
+        let mode = match prim.get("mode") {
+            None => 4,
+            Some(v) => match v.as_f64() {
+                Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 1e15 => n as u64,
+                _ => {
+                    return Err(invalid(
+                        join(&pp, "mode"),
+                        "a glTF primitive mode (an integer)",
+                    ))
+                }
+            },
+        };
+        if mode != 4 {
+            return Err(GlbErrorKind::NotTriangles {
+                place: pp,
+                mode,
+                name: mode_name(mode),
+            });
+        }
+        out.primitives.push(Primitive {
+            material: material_slot(prim, &pp, materials)?,
+            reflection_probe: reflection_probe(prim),
+            ..Primitive::default()
+        });
+    }
+    Ok(out)
+}
+
+/// A primitive's material slot: the material's name, `#index` for an unnamed one.
+fn material_slot(prim: &Value, place: &str, materials: &[Value]) -> R<Option<String>> {
+    Ok(match opt_index(prim, "material", place)? {
+        None => None,
+        Some(i) => {
+            let mat = materials.get(i).ok_or_else(|| {
+                invalid(
+                    join(place, "material"),
+                    format!("a material index below {}, found {i}", materials.len()),
+                )
+            })?;
+            match opt_str(mat, "name", &format!("materials[{i}]"))? {
+                Some(s) if !s.is_empty() => Some(s.to_string()),
+                _ => Some(format!("#{i}")),
+            }
+        }
+    })
+}
+
+/// The reflection probe a primitive's `extras.dh.reflectionProbe` names.
+fn reflection_probe(prim: &Value) -> Option<String> {
+    prim.get("extras")
+        .and_then(|e| e.get("dh"))
+        .and_then(|d| d.get("reflectionProbe"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 /// An attribute's accessor, its count checked against POSITION's.
@@ -663,27 +761,8 @@ fn read_primitive(
         tangent::derive_tangents(&mut vertices, &indices);
     }
 
-    let material = match opt_index(prim, "material", place)? {
-        None => None,
-        Some(i) => {
-            let mat = materials.get(i).ok_or_else(|| {
-                invalid(
-                    join(place, "material"),
-                    format!("a material index below {}, found {i}", materials.len()),
-                )
-            })?;
-            match opt_str(mat, "name", &format!("materials[{i}]"))? {
-                Some(s) if !s.is_empty() => Some(s.to_string()),
-                _ => Some(format!("#{i}")),
-            }
-        }
-    };
-    let reflection_probe = prim
-        .get("extras")
-        .and_then(|e| e.get("dh"))
-        .and_then(|d| d.get("reflectionProbe"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let material = material_slot(prim, place, materials)?;
+    let reflection_probe = reflection_probe(prim);
 
     Ok(Primitive {
         vertices,

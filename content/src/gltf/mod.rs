@@ -36,7 +36,7 @@ mod write;
 
 pub use error::{GlbError, GlbErrorKind, ImportWarning};
 pub use fbx::{convert_fbx, find_blender, FbxError};
-pub use import::{import_glb, import_glb_with};
+pub use import::{import_glb, import_glb_with, read_scene};
 pub use pieces::{import_pieces, Piece};
 pub use report::{geometry_report, DEGENERATE_MIN_SHARE, DEGENERATE_MIN_TRIANGLES, REPORT_NAMES};
 pub use sidecar::{apply_sidecar, SidecarDiag, SidecarOutcome};

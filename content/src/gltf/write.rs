@@ -405,3 +405,108 @@ pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gltf::{import_glb, Mesh, Node};
+    use crate::mesh::MeshVertex;
+
+    fn tri() -> Mesh {
+        let v = |p: [f32; 3]| MeshVertex {
+            position: p,
+            normal: [0.0, 0.0, 1.0],
+            tangent: [1.0, 0.0, 0.0, -1.0],
+            uv0: [p[0], p[1]],
+            uv1: [0.25, 0.75],
+            ..MeshVertex::default()
+        };
+        Mesh {
+            name: String::new(),
+            primitives: vec![Primitive {
+                vertices: vec![v([0.0, 0.0, 0.0]), v([1.0, 0.0, 0.0]), v([0.0, 1.0, 0.0])],
+                indices: vec![0, 1, 2],
+                uv_sets: 2,
+                normals_authored: true,
+                tangents_authored: true,
+                color0: None,
+                color1: Some(vec![[0.5, 0.0, 0.0, 0.0]; 3]),
+                material: Some("#7".into()),
+                reflection_probe: Some("probe \"a\"".into()),
+            }],
+        }
+    }
+
+    /// A sheared node goes out as its matrix, a camera and a left-out skin keep their roles,
+    /// and an unnamed material slot keeps its `#N` name: the import reads back what was
+    /// written, element for element.
+    #[test]
+    fn a_written_model_reads_back_as_it_was() {
+        let mut sheared = Node::new("shear");
+        // X kept, Y leaning into X: not a rotation times a scale.
+        sheared.local = [
+            1.0, 0.0, 0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 3.0, 4.0, 1.0,
+        ];
+        sheared.mesh = Some(0);
+        let mut cam = Node::new("eye");
+        cam.camera = true;
+        cam.parent = Some(0);
+        sheared.children = vec![1];
+        let mut skin = Node::new("");
+        skin.skinned = true;
+        let model = Model {
+            name: "m".into(),
+            nodes: vec![sheared, cam, skin],
+            roots: vec![0, 2],
+            meshes: vec![tri()],
+            warnings: Vec::new(),
+        };
+        let bytes = write_glb(&model).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(text.contains("\"matrix\":[1,0,0,0,0.5,1,0,0,0,0,1,0,2,3,4,1]"));
+        let back = import_glb(&bytes, "m").unwrap();
+        assert_eq!(back.nodes[0].local, model.nodes[0].local);
+        assert!(back.nodes[1].camera && !back.nodes[1].is_part());
+        assert!(back.nodes[2].skinned && back.nodes[2].name.is_empty());
+        assert_eq!(back.node_paths(), ["shear", "shear/eye", "#1"]);
+        let p = &back.meshes[0].primitives[0];
+        let q = &model.meshes[0].primitives[0];
+        assert_eq!(p.vertices, q.vertices);
+        assert_eq!(p.indices, q.indices);
+        assert_eq!(p.uv_sets, 2);
+        assert_eq!(p.color1, q.color1);
+        assert_eq!(p.color0, None);
+        assert_eq!(p.material.as_deref(), Some("#7"));
+        assert_eq!(p.reflection_probe.as_deref(), Some("probe \"a\""));
+        assert_eq!(write_glb(&back).unwrap(), bytes, "writing is deterministic");
+        // The scene alone: the same tree and slots, no geometry read.
+        let scene = crate::gltf::read_scene(&bytes, "m", &Default::default()).unwrap();
+        assert_eq!(scene.nodes, back.nodes);
+        assert_eq!(scene.roots, back.roots);
+        let sp = &scene.meshes[0].primitives[0];
+        assert!(sp.vertices.is_empty() && sp.indices.is_empty());
+        assert_eq!(sp.material.as_deref(), Some("#7"));
+        assert_eq!(sp.reflection_probe, p.reflection_probe);
+    }
+
+    #[test]
+    fn a_mesh_index_past_the_meshes_is_refused() {
+        let mut n = Node::new("a");
+        n.mesh = Some(3);
+        let model = Model {
+            name: "bad".into(),
+            nodes: vec![n],
+            roots: vec![0],
+            ..Model::default()
+        };
+        assert_eq!(
+            write_glb(&model),
+            Err(WriteError::BadIndex {
+                model: "bad".into(),
+                place: "nodes[0].mesh".into(),
+                index: 3,
+                count: 0,
+            })
+        );
+    }
+}

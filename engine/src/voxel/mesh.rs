@@ -410,6 +410,35 @@ impl<'a> MeshContext<'a> {
 const GATHER: u64 = 0x0102_0408_1020_4080;
 const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 
+/// The four masks (opaque, see-through, drawn, fluid; bit i for cell i) of a row of at
+/// most 64 cells: each cell's flag byte from `table` (an index past it reads the last
+/// entry, the unresolved look), eight bytes to a word, each flag's bits gathered out of
+/// the word with one multiply.
+#[inline]
+fn classify_row(table: &[u8], from: &[u32]) -> [u64; 4] {
+    let last = table.len() - 1;
+    let mut m = [0u64; 4];
+    let mut word = |g: usize, ids: &[u32]| {
+        let mut w = 0u64;
+        for (k, &id) in ids.iter().enumerate() {
+            w |= u64::from(table[(id as usize).min(last)]) << (8 * k);
+        }
+        for (j, mj) in m.iter_mut().enumerate() {
+            *mj |= (((w >> j) & LOW_BITS).wrapping_mul(GATHER) >> 56) << (8 * g);
+        }
+    };
+    if let Ok(a) = <&[u32; 16]>::try_from(from) {
+        let (lo, hi) = a.split_at(8);
+        word(0, lo);
+        word(1, hi);
+    } else {
+        for (g, ids) in from.chunks(8).take(8).enumerate() {
+            word(g, ids);
+        }
+    }
+    m
+}
+
 /// Copies a row of cells, the common 16-cell row as one fixed-size move.
 #[inline]
 fn copy_row(dst: &mut [u32], src: &[u32]) {
@@ -542,20 +571,7 @@ fn gather<S: ChunkSource + ?Sized>(
                             or_flags(&mut rows[r], ctx.flag(first), lane);
                             continue;
                         }
-                        let mut bytes = [0u8; 64];
-                        for (b, &id) in bytes.iter_mut().zip(from) {
-                            *b = table[(id as usize).min(last)];
-                        }
-                        let mut m = [0u64; 4];
-                        for (g, w8) in bytes.chunks_exact(8).take(nx.div_ceil(8)).enumerate() {
-                            let mut a = [0u8; 8];
-                            a.copy_from_slice(w8);
-                            let w = u64::from_le_bytes(a);
-                            let sh = 8 * g as u32;
-                            for (k, mk) in m.iter_mut().enumerate() {
-                                *mk |= (((w >> k) & LOW_BITS).wrapping_mul(GATHER) >> 56) << sh;
-                            }
-                        }
+                        let m = classify_row(table, from);
                         for (dstm, mk) in rows[r].iter_mut().zip(m) {
                             *dstm |= mk << px;
                         }

@@ -242,6 +242,8 @@ pub struct OpenVolume {
     origin: [f64; 3],
     light: Option<Mutex<LightField>>,
     materials: [Material; 2],
+    /// Lines for the log when it opens.
+    notes: Vec<String>,
 }
 
 impl std::fmt::Debug for OpenVolume {
@@ -503,6 +505,7 @@ fn open_volume(
     looks: Option<Arc<VoxelLooks>>,
 ) -> Result<OpenVolume, String> {
     let name = spec.name.clone();
+    let mut notes = Vec::new();
     let (cells, looks, placement, bounds, y_up) = match &spec.source {
         VolumeSource::Payload {
             bytes,
@@ -543,13 +546,21 @@ fn open_volume(
                     };
                     let platform =
                         (!header.platform.is_empty()).then_some(header.platform.as_str());
-                    Arc::new(VoxelLooks::resolve(
+                    let t = std::time::Instant::now();
+                    let looks = VoxelLooks::resolve(
                         r.palette(),
                         tables,
                         platform,
                         inputs.pallet.as_deref().map(|p| p as &dyn PlatformPallet),
                         inputs.fluids.as_ref(),
-                    ))
+                    );
+                    notes.push(format!(
+                        "voxel volume '{name}': palette resolved in {:.1} ms: {} of {} entries drawn from a look, the rest wear the unresolved checker",
+                        t.elapsed().as_secs_f64() * 1e3,
+                        looks.resolved_count(),
+                        looks.len()
+                    ));
+                    Arc::new(looks)
                 }
             };
             let edge = header.chunk_edge as usize;
@@ -619,8 +630,14 @@ fn open_volume(
                 config.light_budget_mb,
             ))
         });
+    if spec.light_field && !y_up {
+        notes.push(format!(
+            "voxel volume '{name}': no light field is computed for a grid whose up axis is not Y yet; it is shaded without one"
+        ));
+    }
     let materials = volume_materials(looks.atlas());
     Ok(OpenVolume {
+        notes,
         id,
         name,
         unresolved: UnresolvedUvs::of(&looks),
@@ -706,6 +723,7 @@ impl VoxelStreamer {
             q.max_meshes = config.max_meshes.max(1);
             q.behind_weight = config.behind_weight;
             q.horizon = None;
+            q.invalidate();
         }
         let over: Vec<RegionKey> = self
             .regions
@@ -919,14 +937,18 @@ impl VoxelStreamer {
         self.queue_light(&camera, focus_origin);
         {
             let mut q = self.shared.lock();
-            q.camera = camera;
-            q.focus.clear();
+            let mut focus = std::collections::HashMap::new();
             if focus_origin {
                 for (id, v) in &self.volumes {
                     if let VolumeState::Open(o) = &v.state {
-                        q.focus.insert(*id, self.camera_for(&camera, true, o));
+                        focus.insert(*id, self.camera_for(&camera, true, o));
                     }
                 }
+            }
+            if q.camera != camera || q.focus != focus {
+                q.camera = camera;
+                q.focus = focus;
+                q.invalidate();
             }
             q.resident = self.resident;
         }
@@ -947,6 +969,7 @@ impl VoxelStreamer {
                     }
                     match result {
                         Ok(open) => {
+                            self.log.extend(open.notes.iter().cloned());
                             v.looks = Some(open.looks.clone());
                             v.state = VolumeState::Open(open);
                             self.materials_generation += 1;
@@ -1213,6 +1236,7 @@ impl VoxelStreamer {
         }
         // Within the radius, with no state: queued.
         let mut q = self.shared.lock();
+        q.invalidate();
         for (key, center, half) in wanted {
             if self.regions.contains_key(&key) {
                 continue;
@@ -1382,7 +1406,7 @@ impl VoxelStreamer {
     /// Whether streaming has settled: nothing opening, meshing or lighting, and nothing
     /// queued that a thread may take.
     fn settled(&self) -> bool {
-        let q = self.shared.lock();
+        let mut q = self.shared.lock();
         let opening = self
             .volumes
             .values()

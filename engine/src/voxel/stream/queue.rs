@@ -142,8 +142,13 @@ pub(crate) struct Queue {
     pub behind_weight: f32,
     pub shutdown: bool,
     pub done: Vec<Done>,
-    /// Regions handed to a thread since the streamer started.
-    pub taken: u64,
+    /// The queued regions by urgency for the camera as it last stood: (urgency,
+    /// distance, key), most urgent first, rebuilt when the camera, a focus, the weight or
+    /// the queue's contents change; entries no longer queued are skipped.
+    order: Vec<(f64, f64, RegionKey)>,
+    order_valid: bool,
+    /// Entries before it were taken or unloaded.
+    head: usize,
 }
 
 impl Queue {
@@ -162,8 +167,32 @@ impl Queue {
             behind_weight,
             shutdown: false,
             done: Vec::new(),
-            taken: 0,
+            order: Vec::new(),
+            order_valid: false,
+            head: 0,
         }
+    }
+
+    /// The urgent order must be rebuilt (the camera moved, regions were queued).
+    pub fn invalidate(&mut self) {
+        self.order_valid = false;
+    }
+
+    fn rebuild(&mut self) {
+        let mut order: Vec<(f64, f64, RegionKey)> = self
+            .pending
+            .iter()
+            .map(|(key, p)| {
+                let cam = self.camera_for(key.0);
+                let d = box_distance(cam.position.map(f64::from), p.center, p.half);
+                let u = urgency(cam, p.center, p.half, self.behind_weight);
+                (u, d, *key)
+            })
+            .collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+        self.order = order;
+        self.order_valid = true;
+        self.head = 0;
     }
 
     fn camera_for(&self, id: VolumeId) -> &CameraView {
@@ -171,29 +200,23 @@ impl Queue {
     }
 
     /// The most urgent queued region a thread may take now, if any.
-    pub fn best_region(&self) -> Option<RegionKey> {
-        if self.meshing + self.resident >= self.max_meshes {
+    pub fn best_region(&mut self) -> Option<RegionKey> {
+        if self.meshing + self.resident >= self.max_meshes || self.pending.is_empty() {
             return None;
         }
-        let mut best: Option<(f64, RegionKey)> = None;
-        for (key, p) in &self.pending {
-            let cam = self.camera_for(key.0);
-            if let Some(h) = self.horizon {
-                let d = box_distance(cam.position.map(f64::from), p.center, p.half);
-                if d >= h {
-                    continue;
-                }
-            }
-            let u = urgency(cam, p.center, p.half, self.behind_weight);
-            let better = match &best {
-                None => true,
-                Some((bu, bk)) => u < *bu || (u == *bu && key < bk),
-            };
-            if better {
-                best = Some((u, *key));
-            }
+        if !self.order_valid {
+            self.rebuild();
         }
-        best.map(|(_, k)| k)
+        while let Some(&(_, _, k)) = self.order.get(self.head) {
+            if self.pending.contains_key(&k) {
+                break;
+            }
+            self.head += 1;
+        }
+        let rest = self.order.get(self.head..).unwrap_or_default();
+        rest.iter()
+            .find(|(_, d, k)| self.pending.contains_key(k) && self.horizon.is_none_or(|h| *d < h))
+            .map(|&(_, _, k)| k)
     }
 
     fn light_ready(&self) -> Option<usize> {
@@ -203,7 +226,7 @@ impl Queue {
     }
 
     /// Whether a thread asking now would get something.
-    pub fn ready(&self) -> bool {
+    pub fn ready(&mut self) -> bool {
         !self.shutdown
             && (!self.opens.is_empty()
                 || self.light_ready().is_some()
@@ -232,7 +255,6 @@ impl Queue {
         let key = self.best_region()?;
         let p = self.pending.remove(&key)?;
         self.meshing += 1;
-        self.taken += 1;
         Some(Task::Mesh {
             key,
             ticket: p.ticket,
