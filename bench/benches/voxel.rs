@@ -189,6 +189,68 @@ fn main() {
         }
     });
     assert_eq!(nf, quads);
+    if std::env::var("DTMP_HOT").is_ok() {
+        let mut cells_chunks = 0;
+        for &c in &wanted {
+            if matches!(w.chunk(c), ChunkView::Cells(_)) {
+                cells_chunks += 1;
+            }
+        }
+        let mut unb = 0;
+        let mut unb_list = Vec::new();
+        let mut cells_list = Vec::new();
+        for &c in &wanted {
+            match w.chunk(c) {
+                ChunkView::Uniform(_) => {
+                    let buried = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
+                        .iter()
+                        .all(|d| matches!(w.chunk([c[0] + d[0], c[1] + d[1], c[2] + d[2]]), ChunkView::Uniform(v) if v != AIR && v != terrain::WATER && v != terrain::LEAVES));
+                    if !buried {
+                        unb += 1;
+                        unb_list.push(c);
+                    }
+                }
+                ChunkView::Cells(_) => cells_list.push(c),
+                _ => {}
+            }
+        }
+        let hu = best(5, || {
+            for &c in &unb_list {
+                for _ in 0..10 {
+                    black_box(find_faces(&w, &ctx, c, &mut scratch));
+                }
+            }
+        });
+        let hc = best(5, || {
+            for &c in &cells_list {
+                for _ in 0..10 {
+                    black_box(find_faces(&w, &ctx, c, &mut scratch));
+                }
+            }
+        });
+        eprintln!("DTMP unburied uniform {unb}: hot {:.2} µs each; cells hot {:.2} µs each", hu.as_secs_f64() * 1e5 / unb as f64, hc.as_secs_f64() * 1e5 / cells_list.len() as f64);
+        let hot = best(5, || {
+            for &c in &wanted {
+                for _ in 0..10 {
+                    black_box(find_faces(&w, &ctx, c, &mut scratch));
+                }
+            }
+        });
+        let hotm = best(5, || {
+            for &c in &wanted {
+                for _ in 0..10 {
+                    out.clear();
+                    black_box(mesh_chunk_into(&w, &ctx, c, &mut scratch, &mut out));
+                }
+            }
+        });
+        eprintln!(
+            "DTMP cells chunks {cells_chunks}; faces cold {:.2} ms, hot {:.2} ms; mesh hot {:.2} ms",
+            faces_only.as_secs_f64() * 1e3,
+            hot.as_secs_f64() * 1e3 / 10.0,
+            hotm.as_secs_f64() * 1e3 / 10.0
+        );
+    }
     let per_chunk_us = one.as_secs_f64() * 1e6 / wanted.len() as f64;
     let per_faced_us = one.as_secs_f64() * 1e6 / faced.max(1) as f64;
     // 1 and 2 workers, region by region (regionChunks 1: a region is a chunk).

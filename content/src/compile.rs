@@ -62,7 +62,7 @@ impl AssetKind {
             ".dh-vox" => AssetKind::Voxel,
             ".dh-model" => AssetKind::ModelSidecar,
             // Packed as they stand: a bake's lightmap sidecar, a voxel payload.
-            ".dh-lightmap" | ".bin" => AssetKind::Raw,
+            ".dh-lightmap" | ".bin" | ".dh-colcook" => AssetKind::Raw,
             e if e.starts_with(".dh-") => {
                 return Err(format!(
                     "'{e}' is not an asset type this compiler knows; expected one of: .dh-map, .dh-obj, .dh-mat, .dh-vox, .dh-model"
@@ -97,6 +97,7 @@ pub fn mime_of(path: &str) -> &'static str {
         "dh-mat" => "application/vnd.dh.material+json",
         "dh-vox" => "application/vnd.dh.voxel+json",
         "dh-model" => "application/vnd.dh.model+json",
+        "dh-colcook" => "application/vnd.dh.colcook",
         "glb" => "model/gltf-binary",
         "gltf" => "model/gltf+json",
         "png" => "image/png",
@@ -338,7 +339,9 @@ pub fn compile_sources(
     if let Some(manifest) = &manifest {
         generated = convert_voxel_sources(manifest, &mut read);
         let roots = resolve_objects(manifest, &mut read);
-        writes = check_maps(manifest, &mut read, &roots);
+        let (w, companions) = check_maps(manifest, &mut read, &roots);
+        writes = w;
+        generated.extend(companions);
         check_references(manifest, &mut read);
     }
     for r in &mut read {
@@ -392,7 +395,9 @@ pub fn compile_sources(
     out
 }
 
-fn pack(
+/// Packs compiled `assets` under the manifest `m` into `.pallet` bytes (what a build
+/// writes; a tool that rewrites a build's asset list packs it again through here).
+pub fn pack(
     m: &PalletManifestSource,
     assets: &[CompiledAsset],
 ) -> Result<Vec<u8>, crate::pallet::PalletError> {
@@ -774,12 +779,13 @@ fn resolve_objects(
 /// Validates every map with what the pallet knows: the inheritance chain inside the pallet
 /// (cycles, parents, repeated names, thumbnails, inherited geometry and records), and the
 /// record rules with the component types each object placement's source resolves to.
-/// Returns the identity sidecars the models it imported need written back.
+/// Returns the identity sidecars the models it imported need written back, and each map's
+/// cooked-collision companion (`<map>.dh-colcook`, autoCollision's mesh shapes).
 fn check_maps(
     manifest: &PalletManifestSource,
     read: &mut [ReadAsset],
     roots: &BTreeMap<String, Vec<String>>,
-) -> Vec<CompilerWrite> {
+) -> (Vec<CompilerWrite>, Vec<CompiledAsset>) {
     use crate::fold::{check_map_chain, ChainScope, Level};
     let barcode = |path: &str| Barcode {
         pallet: manifest.id.clone(),
@@ -801,12 +807,13 @@ fn check_maps(
         .filter_map(|r| Some((r.path.clone(), r.file.clone()?)))
         .collect();
     let mut models = ModelCache::default();
+    let mut companions = Vec::new();
     for i in 0..read.len() {
         let (Some(mut map), Some(file)) = (read[i].map.take(), read[i].file.clone()) else {
             continue;
         };
         let mut baked = Diagnostics::new();
-        bake_model_instances(
+        let companion = bake_model_instances(
             manifest,
             read,
             &read[i].path,
@@ -815,6 +822,11 @@ fn check_maps(
             &mut baked,
             &mut models,
         );
+        companions.extend(companion.map(|c| CompiledAsset {
+            path: c.path,
+            kind: AssetKind::Raw,
+            bytes: c.bytes,
+        }));
         let r = &mut read[i];
         r.diags.extend(baked);
         let mut info = map.map_info();
@@ -860,7 +872,7 @@ fn check_maps(
             r.diags.extend(d);
         }
     }
-    writes
+    (writes, companions)
 }
 
 /// The references a map states: material slots, its look asset, its sky image, and what
@@ -1523,7 +1535,7 @@ fn import_model(
 /// Every record's world pose: its own transform (a folder has none) composed under its
 /// parent's, up the parent chain. A parent the map lacks, and a chain that loops, are the
 /// map rules' errors; here such a record stands as a root.
-fn record_worlds(objects: &[crate::schema::records::Record]) -> Vec<crate::gltf::math::Mat4> {
+pub fn record_worlds(objects: &[crate::schema::records::Record]) -> Vec<crate::gltf::math::Mat4> {
     use crate::gltf::math::{mul, IDENTITY};
     use crate::parts::instance_pose;
     use crate::schema::records::Record;
@@ -1592,7 +1604,7 @@ fn bake_model_instances(
     file: &SourceFile,
     diags: &mut Diagnostics,
     cache: &mut ModelCache,
-) {
+) -> Option<crate::colcook::Companion> {
     use crate::schema::records::{Record, SourceKind};
     use std::collections::BTreeSet;
     let materials: BTreeMap<String, String> = map
@@ -1609,6 +1621,25 @@ fn bake_model_instances(
     let worlds = record_worlds(&map.objects);
     let mut reported = BTreeSet::new();
     let mut next_id = 0u32;
+    // autoCollision: a map without a world instance (a model instance named `world`) has
+    // no automatic collision; it still keeps authored colliders and names collapsed
+    // subtrees.
+    let has_world = map.objects.iter().any(|r| {
+        matches!(r, Record::Instance(inst)
+            if inst.source_kind() == Some(SourceKind::Model)
+                && inst.name.as_deref() == Some("world"))
+    });
+    let mode = if has_world {
+        map.auto_collision()
+    } else {
+        crate::schema::map::AutoCollision::Off
+    };
+    let mut collision = crate::colcook::MapCollision::new(
+        mode,
+        map.hull_options.as_ref(),
+        crate::colcook::CookCache::default_root().map(crate::colcook::CookCache::new),
+    );
+    let map_span = map.at.span;
     for (i, record) in map.objects.iter_mut().enumerate() {
         let Record::Instance(inst) = record else {
             continue;
@@ -1694,9 +1725,20 @@ fn bake_model_instances(
         }
         // The instance's parts are final here: `table.parts` (entries, overrides laid
         // over them) and `table.worlds` (each part's world matrix, for its vertices).
+        let states = crate::colcook::part_states(&table.parts, &inst.children);
+        let cooked = collision.bake_instance(&m.model, &table, &placement, &states);
+        cooked.apply(&mut table.parts);
+        for w in cooked.warnings {
+            diags.warning(file, span, &at, w);
+        }
         next_id = table.next_id;
         inst.parts = table.parts;
     }
+    let done = collision.finish(map_path);
+    for w in done.warnings {
+        diags.warning(file, map_span, "", w);
+    }
+    done.companion
 }
 
 /// Puts each model instance's `children` (its part overrides) into the compiled map

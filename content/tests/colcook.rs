@@ -393,6 +393,50 @@ fn triggers_switched_off_parts_and_authored_colliders() {
 }
 
 #[test]
+fn part_states_read_overrides_by_id_then_path() {
+    use dh_content::schema::components::MapComponent;
+    use dh_content::schema::records::PartOverride;
+    let t = |x: f64| math::from_trs([x, 0.0, 0.0], math::QUAT_IDENTITY, [1.0; 3]);
+    let model = flat_model(
+        &[
+            ("a", t(0.0), Some(0)),
+            ("b", t(3.0), Some(0)),
+            ("c", t(6.0), Some(0)),
+        ],
+        vec![mesh_of(vec![box_primitive([0.0; 3], [0.5; 3], "concrete")])],
+    );
+    let b = bake(&model, AutoCollision::Mesh);
+    let parts = &b.table.parts;
+    let overrides = vec![
+        // By id: a's localId, switched off.
+        PartOverride {
+            id: parts[0].local_id,
+            path: Some("somewhere/else".into()),
+            enabled: Some(false),
+            ..PartOverride::default()
+        },
+        // By path: b, made a trigger.
+        PartOverride {
+            path: Some("b".into()),
+            components: vec![MapComponent::Collider(Collider {
+                state: Some(ColliderState::Trigger),
+                ..Collider::default()
+            })],
+            ..PartOverride::default()
+        },
+    ];
+    let states = dh_content::colcook::part_states(parts, &overrides);
+    assert_eq!(states.len(), 3);
+    assert!(!states[0].enabled && states[0].collider.is_none());
+    assert!(states[1].enabled);
+    assert_eq!(
+        states[1].collider.as_ref().and_then(|c| c.state),
+        Some(ColliderState::Trigger)
+    );
+    assert!(states[2].enabled && states[2].collider.is_none());
+}
+
+#[test]
 fn an_authored_auto_shape_in_mesh_mode_becomes_a_cooked_mesh_shape() {
     let model = unit_cube_model();
     let states = vec![PartState {
@@ -866,7 +910,7 @@ fn a_companion_truncated_at_every_byte_is_refused() {
 #[test]
 fn every_single_bit_flip_is_refused_or_reads_back_to_the_same_bytes() {
     let bytes = cube_companion();
-    let mut read = 0;
+    let mut read = Vec::new();
     for i in 0..bytes.len() {
         for bit in 0..8 {
             let mut b = bytes.clone();
@@ -874,12 +918,18 @@ fn every_single_bit_flip_is_refused_or_reads_back_to_the_same_bytes() {
             if let Ok(c) = decode_companion(&b, "flip") {
                 // A flip in a float or a key can still be a valid file; then it is that file.
                 assert_eq!(encode_companion(&c), b, "byte {i} bit {bit}");
-                read += 1;
+                read.push(i);
             }
         }
     }
-    // The header, counts, indices and the tree refuse most flips.
-    assert!(read < bytes.len() * 8 / 2, "{read} flips read");
+    // Magic, version and reserved word (bytes 0..16) and the two counts (48..64) refuse
+    // every flip; so does the entry's mesh index (84..88: 64 + 16 + 4).
+    for i in &read {
+        assert!(
+            !(0..16).contains(i) && !(48..64).contains(i) && !(84..88).contains(i),
+            "a flip at byte {i} read"
+        );
+    }
 }
 
 #[test]

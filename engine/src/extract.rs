@@ -522,6 +522,18 @@ fn static_generation(frame: &RenderFrame) -> u64 {
     h.finish().max(1)
 }
 
+/// Stamps `frame`'s static generation again after the voxel volumes joined it
+/// ([`crate::voxel::draw::VoxelDraw`] appends each open volume's two materials and one
+/// mesh instance per resident region): the hash of its boxes and materials, the
+/// streamer's `materials_generation` mixed in, so the renderer rebuilds its static batch
+/// exactly when a volume opens or closes (never 0).
+pub fn stamp_voxel_materials(frame: &mut RenderFrame, voxel_materials_generation: u64) {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    static_generation(frame).hash(&mut h);
+    voxel_materials_generation.hash(&mut h);
+    frame.static_generation = h.finish().max(1);
+}
+
 /// Extracts the frame from a running host (a fresh [`ExtractCache`]: textures are decoded
 /// anew; a caller extracting every frame keeps one and calls [`extract_with`]).
 pub fn extract(host: &Host, catalog: &Catalog, map: &Map) -> Extracted {

@@ -293,6 +293,8 @@ pub struct Host {
     output: Vec<String>,
     tick: u64,
     voxels: Voxels,
+    /// The cooked triangles model parts' `mesh` shapes stand as.
+    mesh_colliders: crate::mesh_colliders::MeshColliders,
 }
 
 impl std::fmt::Debug for Host {
@@ -322,7 +324,12 @@ fn grip_of(catalog: &Catalog, sim: &SimWorld, slot: Option<dh_sims::MaterialSlot
     }
 }
 
-fn shape_spec(shape: &ColliderShape, scale: [f32; 3], grip: f32) -> Option<ShapeSpec> {
+fn shape_spec(
+    shape: &ColliderShape,
+    scale: [f32; 3],
+    grip: f32,
+    cooked: Option<&dh_content::colcook::CookedMesh>,
+) -> Option<ShapeSpec> {
     let s = |v: [f32; 3]| [v[0] * scale[0], v[1] * scale[1], v[2] * scale[2]];
     let a = |v: [f32; 3]| {
         [
@@ -373,9 +380,22 @@ fn shape_spec(shape: &ColliderShape, scale: [f32; 3], grip: f32) -> Option<Shape
             },
             grip,
         },
-        // Cooked mesh collision is not read by the headless host yet (no map in the core
-        // pallet has any): such a shape makes no body.
-        ColliderShape::Mesh { .. } => return None,
+        // A mesh shape stands as the triangles cooked for it (the map's companion, or the
+        // load-time cook), in the part's own frame; none cooked: no body.
+        ColliderShape::Mesh { .. } => {
+            let (vertices, triangles) = crate::mesh_colliders::scaled(cooked?, scale);
+            if triangles.is_empty() {
+                return None;
+            }
+            ShapeSpec {
+                local: physics::Pose::IDENTITY,
+                shape: physics::ColliderShape::Mesh {
+                    vertices,
+                    indices: triangles,
+                },
+                grip,
+            }
+        }
     })
 }
 
@@ -383,6 +403,7 @@ fn shape_spec(shape: &ColliderShape, scale: [f32; 3], grip: f32) -> Option<Shape
 /// its collider's shapes, static, kinematic (on or under a mover) or a prop.
 fn add_bodies(
     catalog: &Catalog,
+    meshes: &crate::mesh_colliders::MeshColliders,
     sim: &SimWorld,
     physics: &mut PhysicsWorld,
     bodies: &mut Bodies,
@@ -420,7 +441,14 @@ fn add_bodies(
                 | ColliderShape::Hull { material, .. }
                 | ColliderShape::Mesh { material, .. } => material.or(collider.material),
             };
-            shape_spec(s, pose.scale, grip_of(catalog, sim, slot))
+            let cooked = match s {
+                ColliderShape::Mesh { index, .. } => sim
+                    .get::<dh_sims::ModelPart>(e)
+                    .and_then(|p| p.object_id)
+                    .and_then(|id| meshes.mesh(id, *index)),
+                _ => None,
+            };
+            shape_spec(s, pose.scale, grip_of(catalog, sim, slot), cooked)
         })
         .collect();
     if shapes.is_empty() {
@@ -460,6 +488,7 @@ fn remove_bodies(physics: &mut PhysicsWorld, bodies: &mut Bodies, e: hecs::Entit
 /// stands now.
 fn sync_bodies(
     catalog: &Catalog,
+    mesh_colliders: &crate::mesh_colliders::MeshColliders,
     sim: &SimWorld,
     physics: &mut PhysicsWorld,
     bodies: &mut Bodies,
@@ -467,7 +496,7 @@ fn sync_bodies(
 ) -> Result<(), HostError> {
     for e in sim.subtree(root) {
         if sim.in_world(e) {
-            add_bodies(catalog, sim, physics, bodies, e)?;
+            add_bodies(catalog, mesh_colliders, sim, physics, bodies, e)?;
         } else {
             remove_bodies(physics, bodies, e);
         }
@@ -514,7 +543,9 @@ impl Host {
                     message: e.to_string(),
                 })?;
         let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
-        let warnings = sim.install_warnings().to_vec();
+        let mut warnings = sim.install_warnings().to_vec();
+        let mut mesh_colliders = crate::mesh_colliders::MeshColliders::open(&catalog, &found, &map);
+        warnings.extend(mesh_colliders.take_notes());
         let collision = CollisionConfig::from_prefs(&prefs, false);
         let mut host = Host {
             prefs,
@@ -539,6 +570,7 @@ impl Host {
                 records: Vec::new(),
                 last: CollisionStats::default(),
             },
+            mesh_colliders,
         };
         host.build_physics()?;
         host.open_voxels()?;
@@ -617,13 +649,13 @@ impl Host {
     /// The map's placed voxel volumes, opened (author order): each shown grid's decoded
     /// cells, palette and placement.
     ///
-    /// VOXEL DRAWING HOOK: the renderer's `voxel::stream::VoxelStreamer` adds each shown
-    /// grid once, as `StreamVolume { name, source: VolumeSource::Chunks { chunks:
-    /// grid.chunks.clone(), cells: grid.cells, placement: grid.placement, looks }, .. }`
-    /// (or `VolumeSource::Payload` with [`OpenedVolume::pose`] to read by range instead),
+    /// VOXEL DRAWING HOOK: [`crate::voxel::draw::VoxelDraw`] owns the renderer's
+    /// `VoxelStreamer` and adds each shown grid once, as `StreamVolume { name, source:
+    /// VolumeSource::Chunks { chunks: grid.chunks.clone(), cells: grid.cells, placement:
+    /// grid.placement, looks }, .. }`, lit as [`Host::voxel_volume_lighting`] resolves;
     /// then once a rendered frame (not once a tick: drawing follows the camera, collision
-    /// follows the pawns) calls `draw(id)` for each volume whose record is in the world
-    /// ([`Host::voxel_volume_in_world`]), `update(camera)` and `fill_frame`.
+    /// follows the pawns) it calls `draw(id)` for each volume whose record is in the world
+    /// ([`Host::voxel_volume_in_world`]), `update(camera)` and joins the frame.
     pub fn voxel_volumes(&self) -> Vec<Arc<OpenedVolume>> {
         self.voxels
             .records
@@ -639,6 +671,18 @@ impl Host {
             .records
             .get(index)
             .is_some_and(|r| self.sim.in_world(r.entity))
+    }
+
+    /// The lighting mode the placement of voxel volume `index` (of [`Host::voxel_volumes`])
+    /// asks for (`None`: the container's own, else its platform's default).
+    pub fn voxel_volume_lighting(
+        &self,
+        index: usize,
+    ) -> Option<dh_content::schema::components::voxel_volume::VoxelLighting> {
+        let r = self.voxels.records.get(index)?;
+        self.sim
+            .get::<dh_sims::VoxelVolume>(r.entity)
+            .and_then(|v| v.lighting)
     }
 
     /// What the last tick's voxel collision update did, and what is alive after it.
@@ -718,6 +762,7 @@ impl Host {
             }
             add_bodies(
                 &self.catalog,
+                &self.mesh_colliders,
                 &self.sim,
                 &mut self.physics,
                 &mut self.bodies,
@@ -834,6 +879,7 @@ impl Host {
         let phys = Mutex::new(&mut self.physics);
         let bodies = Mutex::new(&mut self.bodies);
         let catalog = &self.catalog;
+        let mesh_colliders = &self.mesh_colliders;
         let events = Mutex::new(None);
         let failed: Mutex<Option<HostError>> = Mutex::new(None);
         {
@@ -855,7 +901,9 @@ impl Host {
                     return;
                 };
                 for &root in &switched {
-                    if let Err(e) = sync_bodies(catalog, &sim, &mut phys, &mut bodies, root) {
+                    if let Err(e) =
+                        sync_bodies(catalog, mesh_colliders, &sim, &mut phys, &mut bodies, root)
+                    {
                         if let Ok(mut slot) = failed.lock() {
                             slot.get_or_insert(e);
                         }

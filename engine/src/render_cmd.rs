@@ -8,10 +8,18 @@
 //! and `--thumbnailPng`. `--timeline FILE` names a camera per frame (`CAMERA [SECONDS]` a
 //! line). With no Vulkan device the spec's last rung applies: a plain top-down plan of the
 //! box brushes, drawn on the CPU, with a note.
+//!
+//! The map's voxel volumes join every shot ([`VoxelDraw::capture`]): streamed within
+//! `client.voxel.captureRadius` of the shot's camera and landed, meshed and lit, before
+//! it is taken. `--gpuTimings` streams them the live client's way instead
+//! ([`VoxelDraw::settle_live`]) and says how many frames that took. `bench --render`
+//! ([`BenchRender`]) draws them live: one streamer for the map, updated every frame with
+//! the camera and never waited on, meshes uploaded under `client.voxel.uploadBudgetMs`.
 
 use std::collections::VecDeque;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use dh_content::schema::map::Map;
 use dh_gpu::render::camera::output_size;
@@ -26,8 +34,26 @@ use crate::catalog::Catalog;
 use crate::cli::UsageError;
 use crate::extract::{self, ExtractCache, Extracted, NamedCamera};
 use crate::host::{Host, HostOptions};
+use crate::prefs::Prefs;
 use crate::run::Outcome;
 use crate::script::{self, ScriptRunner};
+use crate::voxel::draw::VoxelDraw;
+
+/// Frames `--gpuTimings` streams the live way before it shoots regardless (at
+/// [`LIVE_FRAME`] each, ten seconds).
+pub const LIVE_SETTLE_FRAMES: usize = 2500;
+/// The frame time `--gpuTimings` streams at while it waits for the volumes to settle.
+pub const LIVE_FRAME: Duration = Duration::from_millis(4);
+
+/// `client.voxel.uploadBudgetMs` as the renderer takes it.
+pub fn mesh_upload_budget(prefs: &Prefs) -> Duration {
+    let ms = prefs.float32("client.voxel.uploadBudgetMs", 2.0);
+    if ms.is_finite() && ms > 0.0 {
+        Duration::from_secs_f64(f64::from(ms) / 1000.0)
+    } else {
+        Duration::ZERO
+    }
+}
 
 /// `render`'s options.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -383,6 +409,7 @@ fn render_inner(
         &gpu,
         &RendererDesc {
             timings: o.gpu_timings,
+            mesh_upload_budget: mesh_upload_budget(&world.host.prefs),
             ..RendererDesc::default()
         },
     )
@@ -394,6 +421,7 @@ fn render_inner(
         );
     }
     let mut current = first;
+    let mut voxels = VoxelDraw::new(&world.host.prefs);
     for shot in &shots {
         if let Some(s) = shot.seconds {
             let t = ticks_of(s);
@@ -410,8 +438,31 @@ fn render_inner(
         } else {
             output_size(cam.aspect, o.size, None)
         };
+        // The volumes around this shot's camera, landed before it is taken.
+        let mut frame = current.frame.clone();
+        if o.gpu_timings {
+            let (frames, stats) = voxels.settle_live(
+                &world.host,
+                &cam.view,
+                &mut frame,
+                LIVE_SETTLE_FRAMES,
+                LIVE_FRAME,
+            );
+            if stats.volumes > 0 {
+                let _ = writeln!(
+                    err,
+                    "dh-engine: camera '{}': voxel volumes streamed the live way in {frames} frames: {} regions resident",
+                    cam.name, stats.stream.resident
+                );
+            }
+        } else {
+            voxels.capture(&world.host, Some(&cam.view), &mut frame);
+        }
+        for l in voxels.take_log() {
+            let _ = writeln!(err, "dh-engine: {l}");
+        }
         let result = renderer
-            .render_with(&current.frame, &cam.view, size[0], size[1], &ScopedThreads)
+            .render_with(&frame, &cam.view, size[0], size[1], &ScopedThreads)
             .map_err(|e| RenderError::Failed(format!("camera '{}': {e}", cam.name)))?;
         if let Some(f) = result.derived_far {
             let _ = writeln!(err, "dh-engine: camera '{}': orthographic with no far plane; derived far {f:.2} m from the map bounds", cam.name);
@@ -570,12 +621,15 @@ pub struct BenchRender {
     catalog: Catalog,
     map: Map,
     cache: ExtractCache,
+    voxels: VoxelDraw,
+    log: Vec<String>,
     size: [u32; 2],
     camera: String,
     /// (renderer frame, frame timer frame) of frames whose pass times are out.
     pending: VecDeque<(u64, u64)>,
     frames: u64,
     draws: usize,
+    mesh_draws: usize,
     lights: usize,
 }
 
@@ -612,6 +666,7 @@ impl BenchRender {
             &gpu,
             &RendererDesc {
                 workers: workers.clamp(1, 4),
+                mesh_upload_budget: mesh_upload_budget(&host.prefs),
                 ..RendererDesc::default()
             },
         )
@@ -625,11 +680,14 @@ impl BenchRender {
             catalog,
             map,
             cache,
+            voxels: VoxelDraw::new(&host.prefs),
+            log: Vec::new(),
             size,
             camera,
             pending: VecDeque::new(),
             frames: 0,
             draws: 0,
+            mesh_draws: 0,
             lights: 0,
         })
     }
@@ -658,14 +716,28 @@ impl BenchRender {
         }
     }
 
-    /// Extracts and renders one frame into the frame timer's frame in progress.
+    /// The voxel drawer (its streamer's stats and the light window's volume).
+    pub fn voxels(&self) -> &VoxelDraw {
+        &self.voxels
+    }
+
+    /// Lines for the log since the last call: the voxel streamer's (open failures, the
+    /// ceilings' one warning a map, lighting notes).
+    pub fn take_log(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// Extracts and renders one frame into the frame timer's frame in progress: the map's
+    /// voxel volumes stream around the camera (the streamer is updated, never waited on)
+    /// and what is resident draws, new meshes uploading under
+    /// `client.voxel.uploadBudgetMs`.
     pub fn frame(
         &mut self,
         host: &Host,
         scheduler: &Scheduler,
         timer: &FrameTimer,
     ) -> Result<(), String> {
-        let x = {
+        let mut x = {
             let _s = timer.scope("extract");
             extract::extract_with(host, &self.catalog, &self.map, &mut self.cache)
         };
@@ -674,6 +746,13 @@ impl BenchRender {
             .iter()
             .find(|c| c.name == self.camera)
             .map_or_else(|| default_camera(&x).1, |c| c.view);
+        {
+            let _s = timer.scope("voxels");
+            self.voxels.frame(host, &view, &mut x.frame);
+            self.log.extend(self.voxels.take_log());
+        }
+        self.renderer
+            .set_mesh_upload_budget(mesh_upload_budget(&host.prefs));
         let report = {
             let _s = timer.scope("render");
             self.renderer
@@ -694,6 +773,7 @@ impl BenchRender {
         }
         self.frames += 1;
         self.draws = report.draws;
+        self.mesh_draws = report.mesh_draws;
         self.lights = report.lights;
         Ok(())
     }
@@ -711,13 +791,15 @@ impl BenchRender {
             .get(r.selected)
             .is_some_and(|a| a.kind == dh_gpu::DeviceKind::Cpu);
         Ok(format!(
-            "rendered {} frames of camera '{}' at {}x{} offscreen ({} draws, {} lights a frame) on {}{}",
+            "rendered {} frames of camera '{}' at {}x{} offscreen ({} draws, {} of them meshes, {} lights the last frame; {} voxel regions resident) on {}{}",
             self.frames,
             self.camera,
             self.size[0],
             self.size[1],
             self.draws,
+            self.mesh_draws,
             self.lights,
+            self.voxels.streamer().stats().resident,
             self.device(),
             if cpu {
                 "; a CPU device: its gpu pass times are CPU time, a smoke figure"

@@ -206,6 +206,10 @@ fn run_inner(
         let result = host.step(runner.as_mut(), &scheduler, &timer);
         if let Some(r) = render.as_mut() {
             r.frame(&host, &scheduler, &timer).map_err(RunError::Io)?;
+            // The voxel streamer's lines (open failures, the ceilings' warnings).
+            for l in r.take_log() {
+                let _ = writeln!(err, "dh-engine: {l}");
+            }
         }
         timer.record_job_stats(&scheduler.take_stats());
         timer.end_frame();

@@ -223,8 +223,38 @@ fn renamed_map_text() -> String {
     )
 }
 
+const WORLD: &str = "0a3c5e70-1b2d-4f60-8a9b-0c1d2e3f4a56";
+
+/// A map whose `world` instance places the yard at the origin with automatic collision in
+/// `mode`, overriding two parts: `lamp` removed, `group/post` moved up 1 m.
+fn world_map_text(mode: &str) -> String {
+    format!(
+        r#"{{
+  "name": "World",
+  "materials": {{ "stone": "/materials/stone.dh-mat", "wood": "/materials/stone.dh-mat" }},
+  "autoCollision": {mode},
+  "objects": [
+    {{ "$type": "instance", "id": "{WORLD}", "name": "world", "source": "/meshes/yard.glb",
+       "children": [
+         {{ "path": "lamp", "removed": true }},
+         {{ "path": "group/post", "position": [0, 1, 0] }}
+       ] }},
+    {{ "$type": "object", "id": "0a3c5e70-1b2d-4f60-8a9b-0c1d2e3f4a57", "name": "top",
+       "position": [2, 10, 0], "rotation": [-90, 0, 0], "components": [ {{ "$type": "dh.camera" }} ] }}
+  ]
+}}
+"#
+    )
+}
+
 /// Builds the pallet into a file under the temp dir (unique per test) and returns its path.
 fn build_pallet(tag: &str) -> PathBuf {
+    build_pallet_with(tag, false)
+}
+
+/// [`build_pallet`]; `drop_companions` packs the build again without its maps'
+/// `.dh-colcook` companions, so the host must cook their mesh collision at load.
+fn build_pallet_with(tag: &str, drop_companions: bool) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dh-model-map-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let src = dir.join("src");
@@ -247,6 +277,14 @@ fn build_pallet(tag: &str) -> PathBuf {
         br#"{ "ops": [ { "kind": "rename", "target": "post", "name": "pillar" } ] }"#,
     );
     write("maps/renamed.dh-map", renamed_map_text().as_bytes());
+    write(
+        "maps/world-boxes.dh-map",
+        world_map_text("\"boxes\"").as_bytes(),
+    );
+    write(
+        "maps/world-mesh.dh-map",
+        world_map_text("\"mesh\"").as_bytes(),
+    );
     let out = compile(
         &src,
         &CompileOptions {
@@ -259,9 +297,23 @@ fn build_pallet(tag: &str) -> PathBuf {
         "the yard pallet builds: {}",
         out.diagnostics
     );
-    let bytes = out
+    let mut bytes = out
         .pallet
         .unwrap_or_else(|| panic!("no pallet bytes: {}", out.diagnostics));
+    if drop_companions {
+        let assets: Vec<_> = out
+            .assets
+            .iter()
+            .filter(|a| !a.path.ends_with(".dh-colcook"))
+            .cloned()
+            .collect();
+        assert!(
+            assets.len() < out.assets.len(),
+            "the build shipped a companion"
+        );
+        let manifest = out.manifest.as_ref().expect("a manifest");
+        bytes = dh_content::compile::pack(manifest, &assets).unwrap_or_else(|e| panic!("{e}"));
+    }
     let file = dir.join("yard.pallet");
     std::fs::write(&file, bytes).unwrap();
     file
@@ -601,4 +653,155 @@ fn a_part_renamed_by_a_sidecar_draws_under_its_new_name() {
         Material::flat_white()
     );
     assert_eq!(cache.models().decodes(), 1);
+}
+
+/// Drops a pawn at `feet` in `map` and lets it fall for two seconds; its state.
+fn drop_pawn(host: &mut Host, feet: [f32; 3]) -> dh_sims::physics::PawnState {
+    let script = format!(
+        "spawn p {} {} {}\nwait 128 ticks\nprint p.y\n",
+        feet[0], feet[1], feet[2]
+    );
+    let mut runner = dh_engine::script::ScriptRunner::new(
+        dh_engine::script::parse("test", &script).unwrap_or_else(|e| panic!("{e}")),
+    );
+    let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
+    let timer = FrameTimer::new();
+    while !runner.finished() {
+        host.step(Some(&mut runner), &scheduler, &timer)
+            .unwrap_or_else(|e| panic!("{e}"));
+        timer.end_frame();
+    }
+    let id = host.physics().pawn_ids()[0];
+    host.physics().pawn_state(id).unwrap()
+}
+
+/// The issue's "done when": a map built around the model, with part overrides and
+/// autoCollision boxes. Its slab stands as a box over its own triangles (4 x 1 x 4 about
+/// the node at [2, 0.5, 0]: top at y = 1); the post, moved up 1 m by its override, stands
+/// as a 0.5 x 2 x 0.5 box about [3, 3, 0] (top at y = 4); the removed lamp stands as
+/// nothing.
+#[test]
+fn autocollision_boxes_hold_a_pawn_on_the_overridden_model() {
+    let pallet = build_pallet("boxes-world");
+    let mut host = Host::start(&HostOptions {
+        map: "dev.example.yard:maps/world-boxes".into(),
+        pallets: vec![pallet.clone()],
+        ..HostOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = host.sim();
+    let slab = part_named(sim, "world", "group/slab").expect("the slab");
+    let c = sim
+        .get::<Collider>(slab)
+        .expect("the slab's generated collider");
+    assert_eq!(c.shapes.len(), 1, "one box per node");
+    assert!(
+        part_named(sim, "world", "lamp").is_none(),
+        "the lamp is removed"
+    );
+    let s = drop_pawn(&mut host, [1.0, 3.0, 0.5]);
+    assert!(
+        s.grounded && (s.feet[1] - 1.0).abs() < 0.05,
+        "on the slab: {s:?}"
+    );
+    let mut host = Host::start(&HostOptions {
+        map: "dev.example.yard:maps/world-boxes".into(),
+        pallets: vec![pallet],
+        ..HostOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let s = drop_pawn(&mut host, [3.0, 6.0, 0.0]);
+    assert!(
+        s.grounded && (s.feet[1] - 4.0).abs() < 0.05,
+        "on the moved post's top: {s:?}"
+    );
+}
+
+/// autoCollision's default, `mesh`: the build cooks each distinct mesh into the map's
+/// `.dh-colcook` companion, and the host stands the slab's mesh shape as those triangles
+/// (top at y = 1). Packed again without the companion, the host cooks at load and the pawn
+/// stands the same.
+#[test]
+fn autocollision_mesh_holds_a_pawn_from_the_companion_and_from_a_load_cook() {
+    for (tag, drop_companions) in [("mesh-companion", false), ("mesh-load", true)] {
+        let pallet = build_pallet_with(tag, drop_companions);
+        let mut host = Host::start(&HostOptions {
+            map: "dev.example.yard:maps/world-mesh".into(),
+            pallets: vec![pallet],
+            ..HostOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let s = drop_pawn(&mut host, [1.0, 3.0, 0.5]);
+        assert!(
+            s.grounded && (s.feet[1] - 1.0).abs() < 0.05,
+            "{tag}: on the slab's cooked triangles: {s:?}"
+        );
+        // The post, moved up 1 m by its override: its cooked triangles follow it (top at
+        // y = 4).
+        let pallet = build_pallet_with(&format!("{tag}-post"), drop_companions);
+        let mut host = Host::start(&HostOptions {
+            map: "dev.example.yard:maps/world-mesh".into(),
+            pallets: vec![pallet],
+            ..HostOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let s = drop_pawn(&mut host, [3.0, 6.0, 0.0]);
+        assert!(
+            s.grounded && (s.feet[1] - 4.0).abs() < 0.05,
+            "{tag}: on the moved post's cooked top: {s:?}"
+        );
+    }
+}
+
+/// The done-when capture: the boxes world photographed from above renders the slab in
+/// stone gray (both slots bound), with no missingMaterial red.
+#[test]
+fn the_boxes_world_renders_in_a_capture() {
+    if std::env::var_os("VK_DRIVER_FILES").is_none()
+        && std::env::var_os("VK_ICD_FILENAMES").is_none()
+    {
+        println!(
+            "skipping: no Vulkan driver named (VK_DRIVER_FILES); scripts/test.sh names lavapipe"
+        );
+        return;
+    }
+    let pallet = build_pallet("boxes-capture");
+    let outdir = pallet.with_file_name("shots");
+    let _ = std::fs::remove_dir_all(&outdir);
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let outcome = dh_engine::render_cmd::render(
+        &dh_engine::render_cmd::RenderOptions {
+            outdir: outdir.clone(),
+            pallets: vec![pallet],
+            map: "dev.example.yard:maps/world-boxes".into(),
+            camera: Some("top".into()),
+            size: Some([128, 128]),
+            ..Default::default()
+        },
+        &mut out,
+        &mut err,
+    );
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(outcome, dh_engine::run::Outcome::Done, "{err}");
+    let png = std::fs::read(outdir.join("top.png")).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let img = dh_gpu::render::frame::Texture::from_png(&png).unwrap_or_else(|e| panic!("{e}"));
+    let px = |x: u32, y: u32| {
+        let i = ((y * img.width + x) * 4) as usize;
+        [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]]
+    };
+    let slab = px(img.width / 2 - 10, img.height / 2);
+    assert!(
+        slab.iter().all(|&c| c > 8)
+            && slab[0].abs_diff(slab[1]) < 12
+            && slab[1].abs_diff(slab[2]) < 12,
+        "the slab is gray: {slab:?}"
+    );
+    assert_ne!(slab, px(2, 2), "the slab is not the background");
+    let red = img
+        .rgba
+        .chunks_exact(4)
+        .filter(|p| p[0] > 60 && u16::from(p[0]) > 2 * u16::from(p[1]) + 20)
+        .count();
+    assert_eq!(red, 0, "every slot is bound: no missingMaterial");
 }

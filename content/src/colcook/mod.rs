@@ -18,8 +18,13 @@
 //! write done.companion (if any) beside the compiled map; warnings += done.warnings
 //! ```
 //!
+//! A map without a world instance (a model instance named `world`) has no automatic
+//! collision regardless: construct its `MapCollision` with [`AutoCollision::Off`], which
+//! still names collapsed subtrees and still keeps authored colliders.
+//!
 //! `states` is one [`PartState`] per part of the table (the part's resolved override:
 //! `enabled`, and its authored `dh.collider`); an empty slice means no overrides.
+//! [`part_states`] reads them from an instance's `children` (id, then path).
 //!
 //! # What each part gets
 //!
@@ -73,9 +78,10 @@ use crate::schema::common::{Guid, Vec3};
 use crate::schema::components::geometry::{
     BoxShape, Collider, ColliderState, HullShape, MeshShape, Shape,
 };
+use crate::schema::components::MapComponent;
 use crate::schema::map::{AutoCollision, HullOptions};
 use crate::schema::object_components::{ObjectCollider, ObjectComponent};
-use crate::schema::records::Part;
+use crate::schema::records::{Part, PartOverride};
 
 /// In `"boxes"` and `"hulls"`, a node thinner than this on some axis (meters, posed) is
 /// skipped ("thinner than ~1 mm").
@@ -110,6 +116,36 @@ impl Default for PartState {
             collider: None,
         }
     }
+}
+
+/// Each part's [`PartState`] from a model instance's part overrides (its `children`): an
+/// override names its part by `id` (the part's `localId`), else by `path`; the first that
+/// names a part gives its `enabled` (only `false` switches it off) and its `dh.collider`.
+/// A part no override names is enabled with no collider of its own.
+pub fn part_states(parts: &[Part], overrides: &[PartOverride]) -> Vec<PartState> {
+    parts
+        .iter()
+        .map(|part| {
+            let by_id = overrides
+                .iter()
+                .find(|o| o.id.is_some() && o.id == part.local_id);
+            let found = by_id.or_else(|| {
+                overrides
+                    .iter()
+                    .find(|o| o.path.is_some() && o.path == part.path)
+            });
+            match found {
+                None => PartState::default(),
+                Some(o) => PartState {
+                    enabled: o.enabled != Some(false),
+                    collider: o.components.iter().find_map(|c| match c {
+                        MapComponent::Collider(c) => Some(c.clone()),
+                        _ => None,
+                    }),
+                },
+            }
+        })
+        .collect()
 }
 
 /// What one placement's parts get.
@@ -491,7 +527,13 @@ impl MapCollision {
                 .and_then(|m| model.meshes.get(m));
             let geo = match (mesh, collapsed.get(node).copied().unwrap_or(true)) {
                 (Some(mesh), false) => {
-                    let w = math::mul(&placement.pose, &worlds[node]);
+                    // The part's final world matrix (its override's delta included), so
+                    // what is baked follows the part where an override moved it.
+                    let w = table
+                        .worlds
+                        .get(k)
+                        .copied()
+                        .unwrap_or_else(|| math::mul(&placement.pose, &worlds[node]));
                     part_space(part, &w).ok().map(|transform| PartGeometry {
                         mesh,
                         transform,
@@ -720,10 +762,25 @@ pub fn cook_at_load(
         let Some(object_id) = part.object_id else {
             continue;
         };
+        // The compiled part's frame carries its override's delta, the model's node does
+        // not: the mesh's place in its part's frame is what the node's own world matrix
+        // leaves past its decomposed frame (the identity but for a dropped shear), which a
+        // moving override does not change.
         let w = math::mul(pose, &worlds[node]);
-        let Ok(transform) = part_space(part, &w) else {
+        let d = math::decompose(&w);
+        let frame = math::from_trs(d.translation, d.rotation, d.scale);
+        let Some(inv) = math::inverse(&frame) else {
             continue;
         };
+        if part_space(part, &part_frame(part)).is_err() {
+            continue;
+        }
+        let m = math::mul(&inv, &w);
+        let identity = m
+            .iter()
+            .zip(math::IDENTITY)
+            .all(|(a, b)| (a - b).abs() <= 1e-7 * (1.0 + b.abs()));
+        let transform = (!identity).then_some(m);
         let geo = PartGeometry {
             mesh,
             transform,

@@ -455,8 +455,50 @@ fn copy_row(dst: &mut [u32], src: &[u32]) {
 /// see-through 1, drawn 2, fluid 3), without a branch.
 #[inline]
 fn or_flags(row: &mut [u64; 4], f: u8, lane: u64) {
-    for (k, m) in row.iter_mut().enumerate() {
-        *m |= lane & 0u64.wrapping_sub(u64::from((f >> k) & 1));
+    let sel = &FLAG_SELECT[usize::from(f & 15)];
+    for (m, s) in row.iter_mut().zip(sel) {
+        *m |= lane & s;
+    }
+}
+
+/// Per flag byte (low four bits), each mask's selector: all ones where the flag is set.
+const FLAG_SELECT: [[u64; 4]; 16] = {
+    let mut t = [[0u64; 4]; 16];
+    let mut f = 0;
+    while f < 16 {
+        let mut k = 0;
+        while k < 4 {
+            if (f >> k) & 1 != 0 {
+                t[f][k] = u64::MAX;
+            }
+            k += 1;
+        }
+        f += 1;
+    }
+    t
+};
+
+/// Whether every cell of the layer of neighbor chunk `view` that faces its chunk across
+/// direction `d` (the neighbor's side toward −`d`) is opaque.
+fn facing_layer_opaque(ctx: &MeshContext<'_>, e: usize, view: ChunkView<'_>, d: &[i32; 3]) -> bool {
+    let opaque = |v: u32| ctx.flag(v) & FLAG_OPAQUE != 0;
+    let c = match view {
+        ChunkView::Empty => return opaque(0),
+        ChunkView::Uniform(v) => return opaque(v),
+        ChunkView::Cells(c) => c,
+    };
+    if c.len() < e * e * e {
+        return false;
+    }
+    // The layer's coordinate on the axis of `d`: 0 for a neighbor on the + side.
+    let axis = d.iter().position(|&v| v != 0).unwrap_or(0);
+    let at = if d[axis] > 0 { 0 } else { e - 1 };
+    match axis {
+        0 => c.iter().skip(at).step_by(e).all(|&v| opaque(v)),
+        1 => c
+            .chunks_exact(e * e)
+            .all(|slab| slab[at * e..at * e + e].iter().all(|&v| opaque(v))),
+        _ => c[at * e * e..(at + 1) * e * e].iter().all(|&v| opaque(v)),
     }
 }
 
@@ -482,12 +524,15 @@ fn gather<S: ChunkSource + ?Sized>(
             if f & FLAG_DRAW == 0 && f & FLAG_FLUID == 0 {
                 return false;
             }
-            if f & FLAG_OPAQUE != 0 {
-                let buried = FACE_DIRS.iter().all(|d| {
+            // An opaque uniform chunk shows a face only where a cell of a neighbor's
+            // facing layer is not opaque (its cells hide each other, and a fluid it
+            // holds is drawn cell by cell, so not with one).
+            if f & FLAG_OPAQUE != 0 && f & FLAG_FLUID == 0 {
+                let sealed = FACE_DIRS.iter().all(|d| {
                     let c = [chunk[0] + d[0], chunk[1] + d[1], chunk[2] + d[2]];
-                    matches!(src.chunk(c), ChunkView::Uniform(w) if ctx.flag(w) & FLAG_OPAQUE != 0)
+                    facing_layer_opaque(ctx, e, src.chunk(c), d)
                 });
-                if buried {
+                if sealed {
                     return false;
                 }
             }

@@ -33,6 +33,7 @@
 //!   ([`gpu_mesh`]) the host draws through [`VoxelStreamer::fill_frame`].
 
 pub mod collision;
+pub mod draw;
 mod fluid;
 pub mod gpu_mesh;
 mod light;
