@@ -19,13 +19,24 @@
 //!   companion's bytes (`finish`);
 //! * `bake_warm`: the same with every mesh already in an on-disk cache (key, read, decode,
 //!   and the companion's bytes).
+//!
+//! The load side (a pallet that ships no companion; `colcook::cache`):
+//!
+//! * `load_key`: the load cache's key of the model (SHA-256 over the format version, the
+//!   model's path and its pallet signature, CRC32 + length), all a warm load hashes;
+//! * `load_cold`: `cook_placement_at_load` with no entry on disk: extract, weld and cull
+//!   every mesh of the placement and write the one entry (the model already imported);
+//! * `load_warm`: the same with the entry on disk: the entry read, decoded and every part
+//!   answered from it; the model is never touched (its import closure fails the run);
+//! * `load_read`: the entry read and decoded alone (`CookCache::read_geometry`).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use dh_content::colcook::cache::{cook_placement_at_load, load_key};
 use dh_content::colcook::{cook, mesh_key, CookCache, MapCollision};
 use dh_content::gltf::{import_glb, math, Mesh, Model, Node, Primitive};
 use dh_content::mesh::MeshVertex;
@@ -244,6 +255,65 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("bake_warm", |b| {
         b.iter(|| black_box(bake(Some(CookCache::new(&cache_dir))).cook.meshes.len()))
+    });
+
+    // The load side: the compiled parts (colliders explicit), as a pallet would ship them.
+    let mut compiled = parts.clone();
+    {
+        let mut col = MapCollision::new(AutoCollision::Mesh, None, None);
+        let out = col.bake_instance(&model, &compiled, &placement(&materials), &[]);
+        out.apply(&mut compiled.parts);
+    }
+    let load_dir = cache_dir.join("load");
+    let load_cache = CookCache::new(&load_dir);
+    // A signature as a pallet's file table would record it for the model's entry.
+    let (crc, len) = (0x1234_5678u32, 123_456_789u64);
+    let key = load_key("meshes/city.glb", crc, len);
+    let pose = math::IDENTITY;
+    let cold = || {
+        cook_placement_at_load(Some(&load_cache), &key, &pose, &compiled.parts, || {
+            Ok::<_, ()>(&model)
+        })
+        .map(|l| l.stats)
+    };
+    let _ = std::fs::remove_file(load_cache.path(&key));
+    if let Ok(s) = cold() {
+        let bytes = std::fs::metadata(load_cache.path(&key)).map_or(0, |m| m.len());
+        eprintln!(
+            "colcook: load cook: {} meshes, {} triangles, entry {bytes} bytes",
+            s.cooked, s.triangles
+        );
+    }
+    g.bench_function("load_key", |b| {
+        b.iter(|| black_box(load_key(black_box("meshes/city.glb"), crc, len)))
+    });
+    g.bench_function("load_cold", |b| {
+        b.iter_batched(
+            || {
+                let _ = std::fs::remove_file(load_cache.path(&key));
+            },
+            |_| black_box(cold().map(|s| s.cooked)),
+            BatchSize::PerIteration,
+        )
+    });
+    // Leave the entry in place for the warm runs.
+    let _ = cold();
+    g.bench_function("load_warm", |b| {
+        b.iter(|| {
+            let l = cook_placement_at_load(Some(&load_cache), &key, &pose, &compiled.parts, || {
+                Err::<&Model, &str>("the warm load read the model")
+            });
+            let l = l.unwrap_or_else(|e| panic!("{e}"));
+            assert!(l.stats.hit, "the warm load is a hit");
+            assert_eq!(l.stats.triangles, tris, "every triangle from the entry");
+            black_box(l.cook.meshes.len())
+        })
+    });
+    g.bench_function("load_read", |b| {
+        b.iter(|| {
+            let e = load_cache.read_geometry(&key).expect("the entry reads");
+            black_box(e.meshes.len())
+        })
     });
     g.finish();
     let _ = std::fs::remove_dir_all(&cache_dir);

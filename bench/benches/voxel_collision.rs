@@ -9,6 +9,12 @@
 //! and the same chunks built as parry `Voxels` shapes instead, with a walking pawn's tick
 //! on each, the numbers the choice of the triangle mesh rests on. Each figure is the best
 //! of several runs.
+//!
+//! Then, side by side, the collision read by range from the encoded payload (what the
+//! host does now: `RangeCells`, a decoded-cell cache of `collisionCellCacheMb`) against
+//! the whole payload decoded at install (what it did before): the install itself, the
+//! cook per chunk (cold cache, warm cache) and the first tick at a new place.
+//! `cargo bench -p dh-bench --bench voxel_collision -- range` runs that part alone.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -17,12 +23,16 @@ use std::time::{Duration, Instant};
 use dh_bench::terrain::{self, hash, Terrain, AIR, EDGE, LEAVES, WATER};
 use dh_content::schema::surface::SURFACE_PRESETS;
 use dh_content::voxel::blocks::BlockTables;
-use dh_content::voxel::payload::PaletteEntry;
-use dh_engine::voxel::collision::{
-    cook_chunk, CollisionConfig, CollisionPalette, CollisionStreamer, CollisionVolume, CookScratch,
-    CookedChunk,
+use dh_content::voxel::payload::{
+    decode_all, encode, ChunkKey, Grid, GridInfo, PaletteEntry, VoxelPayload,
 };
+use dh_engine::voxel::collision::{
+    cook_chunk, CollisionCells, CollisionConfig, CollisionPalette, CollisionStreamer,
+    CollisionVolume, CookScratch, CookedChunk, RangeCells, RangeVolume,
+};
+use dh_engine::voxel::stream::{OpenPayload, OwnedPayload};
 use dh_engine::voxel::water::FluidField;
+use dh_engine::voxel::StoredChunk;
 use dh_engine::voxel::{cell_of, FluidTable, MapChunks, Placement, VoxelLooks};
 use dh_sims::physics::{PawnInput, PhysicsParams, PhysicsWorld, TeleportVelocity, VoxelCellPart};
 
@@ -72,6 +82,10 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn main() {
+    if std::env::args().skip(1).any(|a| a == "range") {
+        range_reads();
+        return;
+    }
     let t = Instant::now();
     let w = Arc::new(world());
     eprintln!(
@@ -444,6 +458,237 @@ fn main() {
         ms(vox_walk),
         mesh_walk.as_secs_f64() * 1e6 / 256.0,
         vox_walk.as_secs_f64() * 1e6 / 256.0
+    );
+    println!();
+}
+
+/// The world as a one-grid payload at 16-cell chunks, encoded.
+fn encoded(w: &MapChunks) -> (VoxelPayload, Vec<Vec<u8>>) {
+    let mut p = VoxelPayload::default();
+    p.header.platform = "com.mojang.minecraft".into();
+    p.header.chunk_edge = EDGE as u8;
+    p.palette = palette();
+    let mut g = Grid::new(GridInfo::new("terrain", [0, 0, 0], SIZE));
+    let n = (EDGE * EDGE * EDGE) as usize;
+    for (&chunk, c) in &w.chunks {
+        let cells = match c {
+            StoredChunk::Uniform(v) => vec![*v; n],
+            StoredChunk::Cells(c) => c.clone(),
+        };
+        g.chunks.insert(ChunkKey { layer: 0, chunk }, cells);
+    }
+    p.grids = vec![g];
+    let shards = encode(&p).expect("it encodes");
+    (p, shards)
+}
+
+/// The whole decode at install, as the host did it: every chunk decoded, then kept as
+/// a chunk store (uniform chunks folded).
+fn whole_decode(shards: &[Vec<u8>]) -> MapChunks {
+    let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
+    let mut d = decode_all(&refs).expect("it decodes");
+    let mut m = MapChunks::new(EDGE as usize);
+    for (k, cells) in std::mem::take(&mut d.grids[0].chunks) {
+        m.chunks.insert(k.chunk, StoredChunk::Cells(cells));
+    }
+    m.compact();
+    m
+}
+
+fn range_reads() {
+    let w = world();
+    let (p, shards) = encoded(&w);
+    let bytes: usize = shards.iter().map(Vec::len).sum();
+    let tables = BlockTables::builtin().expect("built-in tables load");
+    let pal = Arc::new(CollisionPalette::resolve(
+        &p.palette,
+        tables,
+        Some("com.mojang.minecraft"),
+        None,
+        0,
+    ));
+    let cache = CollisionConfig::default().cell_cache_bytes;
+    let owned = Arc::new(OwnedPayload {
+        name: "terrain.dh-vox.bin".into(),
+        shards: shards.clone(),
+    });
+    let open = || Arc::new(OpenPayload::open(owned.clone()).expect("it opens"));
+
+    // Install: the whole decode, against opening by range (header and region index).
+    let mut whole = MapChunks::default();
+    let install_whole = best(5, || whole = whole_decode(&shards));
+    let whole = Arc::new(whole);
+    let install_range = best(9, || {
+        black_box(RangeCells::new("terrain", open(), 0, cache).expect("grid 0"));
+    });
+
+    // The chunks within the radius of the middle (as the streamer's look finds them).
+    let (px, pz) = (SIZE[0] / 2, SIZE[2] / 2);
+    let pawn_at = [px as f32 + 0.5, ground_at(&w, px, pz), pz as f32 + 0.5];
+    let r = 48.0f32;
+    let mut chunks = Vec::new();
+    for cz in 0..SIZE[2] / EDGE {
+        for cy in 0..SIZE[1] / EDGE {
+            for cx in 0..SIZE[0] / EDGE {
+                let d2: f32 = (0..3)
+                    .map(|a| {
+                        let lo = [cx, cy, cz][a] as f32 * EDGE as f32;
+                        let d = (lo - pawn_at[a])
+                            .max(pawn_at[a] - lo - EDGE as f32)
+                            .max(0.0);
+                        d * d
+                    })
+                    .sum();
+                if d2 <= r * r {
+                    chunks.push([cx, cy, cz]);
+                }
+            }
+        }
+    }
+    let id = Placement::identity();
+    let mut scratch = CookScratch::default();
+    let mut out = CookedChunk::default();
+    let mut quads_whole = 0;
+    let cook_whole = best(9, || {
+        quads_whole = 0;
+        for &c in &chunks {
+            cook_chunk(whole.as_ref(), &pal, &id, c, &mut scratch, &mut out);
+            quads_whole += out.quads;
+        }
+    });
+    // Cold: a fresh cache each run (each chunk and its neighbors decoded as met,
+    // nearest-first order not needed: every chunk within the radius is read).
+    let mut quads_range = 0;
+    let mut decoded = 0;
+    let cook_cold = best(9, || {
+        let cells = CollisionCells::Range(Arc::new(
+            RangeCells::new("terrain", open(), 0, cache).expect("grid 0"),
+        ));
+        quads_range = 0;
+        for &c in &chunks {
+            cells.cook(&pal, &id, c, &mut scratch, &mut out);
+            quads_range += out.quads;
+        }
+        if let CollisionCells::Range(r) = &cells {
+            decoded = r.chunks_decoded();
+        }
+    });
+    assert_eq!(quads_whole, quads_range, "the same quads both ways");
+    let warm_cells = CollisionCells::Range(Arc::new(
+        RangeCells::new("terrain", open(), 0, cache).expect("grid 0"),
+    ));
+    let cook_warm = best(9, || {
+        for &c in &chunks {
+            warm_cells.cook(&pal, &id, c, &mut scratch, &mut out);
+        }
+    });
+
+    // The first tick at a new place, both ways: settled around the middle, the pawn
+    // teleported 80 m away, one update (urgent chunks on the spot, the rest queued on
+    // one worker) and one step.
+    let far = {
+        let (x, z) = (px - 80, pz - 40);
+        [x as f32 + 0.5, ground_at(&w, x, z), z as f32 + 0.5]
+    };
+    let first_tick = |range: bool| -> (Duration, usize) {
+        let mut first = Duration::MAX;
+        let mut cooks = 0;
+        for _ in 0..5 {
+            let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+            let mut s = CollisionStreamer::new(CollisionConfig::default());
+            if range {
+                s.add_range_volume(RangeVolume {
+                    name: "terrain".into(),
+                    cells: Arc::new(RangeCells::new("terrain", open(), 0, cache).expect("grid 0")),
+                    palette: pal.clone(),
+                    placement: Placement::identity(),
+                })
+                .expect("a volume");
+            } else {
+                s.add_volume(CollisionVolume {
+                    name: "terrain".into(),
+                    source: whole.clone(),
+                    palette: pal.clone(),
+                    placement: Placement::identity(),
+                    cells: [[0, 0, 0], SIZE],
+                })
+                .expect("a volume");
+            }
+            let pawn = physics.spawn_pawn(pawn_at, 0.0).expect("a pawn");
+            s.update(&mut physics, &[pawn_at]);
+            s.flush(&mut physics);
+            physics.step();
+            physics
+                .teleport_pawn(pawn, far, 0.0, 0.0, TeleportVelocity::Zero)
+                .expect("teleport");
+            let t = Instant::now();
+            let st = s.update(&mut physics, &[far]);
+            physics.step();
+            let took = t.elapsed();
+            if took < first {
+                first = took;
+                cooks = st.cooked_now;
+            }
+            let feet = physics.pawn_state(pawn).expect("a pawn").feet;
+            assert!(feet[1] > far[1] - 0.5, "the pawn did not fall: {feet:?}");
+            s.flush(&mut physics);
+        }
+        (first, cooks)
+    };
+    let (first_whole, cooks_whole) = first_tick(false);
+    let (first_range, cooks_range) = first_tick(true);
+
+    let n = chunks.len() as f64;
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    println!(
+        "## Voxel collision read by range: {}x{}x{} at 16 ({} chunks, payload {:.1} MiB), one pawn, radius 48 m, cache {} MiB",
+        SIZE[0],
+        SIZE[1],
+        SIZE[2],
+        w.chunks.len(),
+        bytes as f64 / (1 << 20) as f64,
+        cache >> 20
+    );
+    println!();
+    println!("| what | whole decode at install (before) | read by range (now) | ratio |");
+    println!("| --- | --- | --- | --- |");
+    println!(
+        "| install (decode / open header + region index) | {:.2} ms | {:.1} µs | {:.0}× |",
+        ms(install_whole),
+        us(install_range),
+        install_whole.as_secs_f64() / install_range.as_secs_f64().max(1e-12)
+    );
+    println!(
+        "| cook, {} chunks within the radius (cold cache: {decoded} records decoded) | {:.1} µs a chunk | {:.1} µs a chunk | {:.2}× |",
+        chunks.len(),
+        us(cook_whole) / n,
+        us(cook_cold) / n,
+        cook_cold.as_secs_f64() / cook_whole.as_secs_f64().max(1e-12)
+    );
+    println!(
+        "| cook, same chunks, warm cache | {:.1} µs a chunk | {:.1} µs a chunk | {:.2}× |",
+        us(cook_whole) / n,
+        us(cook_warm) / n,
+        cook_warm.as_secs_f64() / cook_whole.as_secs_f64().max(1e-12)
+    );
+    println!(
+        "| first tick at a new place (update + step) | {:.2} ms ({cooks_whole} urgent cooks) | {:.2} ms ({cooks_range} urgent cooks, cold) | {:.2}× |",
+        ms(first_whole),
+        ms(first_range),
+        first_range.as_secs_f64() / first_whole.as_secs_f64().max(1e-12)
+    );
+    println!(
+        "| decoded cells held | {:.1} MiB (every chunk) | at most {} MiB | |",
+        whole
+            .chunks
+            .values()
+            .map(|c| match c {
+                StoredChunk::Uniform(_) => 4,
+                StoredChunk::Cells(c) => c.len() * 4,
+            })
+            .sum::<usize>() as f64
+            / (1 << 20) as f64,
+        cache >> 20
     );
     println!();
 }

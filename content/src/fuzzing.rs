@@ -133,6 +133,35 @@ pub fn fuzz_colcook(data: &[u8]) {
     }
 }
 
+/// The collision load cache's entry reader (`collision/<key>.dhcol`, magic `DHCOLGEO`):
+/// whatever reads writes back to the same bytes, the streamed reader agrees with the slice
+/// decoder, and a ray cast through every mesh read returns.
+pub fn fuzz_colcook_geometry(data: &[u8]) {
+    use crate::colcook::cache::read_geometry_from;
+    use crate::colcook::format::{decode_geometry, encode_geometry};
+    let streamed = |key: &[u8; 32]| read_geometry_from(data, data.len() as u64, key, "fuzz.dhcol");
+    let Ok(e) = decode_geometry(data, "fuzz.dhcol") else {
+        let key = data
+            .get(16..48)
+            .and_then(|k| <[u8; 32]>::try_from(k).ok())
+            .unwrap_or([0; 32]);
+        assert!(
+            streamed(&key).is_none(),
+            "the streamed reader took what the slice decoder refused"
+        );
+        return;
+    };
+    assert_eq!(encode_geometry(&e), data, "an entry read back differently");
+    assert_eq!(
+        streamed(&e.key).as_ref(),
+        Some(&e),
+        "the streamed read differs"
+    );
+    for g in &e.meshes {
+        let _ = g.mesh.ray_cast([0.0, 10.0, 0.0], [0.0, -1.0, 0.0], 100.0);
+    }
+}
+
 /// The identity sidecar reader (`<model>.dh-ids`): whatever reads writes back to text that
 /// reads as the same file, and matching a small model against it (retargets, the four
 /// tiers, orphans) never panics and writes back a file that reads.

@@ -1238,3 +1238,456 @@ fn write_colcook_corpus_seeds() {
     let empty = encode_mesh(&dh_content::colcook::CookedMesh::default());
     write("empty-mesh", 1, &empty);
 }
+
+// ---- the load cache (runtime assets, "Cooked map collision") -------------------------------
+
+use dh_content::colcook::cache::{
+    cook_placement_at_load, load_key, read_geometry_from, LoadedCook,
+};
+use dh_content::colcook::format::{decode_geometry, encode_geometry, GeometryEntry};
+use dh_content::schema::records::Part;
+
+/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), bit by bit: an independent
+/// reference for the pallet's checksums.
+fn crc32_reference(bytes: &[u8]) -> u32 {
+    let mut crc = 0xFFFF_FFFFu32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// The folded CRC32 the pallet's file table records for an entry with only a MIME type
+/// (`pallet` module docs, "Checksums"): CRC32 of the raw bytes ‖ `"DHPF"` ‖ u32 formula
+/// version 1 ‖ u8 filter 0 ‖ u8 wrap 0 ‖ u8 color space 0 ‖ u16 MIME length ‖ MIME.
+fn folded_reference(raw: &[u8], mime: &str) -> u32 {
+    let mut b = raw.to_vec();
+    b.extend_from_slice(b"DHPF");
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&[0, 0, 0]);
+    b.extend_from_slice(&(mime.len() as u16).to_le_bytes());
+    b.extend_from_slice(mime.as_bytes());
+    crc32_reference(&b)
+}
+
+fn unhex(s: &str) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(&s[i * 2..i * 2 + 2], 16).unwrap();
+    }
+    out
+}
+
+/// The key's preimage is the format version (u32 5), the path's length (u64) and bytes, the
+/// CRC32 (u32) and the length (u64), little-endian. The digests were computed outside this
+/// code (Python's `hashlib.sha256` over those bytes).
+#[test]
+fn the_load_key_is_sha256_over_version_path_crc_and_length() {
+    assert_eq!(dh_content::colcook::FORMAT_VERSION, 5);
+    assert_eq!(
+        load_key("meshes/city.glb", 0xCBF4_3926, 9),
+        unhex("413773376025357c526354a222393fcee354246d7fd40372c2282268b07a5ec2")
+    );
+    // Each ingredient changes it.
+    let k = load_key("meshes/city.glb", 0xCBF4_3926, 9);
+    assert_ne!(k, load_key("meshes/city2.glb", 0xCBF4_3926, 9));
+    assert_ne!(k, load_key("meshes/city.glb", 0xCBF4_3927, 9));
+    assert_ne!(k, load_key("meshes/city.glb", 0xCBF4_3926, 10));
+}
+
+/// The signature is the pallet file table's: the folded CRC32 and the uncompressed length,
+/// read without touching the entry's bytes.
+#[test]
+fn the_load_key_signature_is_the_pallet_file_tables() {
+    use dh_content::pallet::{CodecChoice, EntryMeta, Manifest, Pallet, PalletWriter};
+    let mime = "model/gltf-binary";
+    let mut w = PalletWriter::new(Manifest::new("dev.example.keys", "Keys", "1.0.0")).unwrap();
+    w.add(
+        "meshes/a.glb",
+        b"123456789".to_vec(),
+        EntryMeta::mime(mime),
+        CodecChoice::Stored,
+    )
+    .unwrap();
+    let zeros = vec![0u8; 4096];
+    w.add(
+        "meshes/zeros.glb",
+        zeros.clone(),
+        EntryMeta::mime(mime),
+        CodecChoice::Auto,
+    )
+    .unwrap();
+    let p = Pallet::from_bytes(w.finish().unwrap()).unwrap();
+    // CRC32("123456789") is the standard check value 0xCBF43926; folded, 0x66878632.
+    assert_eq!(crc32_reference(b"123456789"), 0xCBF4_3926);
+    assert_eq!(folded_reference(b"123456789", mime), 0x6687_8632);
+    let a = p.entry("meshes/a.glb").unwrap();
+    assert_eq!(a.signature(), (0x6687_8632, 9));
+    assert_eq!(
+        load_key(a.path, a.signature().0, a.signature().1),
+        unhex("a8249dfb12d436ae68d88aaac710f7708f42bbeb6f5981aa3a2f33164d4afba8")
+    );
+    // A compressed entry signs with its uncompressed length.
+    let z = p.entry("meshes/zeros.glb").unwrap();
+    assert!(z.stored_len < 4096, "the zeros compress: {}", z.stored_len);
+    assert_eq!(z.signature(), (folded_reference(&zeros, mime), 4096));
+}
+
+/// Nodes `a`, `b`, `c` along X (`a` and `c` share a box mesh, `b` a sphere), `d` turned
+/// 45° about Y drawing the box, `e` drawing nothing; placed turned 30° and stretched 2×
+/// along its X, so `d`'s triangles carry a shear into its part frame and the others none.
+/// The compiled parts (colliders explicit), plus one part whose path names no node.
+fn load_fixture() -> (Model, Mat4, Vec<Part>) {
+    let t = |x: f64| math::from_trs([x, 0.0, 0.0], math::QUAT_IDENTITY, [1.0; 3]);
+    let d = math::from_trs(
+        [12.0, 0.0, 0.0],
+        math::quat_from_euler_degrees([0.0, 45.0, 0.0]),
+        [1.0; 3],
+    );
+    let model = flat_model(
+        &[
+            ("a", t(0.0), Some(0)),
+            ("b", t(4.0), Some(1)),
+            ("c", t(8.0), Some(0)),
+            ("d", d, Some(0)),
+            ("e", t(16.0), None),
+        ],
+        vec![
+            mesh_of(vec![box_primitive([0.0; 3], [0.5; 3], "concrete")]),
+            mesh_of(vec![sphere_primitive(1.0, 8, 4)]),
+        ],
+    );
+    let pose = math::from_trs(
+        [1.0, 2.0, 3.0],
+        math::quat_from_euler_degrees([0.0, 30.0, 0.0]),
+        [2.0, 1.0, 1.0],
+    );
+    let mut b = bake_with(
+        &model,
+        AutoCollision::Mesh,
+        None,
+        pose,
+        &[],
+        &materials(&["concrete", "stone"]),
+        None,
+    );
+    b.out.apply(&mut b.table.parts);
+    let mut parts = b.table.parts.clone();
+    let mut ghost = parts[part_index(&b, "a")].clone();
+    ghost.path = Some("nowhere".into());
+    ghost.object_id = Some(Guid([0x99; 16]));
+    parts.push(ghost);
+    (model, pose, parts)
+}
+
+fn load(
+    cache: Option<&CookCache>,
+    key: &[u8; 32],
+    pose: &Mat4,
+    parts: &[Part],
+    model: Option<&Model>,
+) -> LoadedCook {
+    cook_placement_at_load(cache, key, pose, parts, || {
+        model.ok_or("the model was read")
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_warm_load_reads_the_entry_alone_and_equals_the_cold_cook_byte_for_byte() {
+    let dir = temp_dir("load-warm");
+    let cache = CookCache::new(&dir);
+    let (model, pose, parts) = load_fixture();
+    let key = load_key("meshes/test.glb", 0x1234_5678, 4321);
+    let cold = load(Some(&cache), &key, &pose, &parts, Some(&model));
+    // a and c share a cook, b has its own, d (sheared) its own: three meshes.
+    assert!(!cold.stats.hit);
+    assert_eq!((cold.stats.cooked, cold.stats.reused), (3, 0));
+    assert!(cold.warnings.is_empty(), "{:?}", cold.warnings);
+    assert_eq!(cold.cook.meshes.len(), 3);
+    assert_eq!(cold.cook.key, key);
+    let file = std::fs::read(cache.path(&key)).expect("the entry was written");
+    assert_eq!(&file[..8], b"DHCOLGEO");
+    let entry = decode_geometry(&file, "entry").expect("the entry decodes");
+    assert_eq!(encode_geometry(&entry), file);
+    // Rows: a, b, c, d, and `nowhere` (no mesh).
+    let mut rows: Vec<(&str, bool)> = entry
+        .rows
+        .iter()
+        .map(|r| (r.path.as_str(), r.mesh.is_some()))
+        .collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            ("a", true),
+            ("b", true),
+            ("c", true),
+            ("d", true),
+            ("nowhere", false)
+        ]
+    );
+    // The warm load never calls the import (it would fail the load).
+    let warm = load(Some(&cache), &key, &pose, &parts, None);
+    assert!(warm.stats.hit);
+    assert_eq!((warm.stats.cooked, warm.stats.reused), (0, 0));
+    assert_eq!(warm.stats.triangles, cold.stats.triangles);
+    assert_eq!(warm.cook, cold.cook);
+    assert_eq!(encode_companion(&warm.cook), encode_companion(&cold.cook));
+    // The leaf trees read back as valid trees: the companion decodes.
+    let bytes = encode_companion(&warm.cook);
+    assert_eq!(decode_companion(&bytes, "x").unwrap(), warm.cook);
+    // The entry was not rewritten by the hit.
+    assert_eq!(std::fs::read(cache.path(&key)).unwrap(), file);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_load_cook_matches_cook_at_load_shape_for_shape() {
+    let (model, pose, parts) = load_fixture();
+    let key = load_key("meshes/test.glb", 1, 2);
+    let ours = load(None, &key, &pose, &parts, Some(&model)).cook;
+    let theirs = cook_at_load(&model, &pose, &parts, None);
+    assert_eq!(ours.entries.len(), theirs.entries.len());
+    assert_eq!(ours.entries.len(), 4, "a, b, c, d: one mesh shape each");
+    type Tri = ([[u32; 3]; 3], u16);
+    let tris = |m: &dh_content::colcook::CookedMesh| -> Vec<Tri> {
+        let mut v: Vec<Tri> = m
+            .triangles
+            .iter()
+            .zip(&m.materials)
+            .map(|(t, mat)| (t.map(|i| m.vertices[i as usize].map(f32::to_bits)), *mat))
+            .collect();
+        v.sort();
+        v
+    };
+    for e in &theirs.entries {
+        let a = ours.mesh_for(e.object_id, e.shape).expect("the same entry");
+        let b = theirs.mesh_for(e.object_id, e.shape).unwrap();
+        assert_eq!(a.vertices, b.vertices);
+        assert_eq!(a.slots, b.slots);
+        assert_eq!(tris(a), tris(b));
+        // One leaf over every triangle.
+        assert_eq!(a.nodes.len(), 1);
+        assert_eq!(
+            (a.nodes[0].first, a.nodes[0].count),
+            (0, a.triangles.len() as u32)
+        );
+    }
+}
+
+#[test]
+fn a_changed_signature_misses_and_cooks_again() {
+    let dir = temp_dir("load-changed");
+    let cache = CookCache::new(&dir);
+    let (model, pose, parts) = load_fixture();
+    let key = load_key("meshes/test.glb", 7, 100);
+    let _ = load(Some(&cache), &key, &pose, &parts, Some(&model));
+    // The model edited: its CRC32 (or only its length) changed, so the key did.
+    for changed in [
+        load_key("meshes/test.glb", 8, 100),
+        load_key("meshes/test.glb", 7, 101),
+        load_key("meshes/other.glb", 7, 100),
+    ] {
+        assert_ne!(changed, key);
+        assert!(cache.read_geometry(&changed).is_none());
+        // An entry copied under another key's name is a miss too (it names its own key).
+        std::fs::copy(cache.path(&key), cache.path(&changed)).unwrap();
+        assert!(cache.read_geometry(&changed).is_none());
+        let again = load(Some(&cache), &changed, &pose, &parts, Some(&model));
+        assert!(!again.stats.hit);
+        assert_eq!(again.stats.cooked, 3);
+        assert!(cache.read_geometry(&changed).is_some());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_truncated_or_inconsistent_entry_misses_and_is_written_whole_again() {
+    let dir = temp_dir("load-truncated");
+    let cache = CookCache::new(&dir);
+    let model = unit_cube_model();
+    let mut b = bake(&model, AutoCollision::Mesh);
+    b.out.apply(&mut b.table.parts);
+    let parts = b.table.parts.clone();
+    let key = load_key("meshes/cube.glb", 1, 1);
+    let pose = math::IDENTITY;
+    let cold = load(Some(&cache), &key, &pose, &parts, Some(&model));
+    let entry = std::fs::read(cache.path(&key)).unwrap();
+    for cut in 0..entry.len() {
+        std::fs::write(cache.path(&key), &entry[..cut]).unwrap();
+        assert!(cache.read_geometry(&key).is_none(), "cut at {cut}");
+        assert!(decode_geometry(&entry[..cut], "x").is_err(), "cut at {cut}");
+    }
+    // One byte too many, a wrong version, a reserved byte set, a vertex made NaN.
+    let mut padded = entry.clone();
+    padded.push(0);
+    let mut version = entry.clone();
+    version[8] = 4;
+    let mut reserved = entry.clone();
+    reserved[12] = 1;
+    let mut nan = entry.clone();
+    let cube = &cold.cook.meshes[0];
+    let first_vertex = nan.len() - cube.triangles.len() * (3 * 2 + 1) - cube.vertices.len() * 12;
+    nan[first_vertex..first_vertex + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    for bad in [&padded, &version, &reserved, &nan] {
+        std::fs::write(cache.path(&key), bad).unwrap();
+        assert!(cache.read_geometry(&key).is_none());
+        let again = load(Some(&cache), &key, &pose, &parts, Some(&model));
+        assert!(!again.stats.hit);
+        assert_eq!(again.stats.cooked, 1);
+        assert_eq!(std::fs::read(cache.path(&key)).unwrap(), entry);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_part_the_entry_lacks_cooks_only_its_mesh_and_keeps_the_other_rows() {
+    let dir = temp_dir("load-partial");
+    let cache = CookCache::new(&dir);
+    let (model, pose, parts) = load_fixture();
+    let key = load_key("meshes/test.glb", 3, 3);
+    let path_is = |p: &Part, name: &str| p.path.as_deref() == Some(name);
+    let only_a: Vec<Part> = parts.iter().filter(|p| path_is(p, "a")).cloned().collect();
+    let first = load(Some(&cache), &key, &pose, &only_a, Some(&model));
+    assert_eq!((first.stats.cooked, first.stats.reused), (1, 0));
+    // b joins: the box is reused from the entry, the sphere cooked.
+    let a_b: Vec<Part> = parts
+        .iter()
+        .filter(|p| path_is(p, "a") || path_is(p, "b"))
+        .cloned()
+        .collect();
+    let second = load(Some(&cache), &key, &pose, &a_b, Some(&model));
+    assert!(!second.stats.hit);
+    assert_eq!((second.stats.cooked, second.stats.reused), (1, 1));
+    // Both are now answered from the entry, and so is `a` alone.
+    assert!(load(Some(&cache), &key, &pose, &a_b, None).stats.hit);
+    assert!(load(Some(&cache), &key, &pose, &only_a, None).stats.hit);
+    // `d` (turned 45° under a stretched placement) cooks with a shear; a placement
+    // stretched another way needs another cook of its mesh, a miss.
+    let only_d: Vec<Part> = parts.iter().filter(|p| path_is(p, "d")).cloned().collect();
+    let d1 = load(Some(&cache), &key, &pose, &only_d, Some(&model));
+    assert_eq!((d1.stats.cooked, d1.stats.reused), (1, 0));
+    assert!(load(Some(&cache), &key, &pose, &only_d, None).stats.hit);
+    let stretched = math::from_trs([0.0; 3], math::QUAT_IDENTITY, [1.0, 1.0, 3.0]);
+    let d2 = load(Some(&cache), &key, &stretched, &only_d, Some(&model));
+    assert!(
+        !d2.stats.hit,
+        "the entry's transform for `d` no longer applies"
+    );
+    assert_eq!(d2.stats.cooked, 1);
+    // `a` and `b` kept their rows through all of it.
+    assert!(load(Some(&cache), &key, &pose, &a_b, None).stats.hit);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn with_the_cache_off_nothing_is_read_or_written() {
+    let dir = temp_dir("load-off");
+    let on = CookCache::new(&dir);
+    let off = CookCache {
+        enabled: false,
+        ..CookCache::new(&dir)
+    };
+    let (model, pose, parts) = load_fixture();
+    let key = load_key("meshes/test.glb", 5, 5);
+    let a = load(Some(&off), &key, &pose, &parts, Some(&model));
+    assert!(!a.stats.hit);
+    assert!(!on.path(&key).exists(), "nothing written");
+    let _ = load(Some(&on), &key, &pose, &parts, Some(&model));
+    assert!(on.path(&key).exists());
+    let b = load(Some(&off), &key, &pose, &parts, Some(&model));
+    assert!(!b.stats.hit, "nothing read");
+    // The cook is the same either way.
+    assert_eq!(a.cook, b.cook);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_streamed_reader_agrees_with_the_slice_decoder() {
+    let (model, pose, parts) = load_fixture();
+    let key = load_key("meshes/test.glb", 9, 9);
+    let dir = temp_dir("load-stream");
+    let cache = CookCache::new(&dir);
+    let _ = load(Some(&cache), &key, &pose, &parts, Some(&model));
+    let bytes = std::fs::read(cache.path(&key)).unwrap();
+    let sliced = decode_geometry(&bytes, "x").unwrap();
+    let streamed = read_geometry_from(&bytes[..], bytes.len() as u64, &key, "x").unwrap();
+    assert_eq!(sliced, streamed);
+    // A length that disagrees with the bytes, or another key, is refused.
+    assert!(read_geometry_from(&bytes[..], bytes.len() as u64 - 1, &key, "x").is_none());
+    assert!(read_geometry_from(&bytes[..], bytes.len() as u64, &[0; 32], "x").is_none());
+    // An empty entry round-trips.
+    let empty = GeometryEntry {
+        key,
+        ..GeometryEntry::default()
+    };
+    let e = encode_geometry(&empty);
+    assert_eq!(e.len(), 8 + 4 + 4 + 32 + 24);
+    assert_eq!(decode_geometry(&e, "x").unwrap(), empty);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn colcook_geometry_corpus_never_panics() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/colcook_geometry");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("the corpus folder {} is missing: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3, "the corpus has {} files", files.len());
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_colcook_geometry(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}
+
+/// Writes the geometry corpus seeds (run with `--ignored` after a format change).
+#[test]
+#[ignore]
+fn write_colcook_geometry_corpus_seeds() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/colcook_geometry");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (model, pose, parts) = load_fixture();
+    let key = load_key("meshes/test.glb", 9, 9);
+    let cook_dir = temp_dir("seeds");
+    let cache = CookCache::new(&cook_dir);
+    let _ = load(Some(&cache), &key, &pose, &parts, Some(&model));
+    let bytes = std::fs::read(cache.path(&key)).unwrap();
+    std::fs::write(dir.join("fixture-entry"), &bytes).unwrap();
+    std::fs::write(dir.join("fixture-entry-cut"), &bytes[..bytes.len() / 2]).unwrap();
+    let empty = encode_geometry(&GeometryEntry {
+        key,
+        ..GeometryEntry::default()
+    });
+    std::fs::write(dir.join("empty-entry"), empty).unwrap();
+    let _ = std::fs::remove_dir_all(&cook_dir);
+}
+
+/// Every single-bit flip of an entry is refused or reads back to the very same bytes, and
+/// the streamed reader agrees with the slice decoder on each (`fuzz_colcook_geometry`).
+#[test]
+fn every_bit_flip_of_an_entry_is_refused_or_reads_back_the_same() {
+    let bytes = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fuzz/corpus/colcook_geometry/fixture-entry"),
+    )
+    .expect("the corpus seed");
+    assert!(decode_geometry(&bytes, "x").is_ok());
+    for i in 0..bytes.len() * 8 {
+        let mut b = bytes.clone();
+        b[i / 8] ^= 1 << (i % 8);
+        dh_content::fuzzing::fuzz_colcook_geometry(&b);
+    }
+}

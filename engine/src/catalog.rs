@@ -153,6 +153,11 @@ impl Catalog {
             .find(|p| p.manifest().id == id)
     }
 
+    /// The mounted pallet `id` (a voxel payload is read from it by range).
+    pub fn pallet(&self, id: &str) -> Option<&Pallet> {
+        self.by_id(id)
+    }
+
     /// The pallet `id`'s declared dependencies.
     pub fn dependencies(&self, id: &str) -> Vec<String> {
         self.by_id(id)

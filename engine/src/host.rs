@@ -48,11 +48,12 @@ use crate::catalog::{Catalog, CatalogError};
 use crate::prefs::{PrefError, Prefs};
 use crate::script::{ScriptError, ScriptHost, ScriptRunner, Value};
 use crate::voxel::collision::{
-    CollisionConfig, CollisionPalette, CollisionStats, CollisionStreamer, CollisionVolume, VolumeId,
+    CollisionConfig, CollisionPalette, CollisionStats, CollisionStreamer, RangeCells, RangeVolume,
+    VolumeId,
 };
-use crate::voxel::volume::{open_volume, pose_matrix, OpenedVolume};
+use crate::voxel::volume::{open_volume, pose_matrix, GridWater, OpenedVolume};
 use crate::voxel::water::{medium_of, FluidField};
-use crate::voxel::{FluidTable, MapChunks, VoxelLooks};
+use crate::voxel::{FluidTable, VoxelLooks};
 
 /// How far a pawn's Use reaches from its eye, in meters. Ours: the spec states no reach
 /// (Source's is 72 to 80 units, about 2 m).
@@ -186,9 +187,11 @@ struct VoxelRecord {
     opened: Arc<OpenedVolume>,
     /// Its palette as collision reads it.
     palette: Arc<CollisionPalette>,
-    /// Each shown grid's fluids, with the cells they read (empty without a platform that
-    /// declares fluids).
-    water: Vec<(FluidField, Arc<MapChunks>)>,
+    /// Each shown grid's cells read by range, as collision and the water query read
+    /// them (sharing `world.voxel.collisionCellCacheMb`).
+    cells: Vec<Arc<RangeCells>>,
+    /// Each shown grid's fluids (empty without a platform that declares fluids).
+    water: Vec<GridWater>,
     /// Its grids in the collision streamer while the record is in the world.
     ids: Vec<VolumeId>,
 }
@@ -204,16 +207,15 @@ struct Voxels {
 impl Voxels {
     /// Adds record `r`'s grids to the streamer (it is in the world).
     fn add(streamer: &mut CollisionStreamer, r: &mut VoxelRecord) {
-        for g in &r.opened.grids {
-            let volume = CollisionVolume {
+        for (g, cells) in r.opened.grids.iter().zip(&r.cells) {
+            let volume = RangeVolume {
                 name: r.opened.name.clone(),
-                source: g.chunks.clone(),
+                cells: cells.clone(),
                 palette: r.palette.clone(),
                 placement: g.placement,
-                cells: g.cells,
             };
             // A singular placement (a zero scale) has nothing to stand on.
-            if let Some(id) = streamer.add_volume(volume) {
+            if let Some(id) = streamer.add_range_volume(volume) {
                 r.ids.push(id);
             }
         }
@@ -242,8 +244,8 @@ impl Voxels {
             if !sim.in_world(r.entity) {
                 continue;
             }
-            for (field, chunks) in &r.water {
-                let Some(sample) = field.water_at(chunks.as_ref(), p) else {
+            for w in &r.water {
+                let Some(sample) = w.water_at(p) else {
                     continue;
                 };
                 let medium = medium_of(sample.block)?;
@@ -544,7 +546,8 @@ impl Host {
                 })?;
         let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
         let mut warnings = sim.install_warnings().to_vec();
-        let mut mesh_colliders = crate::mesh_colliders::MeshColliders::open(&catalog, &found, &map);
+        let mut mesh_colliders =
+            crate::mesh_colliders::MeshColliders::open(&catalog, &found, &map, &prefs);
         warnings.extend(mesh_colliders.take_notes());
         let collision = CollisionConfig::from_prefs(&prefs, false);
         let mut host = Host {
@@ -615,6 +618,17 @@ impl Host {
                 None,
                 surface_base,
             ));
+            // The volume's cell cache is shared out evenly among its shown grids.
+            let cache = self.voxels.streamer.config().cell_cache_bytes / opened.grids.len().max(1);
+            let mut cells = Vec::with_capacity(opened.grids.len());
+            for g in &opened.grids {
+                let c = RangeCells::new(&name, opened.payload.clone(), g.index as u32, cache)
+                    .map_err(|err| HostError::Install {
+                        map: self.map.clone(),
+                        message: format!("voxel volume '{name}': {err}"),
+                    })?;
+                cells.push(Arc::new(c));
+            }
             let fluids = (platform == Some(dh_content::schema::voxel::MINECRAFT))
                 .then(FluidTable::minecraft);
             let water = match &fluids {
@@ -624,8 +638,10 @@ impl Host {
                     opened
                         .grids
                         .iter()
-                        .filter_map(|g| {
-                            FluidField::new(&looks, g.placement).map(|f| (f, g.chunks.clone()))
+                        .zip(&cells)
+                        .filter_map(|(g, c)| {
+                            let f = FluidField::new(&looks, g.placement)?;
+                            GridWater::new(f, c.clone(), &g.placement)
                         })
                         .collect()
                 }
@@ -635,6 +651,7 @@ impl Host {
                 entity: e,
                 opened: Arc::new(opened),
                 palette,
+                cells,
                 water,
                 ids: Vec::new(),
             };
@@ -723,6 +740,8 @@ impl Host {
                 timer.add_phase_time("voxel cook", stats.cook_time);
             }
             self.voxels.last = stats;
+            // A chunk that does not decode is not solid, and says so once.
+            self.output.extend(self.voxels.streamer.take_log());
         }
         if self.voxels.records.iter().all(|r| r.water.is_empty()) {
             return Ok(());

@@ -1,12 +1,25 @@
 //! Cooked mesh collision for model parts (runtime assets, "Cooked map collision"): a
 //! `mesh` shape on a part's `dh.collider` (what autoCollision's default mode makes)
 //! stands as the triangles the build cooked into the map's `.dh-colcook` companion,
-//! found by the part's `objectId` and the shape's index. A map whose pallet ships no
-//! companion (or one that does not read) is cooked at load from the placed models, once
-//! per placement, through the on-disk cache.
+//! found by the part's `objectId` and the shape's index.
+//!
+//! A map whose pallet ships no companion (or one that does not read) is cooked at load,
+//! once per model placement, through the load cache
+//! ([`dh_content::colcook::cache::cook_placement_at_load`]): the entry is keyed by the
+//! model's path and its content signature in the pallet's file table
+//! ([`dh_content::colcook::cache::load_key`]), so a warm load reads the entry alone, never
+//! the model. The cache lives under the platform's cache root
+//! ([`CookCache::default_root`]) and is gated by `client.cache.collision`; off, the cook
+//! runs in memory every load. Each cook at load logs one line: what, and how long.
+//!
+//! A mesh that comes from the load cache (or is cooked for it) carries a one-leaf tree:
+//! the spec's cache holds the geometry half of the cook only, and the physics backend
+//! builds its own tree from the triangles.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
+use dh_content::colcook::cache::{cook_placement_at_load, load_key, LoadStats};
 use dh_content::colcook::{self, Colcook, CookCache, CookedMesh};
 use dh_content::refs;
 use dh_content::schema::common::Guid;
@@ -14,6 +27,7 @@ use dh_content::schema::map::Map;
 use dh_content::schema::records::{Record, SourceKind};
 
 use crate::catalog::{Catalog, Found};
+use crate::prefs::Prefs;
 
 /// Every cooked mesh a map's parts stand as.
 #[derive(Debug, Default)]
@@ -22,15 +36,30 @@ pub struct MeshColliders {
     companion: Option<Colcook>,
     /// Load-time cooks, one per model placement the companion does not cover.
     loaded: Vec<Colcook>,
+    /// What each load-time cook did, aligned with `loaded`.
+    stats: Vec<LoadStats>,
     /// What the log should say (a companion that does not read, a model that does not
-    /// import), one line each.
+    /// import, a cook at load and how long it took), one line each.
     notes: Vec<String>,
 }
 
 impl MeshColliders {
     /// Reads `map`'s companion from the pallet `found` names, and cooks at load every
-    /// placement with a part whose `mesh` shape the companion does not hold.
-    pub fn open(catalog: &Catalog, found: &Found, map: &Map) -> MeshColliders {
+    /// placement with a part whose `mesh` shape the companion does not hold, through the
+    /// load cache under the platform's cache root when `client.cache.collision` is on.
+    pub fn open(catalog: &Catalog, found: &Found, map: &Map, prefs: &Prefs) -> MeshColliders {
+        let enabled = prefs.bool("client.cache.collision").unwrap_or(true);
+        let cache = CookCache::default_root().map(|root| CookCache { root, enabled });
+        MeshColliders::open_with(catalog, found, map, cache.as_ref())
+    }
+
+    /// [`MeshColliders::open`] with the load cache named (`None`: no cache at all).
+    pub fn open_with(
+        catalog: &Catalog,
+        found: &Found,
+        map: &Map,
+        cache: Option<&CookCache>,
+    ) -> MeshColliders {
         let mut out = MeshColliders::default();
         let companion = Found {
             pallet: found.pallet.clone(),
@@ -46,7 +75,6 @@ impl MeshColliders {
         }
         let worlds = dh_content::compile::record_worlds(&map.objects);
         let dependencies = catalog.dependencies(&found.pallet);
-        let cache = CookCache::default_root().map(CookCache::new);
         for (i, record) in map.objects.iter().enumerate() {
             let Record::Instance(inst) = record else {
                 continue;
@@ -71,25 +99,55 @@ impl MeshColliders {
                 pallet: b.pallet.clone(),
                 path: b.path.clone(),
             };
-            let imported = catalog
-                .read(&model)
-                .map_err(|e| e.to_string())
-                .and_then(|bytes| {
-                    dh_content::gltf::import_glb(&bytes, &model.barcode())
-                        .map_err(|e| e.to_string())
-                });
-            match imported {
-                Ok(m) => {
-                    let pose = worlds
-                        .get(i)
-                        .copied()
-                        .unwrap_or(dh_content::gltf::math::IDENTITY);
-                    out.loaded.push(colcook::cook_at_load(
-                        &m,
-                        &pose,
-                        &inst.parts,
-                        cache.as_ref(),
-                    ));
+            // The model's content signature, from its pallet's file table: no read.
+            let Some((crc32, raw_len)) = catalog
+                .pallet(&model.pallet)
+                .and_then(|p| p.entry(&model.path))
+                .map(|e| e.signature())
+            else {
+                out.notes.push(format!(
+                    "warning: {}: its mesh collision cannot be cooked at load: no such entry in its pallet",
+                    model.barcode()
+                ));
+                continue;
+            };
+            let key = load_key(&model.path, crc32, raw_len);
+            let pose = worlds
+                .get(i)
+                .copied()
+                .unwrap_or(dh_content::gltf::math::IDENTITY);
+            let started = Instant::now();
+            let loaded = cook_placement_at_load(cache, &key, &pose, &inst.parts, || {
+                catalog
+                    .read(&model)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| {
+                        dh_content::gltf::import_glb(&bytes, &model.barcode())
+                            .map_err(|e| e.to_string())
+                    })
+            });
+            match loaded {
+                Ok(l) => {
+                    if !l.stats.hit {
+                        let ms = started.elapsed().as_secs_f64() * 1000.0;
+                        let stored = match cache {
+                            Some(c) if c.enabled && l.warnings.is_empty() => {
+                                format!("cached as {}", c.path(&key).display())
+                            }
+                            _ => "not cached (client.cache.collision is off)".to_string(),
+                        };
+                        out.notes.push(format!(
+                            "note: {}: mesh collision cooked at load in {ms:.1} ms: {} mesh(es) cooked, {} reused, {} triangle(s); {stored}",
+                            model.barcode(),
+                            l.stats.cooked,
+                            l.stats.reused,
+                            l.stats.triangles
+                        ));
+                    }
+                    out.notes
+                        .extend(l.warnings.into_iter().map(|w| format!("warning: {w}")));
+                    out.loaded.push(l.cook);
+                    out.stats.push(l.stats);
                 }
                 Err(e) => out.notes.push(format!(
                     "warning: {}: its mesh collision cannot be cooked at load: {e}",
@@ -119,9 +177,19 @@ impl MeshColliders {
         self.companion.is_some()
     }
 
-    /// Placements cooked at load.
+    /// Placements cooked at load (whether from the load cache or not).
     pub fn loaded(&self) -> usize {
         self.loaded.len()
+    }
+
+    /// Placements answered wholly from the load cache (the model not read).
+    pub fn cache_hits(&self) -> usize {
+        self.stats.iter().filter(|s| s.hit).count()
+    }
+
+    /// Meshes cooked at load (not read from the load cache).
+    pub fn cooked(&self) -> usize {
+        self.stats.iter().map(|s| s.cooked).sum()
     }
 
     /// The log lines, taken.

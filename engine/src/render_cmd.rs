@@ -578,6 +578,16 @@ impl Executor for JobsExecutor<'_> {
 /// The camera `bench --render` shoots: the map's thumbnail camera, else its first named
 /// camera, else a view from above the map's south edge looking at its middle.
 pub fn default_camera(x: &Extracted) -> (String, View) {
+    default_camera_around(x, None)
+}
+
+/// [`default_camera`], the map's middle taking in `voxels` too (the box of its voxel
+/// volumes, [`crate::voxel::draw::volume_bounds`]: they join the frame only as they
+/// stream in).
+pub fn default_camera_around(
+    x: &Extracted,
+    voxels: Option<([f32; 3], [f32; 3])>,
+) -> (String, View) {
     if let Some(c) = x
         .cameras
         .iter()
@@ -586,7 +596,14 @@ pub fn default_camera(x: &Extracted) -> (String, View) {
     {
         return (c.name.clone(), c.view);
     }
-    let (lo, hi) = x.frame.bounds().unwrap_or(([-10.0; 3], [10.0; 3]));
+    let (lo, hi) = match (x.frame.bounds(), voxels) {
+        (Some((a, b)), Some((c, d))) => (
+            [0, 1, 2].map(|k| a[k].min(c[k])),
+            [0, 1, 2].map(|k| b[k].max(d[k])),
+        ),
+        (Some(b), None) | (None, Some(b)) => b,
+        (None, None) => ([-10.0; 3], [10.0; 3]),
+    };
     let center = [0, 1, 2].map(|k| (lo[k] + hi[k]) * 0.5);
     let span = (hi[0] - lo[0]).max(hi[2] - lo[2]).max(1.0);
     // 35 degrees down, from the south (+Z), far enough back to take the map in.
@@ -622,6 +639,8 @@ pub struct BenchRender {
     map: Map,
     cache: ExtractCache,
     voxels: VoxelDraw,
+    /// The box of the map's voxel volumes, for the default camera.
+    voxel_bounds: Option<([f32; 3], [f32; 3])>,
     log: Vec<String>,
     size: [u32; 2],
     camera: String,
@@ -673,7 +692,8 @@ impl BenchRender {
         .map_err(|e| format!("--render: renderer: {e}"))?;
         let mut cache = ExtractCache::new();
         let first = extract::extract_with(host, &catalog, &map, &mut cache);
-        let (camera, _) = default_camera(&first);
+        let voxel_bounds = crate::voxel::draw::volume_bounds(host);
+        let (camera, _) = default_camera_around(&first, voxel_bounds);
         Ok(BenchRender {
             renderer,
             gpu,
@@ -681,6 +701,7 @@ impl BenchRender {
             map,
             cache,
             voxels: VoxelDraw::new(&host.prefs),
+            voxel_bounds,
             log: Vec::new(),
             size,
             camera,
@@ -745,7 +766,10 @@ impl BenchRender {
             .cameras
             .iter()
             .find(|c| c.name == self.camera)
-            .map_or_else(|| default_camera(&x).1, |c| c.view);
+            .map_or_else(
+                || default_camera_around(&x, self.voxel_bounds).1,
+                |c| c.view,
+            );
         {
             let _s = timer.scope("voxels");
             self.voxels.frame(host, &view, &mut x.frame);
@@ -791,7 +815,7 @@ impl BenchRender {
             .get(r.selected)
             .is_some_and(|a| a.kind == dh_gpu::DeviceKind::Cpu);
         Ok(format!(
-            "rendered {} frames of camera '{}' at {}x{} offscreen ({} draws, {} of them meshes, {} lights the last frame; {} voxel regions resident) on {}{}",
+            "rendered {} frames of camera '{}' at {}x{} offscreen ({} box draws, {} mesh draws, {} lights the last frame; {} voxel regions resident) on {}{}",
             self.frames,
             self.camera,
             self.size[0],

@@ -567,6 +567,7 @@ fn bodies_stay_near_pawns_and_urgent_chunks_cook_before_the_tick() {
         margin: 8.0,
         urgent: 4.0,
         workers: 1,
+        ..CollisionConfig::default()
     };
     let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
     let mut streamer = CollisionStreamer::new(config);
@@ -661,14 +662,34 @@ fn the_streaming_preferences_are_the_specs() {
     let prefs = dh_engine::prefs::Prefs::new();
     let server = CollisionConfig::from_prefs(&prefs, false);
     assert_eq!(
-        (server.radius, server.margin, server.urgent, server.workers),
-        (48.0, 16.0, 4.0, 1)
+        (
+            server.radius,
+            server.margin,
+            server.urgent,
+            server.workers,
+            server.cell_cache_bytes
+        ),
+        (48.0, 16.0, 4.0, 1, 16 << 20)
     );
     assert_eq!(server, CollisionConfig::default());
     let client = CollisionConfig::from_prefs(&prefs, true);
     assert_eq!(
-        (client.radius, client.margin, client.urgent, client.workers),
-        (32.0, 16.0, 4.0, 1)
+        (
+            client.radius,
+            client.margin,
+            client.urgent,
+            client.workers,
+            client.cell_cache_bytes
+        ),
+        (32.0, 16.0, 4.0, 1, 16 << 20)
+    );
+    let mut prefs = dh_engine::prefs::Prefs::new();
+    prefs
+        .set("world.voxel.collisionCellCacheMb", "3")
+        .expect("a preference");
+    assert_eq!(
+        CollisionConfig::from_prefs(&prefs, false).cell_cache_bytes,
+        3 * 1024 * 1024
     );
 }
 
@@ -776,4 +797,323 @@ fn the_water_query_reads_the_grid() {
         (s.surface - (10.0 + (2.0 + 8.0 / 9.0) * 0.5)).abs() < 1e-6,
         "{s:?}"
     );
+}
+
+// ── Reading by range ────────────────────────────────────────────────────
+
+use dh_content::voxel::payload::{decode_all, encode, Grid, GridInfo, PayloadReader, VoxelPayload};
+use dh_engine::voxel::collision::{CollisionCells, RangeCells, RangeVolume};
+use dh_engine::voxel::stream::{OpenPayload, OwnedPayload};
+use dh_engine::voxel::{GridChunks, StoredChunk};
+
+/// A small integer hash for the generated worlds (splitmix64's finalizer).
+fn mix(a: i32, b: i32, c: i32) -> u64 {
+    let mut z = (a as u32 as u64) ^ ((b as u32 as u64) << 21) ^ ((c as u32 as u64) << 42);
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A generated world in `[lo, lo + size)` at 16-cell chunks: stone under grass with a
+/// ground height that wanders, wood posts, ice patches, passable cells (palette 5)
+/// scattered underground, a solid chunk, an all-air chunk and an all-passable chunk.
+/// Each cell is set in both the chunk store and the payload's grid.
+fn generated(lo: [i32; 3], size: [i32; 3]) -> (MapChunks, VoxelPayload) {
+    let mut w = MapChunks::new(16);
+    let mut p = VoxelPayload::default();
+    p.header.chunk_edge = 16;
+    p.palette = vec![
+        PaletteEntry::empty(),
+        mc("stone"),
+        mc("grass_block"),
+        mc("oak_planks"),
+        mc("ice"),
+        mc("short_grass"),
+    ];
+    p.grids = vec![Grid::new(GridInfo::new("world", lo, size))];
+    for z in lo[2]..lo[2] + size[2] {
+        for x in lo[0]..lo[0] + size[0] {
+            let ground = 6 + (mix(x / 5, z / 7, 1) % 9) as i32;
+            for y in lo[1]..lo[1] + size[1] {
+                let h = mix(x, y, z);
+                let v = if y < ground - 1 {
+                    if h.is_multiple_of(11) {
+                        5
+                    } else {
+                        1
+                    }
+                } else if y == ground - 1 {
+                    if mix(x / 3, z / 3, 2).is_multiple_of(5) {
+                        4
+                    } else {
+                        2
+                    }
+                } else if y < ground + 3 && x % 9 == 0 && z % 7 == 0 {
+                    3
+                } else {
+                    0
+                };
+                if v != 0 {
+                    w.set([x, y, z], v);
+                    assert!(p.set_cell(0, 0, [x, y, z], v));
+                }
+            }
+        }
+    }
+    w.compact();
+    (w, p)
+}
+
+fn owned(p: &VoxelPayload) -> Arc<OpenPayload> {
+    let shards = encode(p).expect("it encodes");
+    Arc::new(
+        OpenPayload::open(Arc::new(OwnedPayload {
+            name: "test.dh-vox.bin".into(),
+            shards,
+        }))
+        .expect("it opens"),
+    )
+}
+
+#[test]
+fn a_grid_read_by_range_cooks_the_same_triangles_as_a_whole_decode() {
+    // 80 × 40 × 72 cells from (-40, 0, -24): chunks -3..=2 on X, crossing the region
+    // border at chunk 0 (regions are 32 chunks).
+    let lo = [-40, 0, -24];
+    let size = [80, 40, 72];
+    let (w, p) = generated(lo, size);
+    let open = owned(&p);
+    // A cache of 8 chunks (16 KiB of cells each), so chunks are evicted and read again.
+    let cells = Arc::new(RangeCells::new("test", open.clone(), 0, 8 * (16 << 10)).expect("grid 0"));
+    assert_eq!(cells.chunks_decoded(), 0, "opening decodes nothing");
+    assert_eq!(cells.chunk_bounds(), [[-3, 0, -2], [2, 2, 2]]);
+    // The whole decode of the same bytes, as the host used to hold it.
+    let shards = encode(&p).expect("it encodes");
+    let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
+    let whole = decode_all(&refs).expect("it decodes");
+    let whole = GridChunks {
+        grid: &whole.grids[0],
+        edge: 16,
+    };
+    let range = CollisionCells::Range(cells.clone());
+    let pal = CollisionPalette::resolve(&p.palette, tables(), Some(MC), None, 3);
+    // A turned, scaled, moved placement as well as the identity.
+    let placements = [
+        Placement::identity(),
+        Placement::from_matrix([
+            [0.0, 0.0, 0.5, 3.0],
+            [0.0, 0.5, 0.0, -1.0],
+            [-0.5, 0.0, 0.0, 7.0],
+        ]),
+    ];
+    let mut faced = 0;
+    for pl in &placements {
+        // Every chunk of the bounds and one ring outside (those cook to nothing).
+        for cz in -3..=3 {
+            for cy in -1..=3 {
+                for cx in -4..=3 {
+                    let c = [cx, cy, cz];
+                    let mut scratch = CookScratch::default();
+                    let mut a = CookedChunk::default();
+                    range.cook(&pal, pl, c, &mut scratch, &mut a);
+                    let b = cook_with(&w, &pal, pl, c);
+                    let mut d = CookedChunk::default();
+                    cook_chunk(&whole, &pal, pl, c, &mut scratch, &mut d);
+                    assert_eq!(a, b, "chunk {c:?}: range read vs the generated world");
+                    assert_eq!(a, d, "chunk {c:?}: range read vs the whole decode");
+                    if !a.is_empty() {
+                        faced += 1;
+                    }
+                }
+            }
+        }
+        assert!(cells.cache().bytes() <= 8 * (16 << 10));
+    }
+    // The world has faces in every column of chunks it covers (6 × 5 columns, twice).
+    assert!(faced >= 60, "{faced} chunks with faces");
+    assert!(cells.take_log().is_empty());
+    // A cache that held every chunk once read each stored chunk once.
+    let all = RangeCells::new("test", open, 0, 64 << 20).expect("grid 0");
+    for cz in -2..=2 {
+        for cy in 0..=2 {
+            for cx in -3..=2 {
+                let _ = all.chunk([cx, cy, cz]);
+                let _ = all.chunk([cx, cy, cz]);
+            }
+        }
+    }
+    let stored = w
+        .chunks
+        .values()
+        .filter(|c| !matches!(c, StoredChunk::Uniform(0)))
+        .count() as u64;
+    assert_eq!(all.chunks_decoded(), stored);
+}
+
+/// The payload's bytes with chunk `chunk`'s record made undecodable (its codec tag set
+/// to 9, which no codec is).
+fn corrupt_chunk(p: &VoxelPayload, chunk: [i32; 3]) -> Vec<Vec<u8>> {
+    let mut shards = encode(p).expect("it encodes");
+    let (shard, at) = {
+        let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
+        let r = PayloadReader::open(&refs).expect("it opens");
+        let key = dh_content::voxel::payload::ChunkKey { layer: 0, chunk };
+        let (ri, ci) = r.find_chunk(0, key).expect("a table").expect("stored");
+        let region = r.regions()[ri];
+        let entry = r.chunk_table(ri).expect("a table").entries()[ci];
+        (
+            region.shard as usize,
+            (region.offset + u64::from(entry.offset)) as usize,
+        )
+    };
+    shards[shard][at] = 9;
+    shards
+}
+
+#[test]
+fn a_chunk_that_does_not_decode_is_empty_and_logged_once() {
+    let (w, p) = generated([0, 0, 0], [48, 16, 48]);
+    let shards = corrupt_chunk(&p, [1, 0, 1]);
+    let open = Arc::new(
+        OpenPayload::open(Arc::new(OwnedPayload {
+            name: "bad.dh-vox.bin".into(),
+            shards,
+        }))
+        .expect("the header and index still read"),
+    );
+    // A cache of one chunk: the bad chunk is evicted and read again.
+    let cells = Arc::new(RangeCells::new("bad", open, 0, 16 << 10).expect("grid 0"));
+    let range = CollisionCells::Range(cells.clone());
+    let pal = test_palette();
+    let id = Placement::identity();
+    let mut scratch = CookScratch::default();
+    let mut out = CookedChunk::default();
+    range.cook(&pal, &id, [1, 0, 1], &mut scratch, &mut out);
+    assert!(out.is_empty(), "the bad chunk has no faces");
+    // Its neighbor reads it as empty: the neighbor's cells facing it show faces, which
+    // the intact world buries. By hand: the +X neighbor (2, 0, 1) against an empty
+    // (1, 0, 1) gets a -X face over every solid cell of its x = 32 column.
+    range.cook(&pal, &id, [2, 0, 1], &mut scratch, &mut out);
+    let mut with_empty = MapChunks::new(16);
+    with_empty.chunks = w.chunks.clone();
+    with_empty.chunks.remove(&[1, 0, 1]);
+    assert_eq!(out, cook(&with_empty, &pal, [2, 0, 1]));
+    assert_ne!(out, cook(&w, &pal, [2, 0, 1]));
+    let log = cells.take_log();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(
+        log[0].contains("'bad'") && log[0].contains("[1, 0, 1]"),
+        "{log:?}"
+    );
+    assert!(log[0].contains("codec tag"), "{log:?}");
+    // Read again after it was evicted: no second line.
+    for c in [[0, 0, 0], [1, 0, 1], [2, 0, 2], [1, 0, 1]] {
+        range.cook(&pal, &id, c, &mut scratch, &mut out);
+    }
+    assert!(cells.take_log().is_empty());
+
+    // Through the streamer: a pawn standing on it cooks it on the spot; nothing panics,
+    // the chunk has no body, and the streamer's log says it once.
+    let (_, p) = generated([0, 0, 0], [48, 16, 48]);
+    let open = Arc::new(
+        OpenPayload::open(Arc::new(OwnedPayload {
+            name: "bad.dh-vox.bin".into(),
+            shards: corrupt_chunk(&p, [1, 0, 1]),
+        }))
+        .expect("it opens"),
+    );
+    let cells = Arc::new(RangeCells::new("bad", open, 0, 1 << 20).expect("grid 0"));
+    let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+    let mut streamer = CollisionStreamer::new(CollisionConfig {
+        workers: 1,
+        ..CollisionConfig::default()
+    });
+    let vol = streamer
+        .add_range_volume(RangeVolume {
+            name: "bad".into(),
+            cells,
+            palette: Arc::new(test_palette()),
+            placement: Placement::identity(),
+        })
+        .expect("a volume");
+    streamer.update(&mut physics, &[[24.0, 20.0, 24.0]]);
+    streamer.flush(&mut physics);
+    assert!(streamer.body_of_chunk(vol, [1, 0, 1]).is_none());
+    assert!(streamer.body_of_chunk(vol, [0, 0, 0]).is_some());
+    let log = streamer.take_log();
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert!(streamer.take_log().is_empty());
+}
+
+#[test]
+fn the_cell_cache_stays_within_its_bound_while_a_pawn_walks_across_a_big_world() {
+    // 2048 × 16 × 48 cells at 16: 128 × 1 × 3 chunks, each a floor with a bump pattern
+    // (none uniform, so each holds 16 KiB of cells when decoded).
+    let size = [2048, 16, 48];
+    let mut p = VoxelPayload::default();
+    p.header.chunk_edge = 16;
+    p.palette = vec![PaletteEntry::empty(), mc("stone"), mc("grass_block")];
+    p.grids = vec![Grid::new(GridInfo::new("long", [0, 0, 0], size))];
+    for z in 0..size[2] {
+        for x in 0..size[0] {
+            assert!(p.set_cell(0, 0, [x, 0, z], 1));
+            assert!(p.set_cell(0, 0, [x, 1, z], 1));
+            if (x + z) % 13 == 0 {
+                assert!(p.set_cell(0, 0, [x, 8, z], 2));
+            }
+        }
+    }
+    // Six chunks' worth of cells: far fewer than one pawn's neighborhood.
+    let bound = 6 * (16 * 16 * 16 * 4 + 16);
+    let cells = Arc::new(RangeCells::new("long", owned(&p), 0, bound).expect("grid 0"));
+    let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
+    let mut streamer = CollisionStreamer::new(CollisionConfig {
+        radius: 24.0,
+        margin: 8.0,
+        urgent: 4.0,
+        workers: 1,
+        cell_cache_bytes: bound,
+    });
+    let vol = streamer
+        .add_range_volume(RangeVolume {
+            name: "long".into(),
+            cells: cells.clone(),
+            palette: Arc::new(CollisionPalette::resolve(
+                &p.palette,
+                tables(),
+                Some(MC),
+                None,
+                0,
+            )),
+            placement: Placement::identity(),
+        })
+        .expect("a volume");
+    assert_eq!(streamer.chunks_decoded(), 0);
+    let pawn = physics.spawn_pawn([8.5, 2.0, 24.5], 0.0).expect("a pawn");
+    let mut most = 0;
+    // Carried 1 m along +X each tick, across the whole world.
+    for i in 0..2000 {
+        let x = 8.5 + i as f32;
+        physics
+            .teleport_pawn(pawn, [x, 2.0, 24.5], 0.0, 0.0, TeleportVelocity::Zero)
+            .expect("teleport");
+        let feet = physics.pawn_state(pawn).expect("a pawn").feet;
+        streamer.update(&mut physics, &[feet]);
+        physics.step();
+        let held = streamer.cell_cache_bytes();
+        assert!(held <= bound, "tick {i}: {held} bytes held of {bound}");
+        most = most.max(held);
+        let s = physics.pawn_state(pawn).expect("a pawn");
+        assert!(s.feet[1] > 1.5, "tick {i}: it never falls: {s:?}");
+        // The chunk underfoot is solid before the tick steps.
+        let under = [(x / 16.0) as i32, 0, 1];
+        assert!(streamer.body_of_chunk(vol, under).is_some(), "tick {i}");
+    }
+    assert!(most > bound / 2, "the cache was used: {most}");
+    // Every chunk was decoded at least once, many more than once (evicted and read
+    // again), and nothing failed.
+    assert!(streamer.chunks_decoded() >= 128 * 3);
+    assert!(streamer.take_log().is_empty());
+    assert!(cells.cache().len() <= 6);
 }

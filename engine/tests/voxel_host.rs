@@ -17,9 +17,18 @@
 use std::path::{Path, PathBuf};
 
 use dh_content::compile::{compile_sources, AssetKind, CompileOptions, SourceData, SourceEntry};
-use dh_content::voxel::payload::{encode, Grid, GridInfo, PaletteEntry, VoxelPayload};
+use std::sync::Arc;
+
+use dh_content::voxel::blocks::BlockTables;
+use dh_content::voxel::payload::{decode_all, encode, Grid, GridInfo, PaletteEntry, VoxelPayload};
+use dh_engine::catalog::{Catalog, Found};
 use dh_engine::host::{Host, HostOptions};
 use dh_engine::script::{ScriptHost, Value};
+use dh_engine::voxel::collision::{
+    cook_chunk, CollisionCells, CollisionPalette, CookScratch, CookedChunk, RangeCells,
+};
+use dh_engine::voxel::volume::{open_volume, pose_matrix};
+use dh_engine::voxel::GridChunks;
 use dh_jobs::{FrameTimer, Scheduler};
 
 const MC: &str = "com.mojang.minecraft";
@@ -290,4 +299,100 @@ fn switching_the_volume_off_drops_its_bodies_and_the_pawn_falls() {
     assert_eq!(run.host.voxel_collision().body_count(), 0);
     run.ticks(30);
     assert!(run.num("p", "y") < FLOOR - 0.5, "{}", run.num("p", "y"));
+}
+
+#[test]
+fn installing_the_map_decodes_no_chunk_and_a_pawn_decodes_what_it_stands_near() {
+    let mut run = start(&[]);
+    // Opened: the header and the region index; no chunk record yet.
+    assert_eq!(run.host.voxel_collision().chunks_decoded(), 0);
+    assert_eq!(run.host.voxel_collision().cell_cache_bytes(), 0);
+    run.host
+        .spawn("p", Some([-5.5, 1.0, -5.5]), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    run.ticks(4);
+    run.host.flush_voxel_collision();
+    run.ticks(60);
+    // The container is 2 × 1 × 2 chunks, all within 48 m and all stored: each decoded
+    // once (the 16 MB cache holds them all), read by the cooks and the water query.
+    assert_eq!(run.host.voxel_collision().chunks_decoded(), 4);
+    assert_eq!(
+        run.host.voxel_collision().cell_cache_bytes(),
+        4 * (16 * 16 * 16 * 4 + 16)
+    );
+    assert!(run.flag("p", "grounded"));
+}
+
+#[test]
+fn a_compiled_pallets_grid_read_by_range_cooks_as_its_whole_decode() {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("dh-voxel-range-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let pallet = build_pallet(&dir);
+    let mut catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+    catalog
+        .mount_file(&pallet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let pose = pose_matrix(AT, [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+    let opened = open_volume(
+        &catalog,
+        "ground",
+        "test.voxelhost:voxels/ground.dh-vox",
+        pose,
+        &[],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // The whole payload entry, decoded at once (what the host did before).
+    let bytes = catalog
+        .read(&Found {
+            pallet: "test.voxelhost".into(),
+            path: "voxels/ground.dh-vox.bin".into(),
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let whole = decode_all(&[bytes.as_ref()]).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(whole.palette, opened.palette);
+    let whole = GridChunks {
+        grid: &whole.grids[0],
+        edge: 16,
+    };
+    let tables = BlockTables::builtin().unwrap_or_else(|e| panic!("{e}"));
+    let pal = CollisionPalette::resolve(&opened.palette, tables, Some(MC), None, 0);
+    let g = &opened.grids[0];
+    let cells = Arc::new(
+        RangeCells::new("ground", opened.payload.clone(), 0, 2 * (16 << 10))
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let range = CollisionCells::Range(cells.clone());
+    let mut scratch = CookScratch::default();
+    let mut faced = 0;
+    for cz in -1..=2 {
+        for cy in -1..=1 {
+            for cx in -1..=2 {
+                let c = [cx, cy, cz];
+                let mut a = CookedChunk::default();
+                range.cook(&pal, &g.placement, c, &mut scratch, &mut a);
+                let mut b = CookedChunk::default();
+                cook_chunk(&whole, &pal, &g.placement, c, &mut scratch, &mut b);
+                assert_eq!(a, b, "chunk {c:?}");
+                // The drawing's lazily decoded grid reads the same cells.
+                let mut d = CookedChunk::default();
+                cook_chunk(
+                    g.chunks.as_ref(),
+                    &pal,
+                    &g.placement,
+                    c,
+                    &mut scratch,
+                    &mut d,
+                );
+                assert_eq!(a, d, "chunk {c:?} (lazy)");
+                faced += usize::from(!a.is_empty());
+            }
+        }
+    }
+    // The four chunks of the container have faces; around them nothing is stored.
+    assert_eq!(faced, 4);
+    assert!(cells.cache().bytes() <= 2 * (16 << 10));
+    assert!(cells.take_log().is_empty());
 }

@@ -27,18 +27,21 @@
 //! solid block is a whole cube, as the spec has it without the pallet.
 
 use std::collections::HashMap as StdHashMap;
+use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use dh_content::schema::surface::{surface_preset, SURFACE_PRESETS};
 use dh_content::voxel::blocks::{resolve_entry, BlockLook, BlockTables, EntryKey, PlatformPallet};
-use dh_content::voxel::payload::{PaletteEntry, PropValue};
+use dh_content::voxel::payload::{ChunkKey, PaletteEntry, PayloadError, PropValue};
 use dh_sims::physics::{BodyHandle, PhysicsError, PhysicsWorld, VoxelPart};
 
 use super::place::Placement;
+use super::stream::{CachedChunk, CellCache, OpenPayload};
 use super::{ChunkSource, ChunkView};
 
 /// A multiply-rotate hasher for the streamer's small integer keys (chunk coordinates,
@@ -617,16 +620,20 @@ pub struct CollisionConfig {
     /// Threads that cook queued chunks (`collisionWorkers`); 0 cooks every wanted chunk
     /// on the spot inside [`CollisionStreamer::update`] (deterministic tests and tools).
     pub workers: usize,
+    /// Bytes of decoded cells each volume read by range keeps for the cooks
+    /// (`collisionCellCacheMb` × 2²⁰), shared by its shown grids.
+    pub cell_cache_bytes: usize,
 }
 
 impl Default for CollisionConfig {
-    /// The server's defaults: 48, 16, 4, one worker.
+    /// The server's defaults: 48, 16, 4, one worker, 16 MB of decoded cells.
     fn default() -> Self {
         CollisionConfig {
             radius: 48.0,
             margin: 16.0,
             urgent: 4.0,
             workers: 1,
+            cell_cache_bytes: 16 << 20,
         }
     }
 }
@@ -644,11 +651,15 @@ impl CollisionConfig {
         let workers = prefs
             .int(&format!("{side}.voxel.collisionWorkers"))
             .map_or(1, |v| v.clamp(1, 64) as usize);
+        let cache_mb = prefs
+            .int(&format!("{side}.voxel.collisionCellCacheMb"))
+            .map_or(16, |v| v.max(0) as usize);
         CollisionConfig {
             radius: f("collisionRadius", if client { 32.0 } else { d.radius }),
             margin: f("collisionMargin", d.margin),
             urgent: f("collisionUrgent", d.urgent),
             workers,
+            cell_cache_bytes: cache_mb.saturating_mul(1 << 20),
         }
     }
 }
@@ -667,6 +678,353 @@ pub struct CollisionVolume {
     pub cells: [[i32; 3]; 2],
 }
 
+/// The most lines a [`RangeCells`] logs for chunks that do not decode; one more says
+/// that further ones are not logged.
+pub const MAX_CHUNK_ERRORS_LOGGED: usize = 32;
+
+/// One grid's `blocks` layer read by range (spec `dh.voxel`: "A payload is read by
+/// range"): nothing is decoded when it opens; each chunk a cook (or the water query)
+/// reads is found through its region's chunk table, decoded from its own record and
+/// kept in a decoded-cell cache of at most `cache_bytes` (`collisionCellCacheMb`), the
+/// least recently used chunk first out. A chunk that does not decode is logged once and
+/// read as empty: nothing of it is solid, and nothing panics.
+pub struct RangeCells {
+    name: String,
+    payload: Arc<OpenPayload>,
+    grid: u32,
+    edge: usize,
+    /// The grid's chunks, `[min, max]` inclusive.
+    chunks: [[i32; 3]; 2],
+    cache: CellCache,
+    decoded: AtomicU64,
+    errors: Mutex<ChunkErrors>,
+}
+
+#[derive(Default)]
+struct ChunkErrors {
+    seen: HashSet<[i32; 3]>,
+    lines: Vec<String>,
+}
+
+impl std::fmt::Debug for RangeCells {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RangeCells")
+            .field("name", &self.name)
+            .field("grid", &self.grid)
+            .field("edge", &self.edge)
+            .field("cache", &self.cache)
+            .finish()
+    }
+}
+
+/// Why a grid cannot be read by range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RangeCellsError {
+    /// The payload has no such grid.
+    #[error("payload {payload}: grid {grid} does not exist (it has {count})")]
+    NoGrid {
+        /// The payload's entry.
+        payload: String,
+        /// The grid asked for.
+        grid: u32,
+        /// Grids it has.
+        count: usize,
+    },
+    /// The `blocks` layer is not at the payload's chunk edge.
+    #[error("payload {payload}: layer 0 ('blocks') has {found} cells a chunk edge, expected the chunk edge {expected}")]
+    LayerEdge {
+        /// The payload's entry.
+        payload: String,
+        /// Cells along its chunks' edge.
+        found: usize,
+        /// The header's chunk edge.
+        expected: usize,
+    },
+}
+
+impl RangeCells {
+    /// Grid `grid` of the open payload `payload`, for volume `name` (what its log lines
+    /// call it), with a decoded-cell cache of `cache_bytes`. Reads nothing past what
+    /// [`OpenPayload::open`] read (the header and the region index).
+    pub fn new(
+        name: &str,
+        payload: Arc<OpenPayload>,
+        grid: u32,
+        cache_bytes: usize,
+    ) -> Result<RangeCells, RangeCellsError> {
+        let r = payload.reader();
+        let info = r
+            .grids()
+            .get(grid as usize)
+            .ok_or_else(|| RangeCellsError::NoGrid {
+                payload: r.name().to_string(),
+                grid,
+                count: r.grids().len(),
+            })?;
+        let expected = usize::from(r.header().chunk_edge);
+        let found = r.layer_edge(0).unwrap_or(0);
+        if found != expected || found == 0 {
+            return Err(RangeCellsError::LayerEdge {
+                payload: r.name().to_string(),
+                found,
+                expected,
+            });
+        }
+        let e = found as i32;
+        let lo = info.bounds_min;
+        let hi = [0, 1, 2].map(|a| lo[a].saturating_add(info.bounds_size[a].max(1)) - 1);
+        let chunks = [lo.map(|c| c.div_euclid(e)), hi.map(|c| c.div_euclid(e))];
+        Ok(RangeCells {
+            name: name.to_string(),
+            payload,
+            grid,
+            edge: found,
+            chunks,
+            cache: CellCache::new(cache_bytes),
+            decoded: AtomicU64::new(0),
+            errors: Mutex::new(ChunkErrors::default()),
+        })
+    }
+
+    /// Cells along a chunk's edge.
+    pub fn edge(&self) -> usize {
+        self.edge
+    }
+
+    /// The grid read.
+    pub fn grid(&self) -> u32 {
+        self.grid
+    }
+
+    /// The grid's chunks, `[min, max]` inclusive (from its bounds).
+    pub fn chunk_bounds(&self) -> [[i32; 3]; 2] {
+        self.chunks
+    }
+
+    /// The cache (its bytes and chunks held).
+    pub fn cache(&self) -> &CellCache {
+        &self.cache
+    }
+
+    /// Chunk records decoded since it opened (misses of the cache that found a stored
+    /// chunk).
+    pub fn chunks_decoded(&self) -> u64 {
+        self.decoded.load(Ordering::Relaxed)
+    }
+
+    /// The log lines of chunks that did not decode since the last call.
+    pub fn take_log(&self) -> Vec<String> {
+        self.errors
+            .lock()
+            .map(|mut e| std::mem::take(&mut e.lines))
+            .unwrap_or_default()
+    }
+
+    fn report(&self, chunk: [i32; 3], e: &PayloadError) {
+        let Ok(mut errors) = self.errors.lock() else {
+            return;
+        };
+        if errors.seen.len() > MAX_CHUNK_ERRORS_LOGGED || !errors.seen.insert(chunk) {
+            return;
+        }
+        let line = if errors.seen.len() > MAX_CHUNK_ERRORS_LOGGED {
+            format!(
+                "voxel volume '{}': grid {}: more chunks do not decode; they are not solid and are not logged",
+                self.name, self.grid
+            )
+        } else {
+            format!(
+                "voxel volume '{}': grid {} chunk {chunk:?} does not decode and is not solid: {e}",
+                self.name, self.grid
+            )
+        };
+        errors.lines.push(line);
+    }
+
+    fn decode(&self, chunk: [i32; 3]) -> CachedChunk {
+        let r = self.payload.reader();
+        let n = self.edge * self.edge * self.edge;
+        let read = r
+            .find_chunk(self.grid, ChunkKey { layer: 0, chunk })
+            .and_then(|found| match found {
+                None => Ok(None),
+                Some((region, index)) => {
+                    self.decoded.fetch_add(1, Ordering::Relaxed);
+                    let mut cells = Vec::new();
+                    r.read_chunk_into(region, index, &mut cells)
+                        .map(|_| Some(cells))
+                }
+            });
+        match read {
+            Ok(None) => CachedChunk::Empty,
+            // All `dh:empty` reads as not stored (what a whole decode's compaction does).
+            Ok(Some(cells)) if cells.len() == n && cells.iter().all(|&c| c == 0) => {
+                CachedChunk::Empty
+            }
+            Ok(Some(cells)) if cells.len() == n => CachedChunk::Cells(cells),
+            Ok(Some(cells)) => {
+                self.report(
+                    chunk,
+                    &PayloadError::OutOfRange {
+                        file: r.name().to_string(),
+                        what: format!("cells of chunk {chunk:?} (expected {n})"),
+                        index: cells.len(),
+                        count: n,
+                    },
+                );
+                CachedChunk::Empty
+            }
+            Err(e) => {
+                self.report(chunk, &e);
+                CachedChunk::Empty
+            }
+        }
+    }
+
+    /// The chunk at `chunk`, from the cache or decoded into it. Outside the grid's
+    /// bounds nothing is stored: empty, without a look.
+    pub fn chunk(&self, chunk: [i32; 3]) -> Arc<CachedChunk> {
+        if (0..3).any(|a| chunk[a] < self.chunks[0][a] || chunk[a] > self.chunks[1][a]) {
+            return Arc::new(CachedChunk::Empty);
+        }
+        self.cache.get(chunk, || self.decode(chunk))
+    }
+
+    /// The chunks `lo ..= hi` as one [`ChunkSource`], each read through the cache the
+    /// first time it is asked for and held by the window for its life (so an eviction
+    /// meanwhile cannot take it away); chunks outside read as empty.
+    pub fn window(&self, lo: [i32; 3], hi: [i32; 3]) -> RangeWindow<'_> {
+        let size =
+            [0, 1, 2].map(|a| (i64::from(hi[a]) - i64::from(lo[a]) + 1).clamp(0, 64) as usize);
+        let n = size[0] * size[1] * size[2];
+        RangeWindow {
+            cells: self,
+            lo,
+            size,
+            slots: (0..n).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// What a cook of `chunk` reads: the chunk and the 26 around it.
+    pub fn cook_window(&self, chunk: [i32; 3]) -> RangeWindow<'_> {
+        self.window(
+            chunk.map(|c| c.saturating_sub(1)),
+            chunk.map(|c| c.saturating_add(1)),
+        )
+    }
+
+    /// What the water query at cell `cell` reads: the column of chunks through the
+    /// cell on axis 1 (a fluid's run is followed up and down), within the grid's bounds
+    /// and at most 32 chunks either way, and one chunk either side on the other two axes
+    /// (the surface's corner heights read the neighbours).
+    pub fn column_window(&self, cell: [i32; 3]) -> RangeWindow<'_> {
+        let e = self.edge as i32;
+        let c = cell.map(|v| v.div_euclid(e));
+        let y_lo = c[1].saturating_sub(31).max(self.chunks[0][1]);
+        let y_hi = c[1].saturating_add(32).min(self.chunks[1][1]);
+        self.window(
+            [c[0].saturating_sub(1), y_lo, c[2].saturating_sub(1)],
+            [c[0].saturating_add(1), y_hi, c[2].saturating_add(1)],
+        )
+    }
+}
+
+/// A window of chunks of a [`RangeCells`], as the cooker and the water query read them
+/// ([`RangeCells::window`]).
+pub struct RangeWindow<'a> {
+    cells: &'a RangeCells,
+    lo: [i32; 3],
+    size: [usize; 3],
+    slots: Vec<OnceLock<Arc<CachedChunk>>>,
+}
+
+impl RangeWindow<'_> {
+    fn index(&self, chunk: [i32; 3]) -> Option<usize> {
+        let mut i = 0;
+        for a in (0..3).rev() {
+            let d = i64::from(chunk[a]) - i64::from(self.lo[a]);
+            if d < 0 || d as usize >= self.size[a] {
+                return None;
+            }
+            i = i * self.size[a] + d as usize;
+        }
+        Some(i)
+    }
+}
+
+impl ChunkSource for RangeWindow<'_> {
+    fn edge(&self) -> usize {
+        self.cells.edge
+    }
+
+    fn chunk(&self, chunk: [i32; 3]) -> ChunkView<'_> {
+        match self.index(chunk).and_then(|i| self.slots.get(i)) {
+            Some(slot) => slot.get_or_init(|| self.cells.chunk(chunk)).view(),
+            None => ChunkView::Empty,
+        }
+    }
+}
+
+/// Where a collision volume's cells come from.
+#[derive(Clone)]
+pub enum CollisionCells {
+    /// Chunks already decoded in memory (tests, tools, an editor's working copy).
+    Chunks(Arc<dyn ChunkSource + Send + Sync>),
+    /// A payload's grid read by range through its bounded cache.
+    Range(Arc<RangeCells>),
+}
+
+impl std::fmt::Debug for CollisionCells {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CollisionCells::Chunks(c) => f.debug_tuple("Chunks").field(&c.edge()).finish(),
+            CollisionCells::Range(r) => f.debug_tuple("Range").field(r).finish(),
+        }
+    }
+}
+
+impl CollisionCells {
+    /// Cells along a chunk's edge.
+    pub fn edge(&self) -> usize {
+        match self {
+            CollisionCells::Chunks(c) => c.edge(),
+            CollisionCells::Range(r) => r.edge(),
+        }
+    }
+
+    /// [`cook_chunk`] over these cells (a range-read grid through a
+    /// [`RangeCells::cook_window`]).
+    pub fn cook(
+        &self,
+        pal: &CollisionPalette,
+        placement: &Placement,
+        chunk: [i32; 3],
+        scratch: &mut CookScratch,
+        out: &mut CookedChunk,
+    ) {
+        match self {
+            CollisionCells::Chunks(c) => {
+                cook_chunk(c.as_ref(), pal, placement, chunk, scratch, out)
+            }
+            CollisionCells::Range(r) => {
+                cook_chunk(&r.cook_window(chunk), pal, placement, chunk, scratch, out)
+            }
+        }
+    }
+}
+
+/// A grid read by range, as [`CollisionStreamer::add_range_volume`] takes it.
+pub struct RangeVolume {
+    /// The volume's name, for contacts and logs.
+    pub name: String,
+    /// The grid's cells, read by range.
+    pub cells: Arc<RangeCells>,
+    /// Its palette as collision reads it.
+    pub palette: Arc<CollisionPalette>,
+    /// Cells to meters.
+    pub placement: Placement,
+}
+
 /// A volume's id in a [`CollisionStreamer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VolumeId(pub u32);
@@ -683,7 +1041,7 @@ struct VolumeState {
 
 struct VolumeShared {
     name: String,
-    source: Arc<dyn ChunkSource + Send + Sync>,
+    source: CollisionCells,
     palette: Arc<CollisionPalette>,
     placement: Placement,
 }
@@ -813,8 +1171,7 @@ fn worker_loop(jobs: Arc<Mutex<Receiver<Job>>>, done: Sender<Done>, time: Arc<Mu
         let t = Instant::now();
         let mut cooked = CookedChunk::default();
         let v = &job.volume;
-        cook_chunk(
-            v.source.as_ref(),
+        v.source.cook(
             &v.palette,
             &v.placement,
             job.key.1,
@@ -888,14 +1245,48 @@ impl CollisionStreamer {
     /// Adds a volume; its chunks near pawns become solid on the next update. `None` when
     /// its placement is singular (a zero scale), which nothing can stand on.
     pub fn add_volume(&mut self, volume: CollisionVolume) -> Option<VolumeId> {
-        let inverse = invert(&volume.placement.m)?;
-        let e = volume.source.edge().max(1) as i32;
-        let [lo, hi] = volume.cells;
+        self.add_cells(
+            volume.name,
+            CollisionCells::Chunks(volume.source),
+            volume.palette,
+            volume.placement,
+            volume.cells,
+        )
+    }
+
+    /// Adds a grid read by range (its cells are its bounds); as [`Self::add_volume`].
+    pub fn add_range_volume(&mut self, volume: RangeVolume) -> Option<VolumeId> {
+        let e = volume.cells.edge() as i32;
+        let [lo, hi] = volume.cells.chunk_bounds();
+        let cells = [
+            lo.map(|c| c.saturating_mul(e)),
+            hi.map(|c| c.saturating_add(1).saturating_mul(e)),
+        ];
+        self.add_cells(
+            volume.name,
+            CollisionCells::Range(volume.cells),
+            volume.palette,
+            volume.placement,
+            cells,
+        )
+    }
+
+    fn add_cells(
+        &mut self,
+        name: String,
+        source: CollisionCells,
+        palette: Arc<CollisionPalette>,
+        placement: Placement,
+        cells: [[i32; 3]; 2],
+    ) -> Option<VolumeId> {
+        let inverse = invert(&placement.m)?;
+        let e = source.edge().max(1) as i32;
+        let [lo, hi] = cells;
         let chunks = [
             lo.map(|c| c.div_euclid(e)),
             [0, 1, 2].map(|a| (hi[a] - 1).max(lo[a]).div_euclid(e)),
         ];
-        let m = &volume.placement.m;
+        let m = &placement.m;
         let h = e as f64 * 0.5;
         let half = [0, 1, 2].map(|r| (m[r][0].abs() + m[r][1].abs() + m[r][2].abs()) * h);
         let id = VolumeId(self.next_volume);
@@ -904,10 +1295,10 @@ impl CollisionStreamer {
             id,
             VolumeState {
                 shared: Arc::new(VolumeShared {
-                    name: volume.name,
-                    source: volume.source,
-                    palette: volume.palette,
-                    placement: volume.placement,
+                    name,
+                    source,
+                    palette,
+                    placement,
                 }),
                 chunks,
                 inverse,
@@ -916,6 +1307,39 @@ impl CollisionStreamer {
         ));
         self.dirty = true;
         Some(id)
+    }
+
+    /// Bytes of decoded cells the range-read volumes' caches hold together.
+    pub fn cell_cache_bytes(&self) -> usize {
+        self.volumes
+            .iter()
+            .map(|(_, v)| match &v.shared.source {
+                CollisionCells::Range(r) => r.cache().bytes(),
+                CollisionCells::Chunks(_) => 0,
+            })
+            .sum()
+    }
+
+    /// Chunk records the range-read volumes have decoded since they were added.
+    pub fn chunks_decoded(&self) -> u64 {
+        self.volumes
+            .iter()
+            .map(|(_, v)| match &v.shared.source {
+                CollisionCells::Range(r) => r.chunks_decoded(),
+                CollisionCells::Chunks(_) => 0,
+            })
+            .sum()
+    }
+
+    /// The log lines of chunks that did not decode since the last call (each once).
+    pub fn take_log(&mut self) -> Vec<String> {
+        self.volumes
+            .iter()
+            .flat_map(|(_, v)| match &v.shared.source {
+                CollisionCells::Range(r) => r.take_log(),
+                CollisionCells::Chunks(_) => Vec::new(),
+            })
+            .collect()
     }
 
     /// Removes a volume and its bodies (a volume turned off or deleted; a moved one is
@@ -1011,8 +1435,7 @@ impl CollisionStreamer {
         };
         let t = Instant::now();
         let mut cooked = std::mem::take(&mut self.cooked);
-        cook_chunk(
-            v.source.as_ref(),
+        v.source.cook(
             &v.palette,
             &v.placement,
             key.1,

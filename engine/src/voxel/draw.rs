@@ -6,9 +6,10 @@
 //!
 //! * **The map's volumes** — [`VoxelDraw::sync`] adds one streamed volume per shown grid
 //!   of every placed `dh.voxelVolume` ([`Host::voxel_volumes`]) to its one
-//!   [`VoxelStreamer`], the grid's decoded cells read in place, its looks resolved once
-//!   per container, lit as the placement's, else the definition's, else the platform's
-//!   `lighting` resolves ([`resolve_lighting`]). A host running another map (a map swap)
+//!   [`VoxelStreamer`]: its payload read by range from the mounted pallet under
+//!   `client.voxel.cellCacheMb`, its looks resolved on a streaming thread when it opens,
+//!   lit as the placement's, else the definition's, else the platform's `lighting`
+//!   resolves ([`resolve_lighting`]). A host running another map (a map swap)
 //!   starts the streamer over with [`VoxelStreamer::new_map`].
 //! * **Live frames** — [`VoxelDraw::frame`] marks each volume whose record is in the world
 //!   drawn, updates the streamer with the view's camera (it never waits on a thread) and
@@ -35,17 +36,17 @@ use std::time::Duration;
 
 use dh_content::schema::components::voxel_volume::VoxelLighting;
 use dh_content::schema::voxel::{platform_defaults, MINECRAFT};
-use dh_content::voxel::blocks::BlockTables;
 use dh_content::voxel::payload::UpAxis;
 use dh_gpu::render::frame::{RenderFrame, View, VoxelLightWindow, LIGHT_BRICK, LIGHT_BRICK_CELLS};
 use dh_gpu::render::math::{rotate, Mat4};
 
 use super::collision::inverse_placement;
 use super::stream::{
-    CameraView, StreamConfig, StreamStats, StreamVolume, VolumeId, VolumeSource, VoxelStreamer,
+    CameraView, LookInputs, StreamConfig, StreamStats, StreamVolume, VolumeId, VolumeSource,
+    VoxelStreamer,
 };
 use super::volume::OpenedVolume;
-use super::{pack_light, resolve_lighting, FluidTable, Placement, VoxelLooks};
+use super::{resolve_lighting, FluidTable, Placement};
 use crate::host::Host;
 use crate::prefs::Prefs;
 
@@ -247,15 +248,6 @@ impl VoxelDraw {
         self.streamer.new_map();
         self.drawn.clear();
         self.window = None;
-        let tables = match BlockTables::builtin() {
-            Ok(t) => Some(t),
-            Err(e) => {
-                self.log.push(format!(
-                    "voxel volumes are not drawn: the built-in block tables do not load: {e}"
-                ));
-                None
-            }
-        };
         for (record, v) in now.iter().enumerate() {
             let platform = v.platform.as_deref();
             let default = platform
@@ -270,24 +262,9 @@ impl VoxelDraw {
             if let Some(line) = &choice.log_line {
                 self.log.push(line.clone());
             }
+            // The streamer says so when a grid that asks for a field is not Y up.
             let y_up = v.header.axes.up == UpAxis::Y;
-            if choice.light_field && !y_up {
-                self.log.push(format!(
-                    "voxel volume '{}': no light field is computed for a grid whose up axis is not Y yet; it is shaded without one",
-                    v.name
-                ));
-            }
-            let Some(tables) = tables else {
-                continue;
-            };
             let fluids = (platform == Some(MINECRAFT)).then(FluidTable::minecraft);
-            let looks = Arc::new(VoxelLooks::resolve(
-                &v.palette,
-                tables,
-                platform,
-                None,
-                fluids.as_ref(),
-            ));
             for g in &v.grids {
                 let Some(to_cells) = inverse_placement(&g.placement) else {
                     self.log.push(format!(
@@ -301,17 +278,23 @@ impl VoxelDraw {
                 } else {
                     v.name.clone()
                 };
-                let lit = choice.light_field && y_up;
+                // Read by range from the mounted pallet, its looks resolved on a
+                // streaming thread when it opens.
                 let id = self.streamer.add_volume(StreamVolume {
                     name,
-                    source: VolumeSource::Chunks {
-                        chunks: g.chunks.clone(),
-                        cells: g.cells,
-                        placement: g.placement,
-                        looks: looks.clone(),
+                    source: VolumeSource::Payload {
+                        bytes: v.bytes.clone(),
+                        grid: g.index as u32,
+                        pose: Some(v.pose),
+                        looks: LookInputs {
+                            tables: None,
+                            pallet: None,
+                            fluids: fluids.clone(),
+                        },
                     },
-                    light_field: lit,
+                    light_field: choice.light_field,
                 });
+                let lit = choice.light_field && y_up;
                 self.drawn.push(Drawn {
                     record,
                     id,
@@ -378,9 +361,10 @@ impl VoxelDraw {
     }
 
     /// Streams the live client's way (`client.voxel.streamRadius` around `view`, the
-    /// threads working as they do between frames) until nothing is opening, queued or
-    /// meshing, or `max_frames` frames of `frame_time` each have passed; what `--gpuTimings`
-    /// captures time. Returns the frames it took and what joined `frame`.
+    /// threads working as they do between frames) until nothing is opening or meshing and
+    /// nothing is queued that `client.voxel.maxMeshes` leaves room for, or `max_frames`
+    /// frames of `frame_time` each have passed; what `--gpuTimings` captures time.
+    /// Returns the frames it took and what joined `frame`.
     pub fn settle_live(
         &mut self,
         host: &Host,
@@ -404,7 +388,9 @@ impl VoxelDraw {
             frames += 1;
             let opening =
                 self.drawn.iter().filter(|d| shown.contains(&d.id)).count() > stream.volumes_open;
-            if (!opening && stream.queued == 0 && stream.meshing == 0) || frames >= max_frames {
+            // What is still queued waits for `maxMeshes` only once every slot is taken.
+            let waiting = stream.queued > 0 && stream.resident < self.config.max_meshes;
+            if (!opening && !waiting && stream.meshing == 0) || frames >= max_frames {
                 break;
             }
             std::thread::sleep(frame_time);
@@ -423,6 +409,14 @@ impl VoxelDraw {
         frame: &mut RenderFrame,
         stream: StreamStats,
     ) -> DrawStats {
+        if self.drawn.is_empty() {
+            // A map with no volumes: the frame is the extracted one.
+            self.window = None;
+            return DrawStats {
+                stream,
+                ..DrawStats::default()
+            };
+        }
         let base = frame.materials.len() as u32;
         let materials = self.streamer.materials();
         let material_count = materials.len();
@@ -553,15 +547,40 @@ impl VoxelDraw {
     }
 }
 
-/// The cells' light packed as the window holds it: sky `sky`, gray block light `block`
-/// (what [`UNLIT`] is: open sky, no block light).
-pub fn window_cell(sky: u8, block: u8) -> u16 {
-    pack_light(sky, block)
+/// The world box of every shown grid of `host`'s voxel volumes whose record is in the
+/// world (each grid's cell bounds through its placement), `None` without one.
+pub fn volume_bounds(host: &Host) -> Option<([f32; 3], [f32; 3])> {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for (i, v) in host.voxel_volumes().iter().enumerate() {
+        if !host.voxel_volume_in_world(i) {
+            continue;
+        }
+        for g in &v.grids {
+            if (0..3).any(|a| g.cells[1][a] <= g.cells[0][a]) {
+                continue;
+            }
+            for corner in 0..8 {
+                let c =
+                    [0, 1, 2].map(|a| f64::from(g.cells[usize::from(corner & (1 << a) != 0)][a]));
+                let p = g.placement.point(c);
+                for a in 0..3 {
+                    lo[a] = lo[a].min(p[a]);
+                    hi[a] = hi[a].max(p[a]);
+                }
+            }
+        }
+    }
+    lo.iter()
+        .chain(&hi)
+        .all(|v| v.is_finite())
+        .then(|| (lo.map(|v| v as f32), hi.map(|v| v as f32)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::voxel::pack_light;
 
     #[test]
     fn a_placement_becomes_a_column_major_matrix() {
@@ -584,8 +603,8 @@ mod tests {
     fn unlit_is_open_sky_without_block_light() {
         // SSSS RRRR GGGG BBBB: sky 15, nothing else.
         assert_eq!(UNLIT, 0xF000);
-        assert_eq!(window_cell(15, 0), UNLIT);
-        assert_eq!(window_cell(0, 14), 0x0EEE);
+        assert_eq!(pack_light(15, 0), UNLIT);
+        assert_eq!(pack_light(0, 14), 0x0EEE);
     }
 
     #[test]

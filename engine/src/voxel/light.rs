@@ -4,12 +4,18 @@
 //! * Rules: block light loses 1 a step; sky light at 15 falls straight down through
 //!   cells of opacity 0 without loss and loses 1 a step sideways and up; a step into a
 //!   cell loses max(1, its opacity). A cell's own emission is its floor.
-//! * A cell is 16 bits, `SSSS RRRR GGGG BBBB` ([`pack_light`]). Every emitter is seeded
-//!   gray (all three channels at its level), so one block-light pass fills R, G and B.
+//! * A cell is 16 bits, `SSSS RRRR GGGG BBBB` ([`pack_light_rgb`]): red, green and blue
+//!   block light spread apart, each by the rules above, and mix by the larger of each
+//!   channel. An emitter gives each channel its own level ([`CellLook::light_rgb`]: its
+//!   level on its brightest channel, gray unless its block states a color).
+//! * A block with a light shape ([`CellLook::light_shape`]) stops light across the sides
+//!   its model covers, in both directions: a bottom slab passes light up and sideways but
+//!   not down (nor up into it from below).
 //! * Storage: per brick column (16 × 16 cells, the volume's whole height), bricks of 16³
 //!   cells, 8 KiB of light each, and a brick whose cells all hold one value stores that
 //!   value alone. Beside the light, each brick keeps its cells' opacity and emission
-//!   (4 KiB, or one byte when uniform), so a relight never reads the world again, and
+//!   (`OOOO RRRR GGGG BBBB`, 8 KiB, or one value when uniform) and their light shapes
+//!   (4 KiB, or one byte), so a relight never reads the world again, and
 //!   each cell column keeps its lowest cell sky reaches unhindered.
 //! * Computing: increase and decrease queues of packed `u32`s (window index × 16 +
 //!   level) over a dense window copied out of the bricks and back. Whole columns are lit
@@ -25,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use dh_content::voxel::blocks::{BlockLook, DrawAs};
 
-use super::looks::VoxelLooks;
+use super::looks::{CellLook, VoxelLooks};
 use super::{ChunkSource, ChunkView};
 
 /// Cells along a brick's edge.
@@ -36,7 +42,7 @@ pub const BRICK_CELLS: usize = BRICK * BRICK * BRICK;
 pub const LIGHT_OPAQUE: u8 = 15;
 
 /// A window's wall: opacity 15, no emission, never written.
-const PAD: u8 = 0x0F;
+const PAD: u16 = 0xF000;
 /// Brick columns a tile spans on each horizontal axis.
 const TILE: i32 = 8;
 /// Most cells a window may hold (queue entries carry the index in 28 bits).
@@ -47,6 +53,36 @@ pub fn pack_light(sky: u8, block: u8) -> u16 {
     let b = u16::from(block & 15);
     (u16::from(sky & 15) << 12) | (b << 8) | (b << 4) | b
 }
+
+/// Packs sky light and a colored block light into a cell: `SSSS RRRR GGGG BBBB`.
+pub fn pack_light_rgb(sky: u8, rgb: [u8; 3]) -> u16 {
+    (u16::from(sky & 15) << 12)
+        | (u16::from(rgb[0] & 15) << 8)
+        | (u16::from(rgb[1] & 15) << 4)
+        | u16::from(rgb[2] & 15)
+}
+
+/// A cell's light props as the field keeps them, `OOOO RRRR GGGG BBBB`: opacity, then the
+/// red, green and blue levels it gives off.
+pub fn pack_props(opacity: u8, rgb: [u8; 3]) -> u16 {
+    (u16::from(opacity.min(15)) << 12)
+        | (u16::from(rgb[0].min(15)) << 8)
+        | (u16::from(rgb[1].min(15)) << 4)
+        | u16::from(rgb[2].min(15))
+}
+
+/// The props of a gray cell from the one-byte form (opacity in the low four bits,
+/// emission in the high): all three channels at its level.
+pub fn props_from_byte(p: u8) -> u16 {
+    let e = p >> 4;
+    pack_props(p & 15, [e, e, e])
+}
+
+/// The sides of a light shape, one bit per direction of [`super::FACE_DIRS`] (+X, −X,
+/// +Y, −Y, +Z, −Z): the side toward −Y of a bottom slab is [`SHAPE_DOWN`].
+pub const SHAPE_UP: u8 = 1 << 2;
+/// The −Y side of a light shape (a bottom slab's).
+pub const SHAPE_DOWN: u8 = 1 << 3;
 
 /// The sky level and the block light's red, green and blue of a cell.
 pub fn unpack_light(v: u16) -> (u8, [u8; 3]) {
@@ -119,8 +155,28 @@ pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
 /// up axis turned to Y).
 pub trait LightWorld: Sync {
     /// Fills `out` (`size[0] * size[1] * size[2]` bytes, X fastest, then Y, then Z) with
-    /// the cells of the box at `min`: opacity in the low four bits, emission in the high.
+    /// the cells of the box at `min`: opacity in the low four bits, emission in the high
+    /// (a colored emitter's brightest channel).
     fn props_box(&self, min: [i32; 3], size: [usize; 3], out: &mut [u8]);
+
+    /// The same box in the field's full form ([`pack_props`]: opacity and the red, green
+    /// and blue levels given off). By default each cell of [`LightWorld::props_box`] as a
+    /// gray emitter.
+    fn props_box_rgb(&self, min: [i32; 3], size: [usize; 3], out: &mut [u16]) {
+        let mut bytes = vec![0u8; out.len()];
+        self.props_box(min, size, &mut bytes);
+        for (o, b) in out.iter_mut().zip(bytes) {
+            *o = props_from_byte(b);
+        }
+    }
+
+    /// Fills `out` with the light shapes of the box's cells ([`SHAPE_UP`], [`SHAPE_DOWN`],
+    /// a bit a side) and returns whether any is not 0. By default no cell has one.
+    fn shapes_box(&self, min: [i32; 3], size: [usize; 3], out: &mut [u8]) -> bool {
+        let _ = (min, size);
+        out.fill(0);
+        false
+    }
 }
 
 /// A Y-up grid's chunks read through a volume's looks as a [`LightWorld`].
@@ -128,34 +184,63 @@ pub trait LightWorld: Sync {
 pub struct ChunkLight<'a, S: ChunkSource + ?Sized> {
     src: &'a S,
     props: Vec<u8>,
+    rgb: Vec<u16>,
+    shapes: Vec<u8>,
+    any_shape: bool,
+}
+
+/// A look's full light props ([`pack_props`]).
+pub fn look_props(c: &CellLook) -> u16 {
+    pack_props(c.opacity, c.light_rgb)
 }
 
 impl<'a, S: ChunkSource + ?Sized> ChunkLight<'a, S> {
-    /// The light world of `src` with each palette index's opacity and emission from
-    /// `looks` (any index past the palette reads as the unresolved look: opaque).
+    /// The light world of `src` with each palette index's opacity, emission and light
+    /// shape from `looks` (any index past the palette reads as the unresolved look:
+    /// opaque).
     pub fn new(src: &'a S, looks: &VoxelLooks) -> Self {
-        let props = looks
-            .cells(true)
+        let cells = looks.cells(true);
+        let props = cells
             .iter()
             .map(|c| (c.opacity.min(15)) | (c.emission.min(15) << 4))
             .collect();
-        ChunkLight { src, props }
+        let rgb = cells.iter().map(look_props).collect();
+        let shapes: Vec<u8> = cells.iter().map(|c| c.light_shape & 63).collect();
+        let any_shape = shapes.iter().any(|&s| s != 0);
+        ChunkLight {
+            src,
+            props,
+            rgb,
+            shapes,
+            any_shape,
+        }
     }
 
-    /// The packed props of palette index `id`.
+    /// The packed props of palette index `id` (one byte: opacity, and the emission's
+    /// brightest channel).
     pub fn props_of(&self, id: u32) -> u8 {
         self.props[(id as usize).min(self.props.len() - 1)]
     }
-}
 
-impl<S: ChunkSource + ?Sized> LightWorld for ChunkLight<'_, S> {
-    fn props_box(&self, min: [i32; 3], size: [usize; 3], out: &mut [u8]) {
+    /// The full props of palette index `id` ([`pack_props`]), for
+    /// [`LightField::set_cell_light`].
+    pub fn props_rgb_of(&self, id: u32) -> u16 {
+        self.rgb[(id as usize).min(self.rgb.len() - 1)]
+    }
+
+    /// The light shape of palette index `id`, for [`LightField::set_cell_light`].
+    pub fn shape_of(&self, id: u32) -> u8 {
+        self.shapes[(id as usize).min(self.shapes.len() - 1)]
+    }
+
+    /// Fills `out` with a per-palette-index table's values over the box.
+    fn table_box<T: Copy>(&self, table: &[T], min: [i32; 3], size: [usize; 3], out: &mut [T]) {
         let e = self.src.edge();
         if e == 0 {
             return;
         }
         let ei = e as i32;
-        let last = self.props.len() - 1;
+        let last = table.len() - 1;
         let c0 = min.map(|v| v.div_euclid(ei));
         let c1 = [0, 1, 2].map(|a| (min[a] + size[a] as i32 - 1).div_euclid(ei));
         for cz in c0[2]..=c1[2] {
@@ -175,14 +260,23 @@ impl<S: ChunkSource + ?Sized> LightWorld for ChunkLight<'_, S> {
                                 continue;
                             };
                             match view {
-                                ChunkView::Empty => row.fill(self.props[0]),
-                                ChunkView::Uniform(v) => row.fill(self.props_of(v)),
+                                ChunkView::Empty => row.fill(table[0]),
+                                ChunkView::Uniform(v) => row.fill(table[(v as usize).min(last)]),
                                 ChunkView::Cells(c) => {
                                     let s = (a[0] - lo[0]) as usize
                                         + e * ((y - lo[1]) as usize + e * (z - lo[2]) as usize);
-                                    for (k, r) in row.iter_mut().enumerate() {
-                                        let id = c.get(s + k).copied().unwrap_or(0);
-                                        *r = self.props[(id as usize).min(last)];
+                                    match c.get(s..s + nx) {
+                                        Some(ids) => {
+                                            for (r, &id) in row.iter_mut().zip(ids) {
+                                                *r = table[(id as usize).min(last)];
+                                            }
+                                        }
+                                        None => {
+                                            for (k, r) in row.iter_mut().enumerate() {
+                                                let id = c.get(s + k).copied().unwrap_or(0);
+                                                *r = table[(id as usize).min(last)];
+                                            }
+                                        }
                                     }
                                 }
                             }
@@ -192,6 +286,62 @@ impl<S: ChunkSource + ?Sized> LightWorld for ChunkLight<'_, S> {
             }
         }
     }
+}
+
+impl<S: ChunkSource + ?Sized> LightWorld for ChunkLight<'_, S> {
+    fn props_box(&self, min: [i32; 3], size: [usize; 3], out: &mut [u8]) {
+        self.table_box(&self.props, min, size, out);
+    }
+
+    fn props_box_rgb(&self, min: [i32; 3], size: [usize; 3], out: &mut [u16]) {
+        self.table_box(&self.rgb, min, size, out);
+    }
+
+    fn shapes_box(&self, min: [i32; 3], size: [usize; 3], out: &mut [u8]) -> bool {
+        if !self.any_shape {
+            out.fill(0);
+            return false;
+        }
+        self.table_box(&self.shapes, min, size, out);
+        out.iter().any(|&s| s != 0)
+    }
+}
+
+/// Copies 16 cells, as one fixed-size move when both sides hold 16.
+#[inline]
+fn copy16<T: Copy>(dst: &mut [T], src: &[T]) {
+    match (
+        <&mut [T; 16]>::try_from(&mut *dst),
+        <&[T; 16]>::try_from(src),
+    ) {
+        (Ok(d), Ok(s)) => *d = *s,
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// The brick of window cells whose lowest corner is at index `o` (`sy` cells a window
+/// row, `ny` rows a window layer): one value when every cell holds it (checked before
+/// anything is allocated), else its cells.
+fn brick_from<T: Copy + PartialEq + Default>(
+    cells: &[T],
+    o: usize,
+    sy: usize,
+    ny: usize,
+) -> Brick<T> {
+    let row = |y: usize, z: usize| {
+        let s = o + sy * (y + ny * z);
+        &cells[s..s + BRICK]
+    };
+    let first = cells[o];
+    let uniform = (0..BRICK).all(|z| (0..BRICK).all(|y| row(y, z).iter().all(|&v| v == first)));
+    if uniform {
+        return Brick::Uniform(first);
+    }
+    let mut b = vec![T::default(); BRICK_CELLS].into_boxed_slice();
+    for (k, dst) in b.chunks_exact_mut(BRICK).enumerate() {
+        copy16(dst, row(k % BRICK, k / BRICK));
+    }
+    Brick::Cells(b)
 }
 
 /// A brick of cells of `T`: one value, or all 4096.
@@ -209,15 +359,6 @@ impl<T: Copy + PartialEq> Brick<T> {
         }
     }
 
-    fn compact(&mut self) {
-        if let Brick::Cells(c) = self {
-            let f = c[0];
-            if c.iter().all(|&v| v == f) {
-                *self = Brick::Uniform(f);
-            }
-        }
-    }
-
     fn cells_mut(&mut self) -> &mut [T] {
         if let Brick::Uniform(v) = *self {
             *self = Brick::Cells(vec![v; BRICK_CELLS].into_boxed_slice());
@@ -232,7 +373,8 @@ impl<T: Copy + PartialEq> Brick<T> {
 #[derive(Debug, Clone)]
 struct Column {
     light: Vec<Brick<u16>>,
-    props: Vec<Brick<u8>>,
+    props: Vec<Brick<u16>>,
+    shapes: Vec<Brick<u8>>,
     /// Per cell column (x + 16 z): the lowest cell sky reaches unhindered (the top of
     /// the volume + 1 when sky reaches none).
     sky_floor: Box<[i32]>,
@@ -252,11 +394,19 @@ impl Column {
             .props
             .iter()
             .map(|b| match b {
+                Brick::Uniform(_) => 2,
+                Brick::Cells(_) => BRICK_CELLS * 2,
+            })
+            .sum();
+        let s: usize = self
+            .shapes
+            .iter()
+            .map(|b| match b {
                 Brick::Uniform(_) => 1,
                 Brick::Cells(_) => BRICK_CELLS,
             })
             .sum();
-        l + p + self.sky_floor.len() * 4
+        l + p + s + self.sky_floor.len() * 4
     }
 }
 
@@ -269,17 +419,18 @@ pub struct LightStats {
     pub bricks: usize,
     /// Light bricks stored as one value.
     pub uniform_bricks: usize,
-    /// Bytes held (light, props and sky floors).
+    /// Bytes held (light, props, light shapes and sky floors).
     pub bytes: usize,
 }
 
-/// A dense box of cells copied out of the field: light, props, and the bounding box of
-/// what was written.
+/// A dense box of cells copied out of the field: light, props, light shapes (empty when
+/// no cell of the box has one), and the bounding box of what was written.
 struct Window {
     min: [i32; 3],
     dims: [usize; 3],
     light: Vec<u16>,
-    props: Vec<u8>,
+    props: Vec<u16>,
+    shape: Vec<u8>,
     dirty_lo: [usize; 3],
     dirty_hi: [usize; 3],
 }
@@ -292,9 +443,24 @@ impl Window {
             dims,
             light: vec![0; n],
             props: vec![PAD; n],
+            shape: Vec::new(),
             dirty_lo: dims,
             dirty_hi: [0; 3],
         }
+    }
+
+    /// Gives the window its shape layer (all 0) if it has none yet.
+    fn with_shapes(&mut self) {
+        if self.shape.is_empty() {
+            self.shape = vec![0; self.light.len()];
+        }
+    }
+
+    /// Whether light cannot step from cell `a` to its neighbor `b` in direction `d`: a
+    /// side either cell's shape covers is between them.
+    #[inline]
+    fn blocked(&self, a: usize, b: usize, d: usize) -> bool {
+        !self.shape.is_empty() && (self.shape[a] >> d | self.shape[b] >> (d ^ 1)) & 1 != 0
     }
 
     fn strides(&self) -> [isize; 6] {
@@ -321,30 +487,55 @@ impl Window {
     }
 }
 
-/// Which channel a pass moves.
+/// Which channel a pass moves: sky, or block light's red, green or blue. A cell's light
+/// and its props keep a channel in the same four bits (the props' top four are its
+/// opacity, where the light keeps sky).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Channel {
     Sky,
-    Block,
+    Red,
+    Green,
+    Blue,
 }
 
 impl Channel {
+    const BLOCK: [Channel; 3] = [Channel::Red, Channel::Green, Channel::Blue];
+
+    #[inline]
+    fn shift(self) -> u32 {
+        match self {
+            Channel::Sky => 12,
+            Channel::Red => 8,
+            Channel::Green => 4,
+            Channel::Blue => 0,
+        }
+    }
+
     #[inline]
     fn get(self, v: u16) -> u8 {
-        match self {
-            Channel::Sky => (v >> 12) as u8,
-            Channel::Block => (v & 15) as u8,
-        }
+        ((v >> self.shift()) & 15) as u8
     }
 
     #[inline]
     fn set(self, v: u16, l: u8) -> u16 {
-        let l = u16::from(l);
+        let s = self.shift();
+        (v & !(15 << s)) | (u16::from(l & 15) << s)
+    }
+
+    /// What a cell of props `p` gives off on this channel (sky: nothing).
+    #[inline]
+    fn emission(self, p: u16) -> u8 {
         match self {
-            Channel::Sky => (v & 0x0FFF) | (l << 12),
-            Channel::Block => (v & 0xF000) | (l << 8) | (l << 4) | l,
+            Channel::Sky => 0,
+            c => c.get(p),
         }
     }
+}
+
+/// A cell's opacity from its props.
+#[inline]
+fn opacity(p: u16) -> u8 {
+    (p >> 12) as u8
 }
 
 /// The direction index of −Y in the window strides.
@@ -376,7 +567,10 @@ fn increase(w: &mut Window, ch: Channel, q: &mut Vec<u32>, track: bool) {
         for (d, off) in s.iter().enumerate() {
             let n = (idx as isize + off) as usize;
             let p = w.props[n];
-            let new = step(ch, d, level, p & 15);
+            if w.blocked(idx, n, d) {
+                continue;
+            }
+            let new = step(ch, d, level, opacity(p));
             let cur = w.light[n];
             if new > ch.get(cur) {
                 w.light[n] = ch.set(cur, new);
@@ -414,11 +608,13 @@ fn decrease(w: &mut Window, ch: Channel, dq: &mut Vec<u32>, iq: &mut Vec<u32>) {
             if nl == 0 {
                 continue;
             }
-            // Lit through this cell: a dimmer neighbor, or the sky's lossless fall.
+            // Lit through this cell: a dimmer neighbor, or the sky's lossless fall. Light
+            // shapes are not asked: a cell cleared that was lit another way is lit again
+            // from its brighter neighbors, which are queued as it is cleared.
             let through =
-                nl < level || (ch == Channel::Sky && d == DOWN && level == 15 && p & 15 == 0);
+                nl < level || (ch == Channel::Sky && d == DOWN && level == 15 && opacity(p) == 0);
             if through {
-                let em = if ch == Channel::Block { p >> 4 } else { 0 };
+                let em = ch.emission(p);
                 w.light[n] = ch.set(cur, em);
                 w.mark(n);
                 dq.push(((n as u32) << 4) | u32::from(nl));
@@ -594,14 +790,23 @@ impl LightField {
                         let o = w.index([x0, y, z]);
                         match &col.props[by] {
                             Brick::Uniform(v) => w.props[o..o + nx].fill(*v),
-                            Brick::Cells(c) => w.props[o..o + nx].copy_from_slice(&c[s..s + nx]),
+                            Brick::Cells(c) => copy16(&mut w.props[o..o + nx], &c[s..s + nx]),
+                        }
+                        match &col.shapes[by] {
+                            Brick::Uniform(0) => {}
+                            Brick::Uniform(v) => {
+                                w.with_shapes();
+                                w.shape[o..o + nx].fill(*v);
+                            }
+                            Brick::Cells(c) => {
+                                w.with_shapes();
+                                copy16(&mut w.shape[o..o + nx], &c[s..s + nx]);
+                            }
                         }
                         if with_light {
                             match &col.light[by] {
                                 Brick::Uniform(v) => w.light[o..o + nx].fill(*v),
-                                Brick::Cells(c) => {
-                                    w.light[o..o + nx].copy_from_slice(&c[s..s + nx])
-                                }
+                                Brick::Cells(c) => copy16(&mut w.light[o..o + nx], &c[s..s + nx]),
                             }
                         }
                     }
@@ -679,53 +884,130 @@ impl LightField {
         let mut w = Window::new(min, dims);
         self.load(&mut w, true);
         // The new columns' props from the world.
-        let mut buf = vec![0u8; BRICK * h * BRICK];
+        let mut buf = vec![0u16; BRICK * h * BRICK];
+        let mut sbuf = vec![0u8; BRICK * h * BRICK];
+        // The cells that give off light, found as the props are copied in.
+        let mut emitters: Vec<u32> = Vec::new();
+        let sy = dims[0];
         for c in new {
-            world.props_box(
-                [c[0] * 16, self.y_min, c[1] * 16],
-                [BRICK, h, BRICK],
-                &mut buf,
-            );
+            let at = [c[0] * 16, self.y_min, c[1] * 16];
+            world.props_box_rgb(at, [BRICK, h, BRICK], &mut buf);
+            if world.shapes_box(at, [BRICK, h, BRICK], &mut sbuf) {
+                w.with_shapes();
+                for z in 0..BRICK {
+                    let o0 = w.index([c[0] * 16, self.y_min, c[1] * 16 + z as i32]);
+                    for (y, from) in sbuf[BRICK * h * z..BRICK * h * (z + 1)]
+                        .chunks_exact(BRICK)
+                        .enumerate()
+                    {
+                        let o = o0 + sy * y;
+                        copy16(&mut w.shape[o..o + BRICK], from);
+                    }
+                }
+            } else if !w.shape.is_empty() {
+                for z in 0..BRICK {
+                    let o0 = w.index([c[0] * 16, self.y_min, c[1] * 16 + z as i32]);
+                    for y in 0..h {
+                        let o = o0 + sy * y;
+                        w.shape[o..o + BRICK].fill(0);
+                    }
+                }
+            }
             for z in 0..BRICK {
-                for y in 0..h {
-                    let o = w.index([c[0] * 16, self.y_min + y as i32, c[1] * 16 + z as i32]);
-                    let s = BRICK * (y + h * z);
-                    w.props[o..o + BRICK].copy_from_slice(&buf[s..s + BRICK]);
+                let o0 = w.index([c[0] * 16, self.y_min, c[1] * 16 + z as i32]);
+                for (y, from) in buf[BRICK * h * z..BRICK * h * (z + 1)]
+                    .chunks_exact(BRICK)
+                    .enumerate()
+                {
+                    let o = o0 + sy * y;
+                    copy16(&mut w.props[o..o + BRICK], from);
                     w.light[o..o + BRICK].fill(0);
+                    if from.iter().fold(0, |a, &b| a | b) & 0x0FFF != 0 {
+                        for (k, &b) in from.iter().enumerate() {
+                            if b & 0x0FFF != 0 {
+                                emitters.push((o + k) as u32);
+                            }
+                        }
+                    }
                 }
             }
         }
         let is_new = |bx: i32, bz: i32| new.contains(&[bx, bz]);
         let top = self.y_min + h as i32 - 1;
-        let sy = dims[0] as isize;
         let mut floors: HashMap<[i32; 2], Vec<i32>> = HashMap::new();
         let mut q: Vec<u32> = Vec::new();
-        // Sky: each new cell column's run from the top.
+        // Sky: each new cell column's run from the top, a layer of the column at a time
+        // (each cell column stops at its first cell of any opacity).
         for c in new {
             let mut fl = vec![top + 1; 256];
-            for lz in 0..16 {
-                for lx in 0..16 {
-                    let x = c[0] * 16 + lx;
-                    let z = c[1] * 16 + lz;
-                    let mut idx = w.index([x, top, z]) as isize;
-                    let mut y = top;
-                    while y >= self.y_min {
-                        let p = w.props[idx as usize];
-                        if p & 15 != 0 {
-                            let l = 15u8.saturating_sub((p & 15).max(1));
-                            if l > 0 && y == top {
-                                w.light[idx as usize] = Channel::Sky.set(w.light[idx as usize], l);
-                                if l > 1 {
-                                    q.push(((idx as u32) << 4) | u32::from(l));
-                                }
-                            }
-                            break;
-                        }
-                        w.light[idx as usize] |= 0xF000;
-                        y -= 1;
-                        idx -= sy;
+            // Per row of the column (lz), a bit per cell (lx): the runs still falling,
+            // and those whose lowest cell so far covers its −Y side.
+            let mut open = [0xFFFFu16; 16];
+            let mut down = [0u16; 16];
+            let shaped = !w.shape.is_empty();
+            let mut y = top;
+            while y >= self.y_min && open.iter().any(|&m| m != 0) {
+                for lz in 0..16 {
+                    let m = open[lz];
+                    if m == 0 {
+                        continue;
                     }
-                    fl[(lx + 16 * lz) as usize] = y + 1;
+                    let o = w.index([c[0] * 16, y, c[1] * 16 + lz as i32]);
+                    let props = &w.props[o..o + 16];
+                    let mut stop = props
+                        .iter()
+                        .enumerate()
+                        .fold(0u16, |a, (k, &p)| a | (u16::from(opacity(p) != 0) << k));
+                    let mut covers_down = 0u16;
+                    if shaped {
+                        for (k, &sh) in w.shape[o..o + 16].iter().enumerate() {
+                            stop |= u16::from(sh & SHAPE_UP != 0) << k;
+                            covers_down |= u16::from(sh & SHAPE_DOWN != 0) << k;
+                        }
+                    }
+                    // A run does not fall out of a cell covering its −Y side.
+                    let blocked_above = down[lz];
+                    let stop = (stop | blocked_above) & m;
+                    let go = m & !stop;
+                    let row = &mut w.light[o..o + 16];
+                    if go == 0xFFFF {
+                        for v in row.iter_mut() {
+                            *v |= 0xF000;
+                        }
+                    } else {
+                        let mut g = go;
+                        while g != 0 {
+                            let k = g.trailing_zeros() as usize;
+                            g &= g - 1;
+                            row[k] |= 0xF000;
+                        }
+                    }
+                    let mut st = stop;
+                    while st != 0 {
+                        let k = st.trailing_zeros() as usize;
+                        st &= st - 1;
+                        let idx = o + k;
+                        let enters = blocked_above & (1 << k) == 0
+                            && w.shape.get(idx).is_none_or(|&sh| sh & SHAPE_UP == 0);
+                        let l = 15u8.saturating_sub(opacity(w.props[idx]).max(1));
+                        if l > 0 && y == top && enters {
+                            w.light[idx] = Channel::Sky.set(w.light[idx], l);
+                            if l > 1 {
+                                q.push(((idx as u32) << 4) | u32::from(l));
+                            }
+                        }
+                        fl[k + 16 * lz] = y + 1;
+                    }
+                    open[lz] = go;
+                    down[lz] = covers_down & go;
+                }
+                y -= 1;
+            }
+            for (lz, &m) in open.iter().enumerate() {
+                for k in 0..16 {
+                    if m & (1 << k) != 0 {
+                        fl[k + 16 * lz] = self.y_min;
+                    }
                 }
             }
             floors.insert(*c, fl);
@@ -766,7 +1048,7 @@ impl LightField {
             }
         }
         // What lit neighbors hold across the border.
-        let mut bq: Vec<u32> = Vec::new();
+        let mut bq: [Vec<u32>; 3] = Default::default();
         for c in new {
             for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
                 let (nx, nz) = (c[0] + dx, c[1] + dz);
@@ -787,9 +1069,11 @@ impl LightField {
                         if s > 1 {
                             q.push(((idx as u32) << 4) | u32::from(s));
                         }
-                        let b = Channel::Block.get(v);
-                        if b > 1 {
-                            bq.push(((idx as u32) << 4) | u32::from(b));
+                        for (q, ch) in bq.iter_mut().zip(Channel::BLOCK) {
+                            let b = ch.get(v);
+                            if b > 1 {
+                                q.push(((idx as u32) << 4) | u32::from(b));
+                            }
                         }
                     }
                 }
@@ -797,49 +1081,40 @@ impl LightField {
         }
         increase(&mut w, Channel::Sky, &mut q, false);
         // Emitters.
-        for c in new {
-            for z in 0..16 {
-                for y in self.y_min..=top {
-                    let o = w.index([c[0] * 16, y, c[1] * 16 + z]);
-                    for idx in o..o + 16 {
-                        let em = w.props[idx] >> 4;
-                        if em > Channel::Block.get(w.light[idx]) {
-                            w.light[idx] = Channel::Block.set(w.light[idx], em);
-                            bq.push(((idx as u32) << 4) | u32::from(em));
-                        }
-                    }
+        for idx in emitters {
+            let idx = idx as usize;
+            for (q, ch) in bq.iter_mut().zip(Channel::BLOCK) {
+                let em = ch.emission(w.props[idx]);
+                if em > ch.get(w.light[idx]) {
+                    w.light[idx] = ch.set(w.light[idx], em);
+                    q.push(((idx as u32) << 4) | u32::from(em));
                 }
             }
         }
-        increase(&mut w, Channel::Block, &mut bq, false);
+        for (q, ch) in bq.iter_mut().zip(Channel::BLOCK) {
+            increase(&mut w, ch, q, false);
+        }
         // Store the new columns whole.
         for c in new {
             let mut col = Column {
                 light: Vec::with_capacity(self.bricks_y),
                 props: Vec::with_capacity(self.bricks_y),
+                shapes: Vec::with_capacity(self.bricks_y),
                 sky_floor: floors
                     .remove(c)
                     .unwrap_or_else(|| vec![top + 1; 256])
                     .into_boxed_slice(),
             };
             for by in 0..self.bricks_y {
-                let mut l = vec![0u16; BRICK_CELLS];
-                let mut p = vec![0u8; BRICK_CELLS];
-                for z in 0..16 {
-                    for y in 0..16 {
-                        let cy = self.y_min + (by * 16 + y) as i32;
-                        let o = w.index([c[0] * 16, cy, c[1] * 16 + z as i32]);
-                        let s = BRICK * (y + BRICK * z);
-                        l[s..s + 16].copy_from_slice(&w.light[o..o + 16]);
-                        p[s..s + 16].copy_from_slice(&w.props[o..o + 16]);
-                    }
-                }
-                let mut lb = Brick::Cells(l.into_boxed_slice());
-                lb.compact();
-                let mut pb = Brick::Cells(p.into_boxed_slice());
-                pb.compact();
-                col.light.push(lb);
-                col.props.push(pb);
+                let cy = self.y_min + (by * 16) as i32;
+                let o = w.index([c[0] * 16, cy, c[1] * 16]);
+                col.light.push(brick_from(&w.light, o, sy, dims[1]));
+                col.props.push(brick_from(&w.props, o, sy, dims[1]));
+                col.shapes.push(if w.shape.is_empty() {
+                    Brick::Uniform(0)
+                } else {
+                    brick_from(&w.shape, o, sy, dims[1])
+                });
             }
             self.bytes += col.bytes();
             self.columns.insert(*c, col);
@@ -884,11 +1159,21 @@ impl LightField {
     }
 
     /// Relights after cell `cell` (light space) changed to `props` (opacity in the low
-    /// four bits, emission in the high; [`ChunkLight::props_of`] gives a palette entry's):
-    /// what the cell lit is taken back, then what is brighter around it fills in again.
-    /// Returns false, and changes nothing, when the cell's column is not lit or the cell
-    /// is outside the field (the new cell is read when its column is lit).
+    /// four bits, emission in the high; [`ChunkLight::props_of`] gives a palette entry's),
+    /// a gray emitter with no light shape: [`LightField::set_cell_light`].
     pub fn set_cell(&mut self, cell: [i32; 3], props: u8) -> bool {
+        self.set_cell_light(cell, props_from_byte(props), 0)
+    }
+
+    /// Relights after cell `cell` (light space) changed to `props` ([`pack_props`]:
+    /// opacity and the red, green and blue levels it gives off;
+    /// [`ChunkLight::props_rgb_of`] gives a palette entry's) and light shape `shape`
+    /// ([`ChunkLight::shape_of`]): what the cell lit is taken back, then what is brighter
+    /// around it fills in again. Returns false, and changes nothing, when the cell's
+    /// column is not lit or the cell is outside the field (the new cell is read when its
+    /// column is lit).
+    pub fn set_cell_light(&mut self, cell: [i32; 3], props: u16, shape: u8) -> bool {
+        let shape = shape & 63;
         let col_key = [cell[0].div_euclid(16), cell[2].div_euclid(16)];
         let y = cell[1] - self.y_min;
         if y < 0 || y as usize >= self.height() {
@@ -901,18 +1186,28 @@ impl LightField {
             return false;
         };
         let old = col.props[by].get(li);
-        if old == props {
+        let old_shape = col.shapes[by].get(li);
+        if old == props && old_shape == shape {
             return true;
         }
-        let uniform_before = matches!(col.props[by], Brick::Uniform(_));
-        col.props[by].cells_mut()[li] = props;
-        if uniform_before {
-            self.bytes += BRICK_CELLS - 1;
+        let mut grown = 0;
+        if old != props {
+            if matches!(col.props[by], Brick::Uniform(_)) {
+                grown += 2 * BRICK_CELLS - 2;
+            }
+            col.props[by].cells_mut()[li] = props;
         }
-        let sky_changes = old & 15 != props & 15;
+        if old_shape != shape {
+            if matches!(col.shapes[by], Brick::Uniform(_)) {
+                grown += BRICK_CELLS - 1;
+            }
+            col.shapes[by].cells_mut()[li] = shape;
+        }
+        self.bytes += grown;
+        let sky_changes = opacity(old) != opacity(props) || old_shape != shape;
         let top = self.y_min + self.height() as i32 - 1;
         // The window: 15 cells around (and a wall); the whole height below when the
-        // opacity changed, since sky falls without loss.
+        // opacity or the shape changed, since sky falls without loss.
         let (ylo, yhi) = if sky_changes {
             (self.y_min - 1, (cell[1] + 16).min(top + 1))
         } else {
@@ -929,7 +1224,7 @@ impl LightField {
         let s = w.strides();
         let mut dq: Vec<u32> = Vec::new();
         let mut iq: Vec<u32> = Vec::new();
-        for ch in [Channel::Block, Channel::Sky] {
+        for ch in [Channel::Red, Channel::Green, Channel::Blue, Channel::Sky] {
             if ch == Channel::Sky && !sky_changes {
                 continue;
             }
@@ -941,16 +1236,16 @@ impl LightField {
                 dq.push(((c as u32) << 4) | u32::from(old_l));
             }
             decrease(&mut w, ch, &mut dq, &mut iq);
-            if ch == Channel::Block {
-                let em = props >> 4;
+            if ch != Channel::Sky {
+                let em = ch.emission(props);
                 if em > ch.get(w.light[c]) {
                     w.light[c] = ch.set(w.light[c], em);
                     w.mark(c);
                     iq.push(((c as u32) << 4) | u32::from(em));
                 }
-            } else if cell[1] == top {
+            } else if cell[1] == top && shape & SHAPE_UP == 0 {
                 // The top cell takes the sky straight from above.
-                let op = props & 15;
+                let op = opacity(props);
                 let l = if op == 0 {
                     15
                 } else {
@@ -964,34 +1259,41 @@ impl LightField {
                     }
                 }
             }
-            for off in s {
+            for (d, off) in s.into_iter().enumerate() {
                 let n = (c as isize + off) as usize;
                 let nl = ch.get(w.light[n]);
-                if nl > 1 {
+                if nl > 1 && !w.blocked(n, c, d ^ 1) {
                     iq.push(((n as u32) << 4) | u32::from(nl));
                 }
             }
             increase(&mut w, ch, &mut iq, true);
         }
         if sky_changes {
-            // The column's sky floor: the run from the top grows down through a cell
-            // that opened under it, and stops over one that closed inside it.
+            // The column's sky floor: the run from the top is whole down to the cell (or
+            // to the run's bottom just under it), so it is walked again from the cell
+            // down; a cell under the run's bottom changes nothing.
             let i = cell[0].rem_euclid(16) as usize + 16 * cell[2].rem_euclid(16) as usize;
             let f = self
                 .columns
                 .get(&col_key)
                 .and_then(|c| c.sky_floor.get(i).copied())
                 .unwrap_or(top + 1);
-            let nf = if props & 15 != 0 {
-                if cell[1] >= f {
-                    cell[1] + 1
+            let nf = if cell[1] >= f - 1 {
+                let shape_at = |idx: isize| w.shape.get(idx as usize).copied().unwrap_or(0);
+                let mut above = if cell[1] == top {
+                    0
                 } else {
-                    f
-                }
-            } else if cell[1] == f - 1 {
+                    shape_at(c as isize + s[2])
+                };
                 let mut yy = cell[1];
                 let mut idx = c as isize;
-                while yy >= self.y_min && w.props[idx as usize] & 15 == 0 {
+                while yy >= self.y_min {
+                    let sh = shape_at(idx);
+                    let enters = above & SHAPE_DOWN == 0 && sh & SHAPE_UP == 0;
+                    if opacity(w.props[idx as usize]) != 0 || !enters {
+                        break;
+                    }
+                    above = sh;
                     yy -= 1;
                     idx -= s[2];
                 }

@@ -61,8 +61,14 @@ pub struct CellLook {
     pub uv0: [f32; 2],
     /// How much it cuts light passing into it, 0 to 15.
     pub opacity: u8,
-    /// The light level it gives off, 0 to 15.
+    /// The light level it gives off, 0 to 15 (its light's brightest channel).
     pub emission: u8,
+    /// The red, green and blue levels it gives off: gray (all at `emission`) unless its
+    /// block states a light color ([`BlockLight::color`]).
+    pub light_rgb: [u8; 3],
+    /// The sides its model covers for light (its block's lightShape), one bit per
+    /// direction of [`super::FACE_DIRS`]: light does not cross them either way.
+    pub light_shape: u8,
     /// 0 for none, else 1 + the fluid's index in the volume's [`FluidTable`].
     pub fluid: u8,
     /// The fluid's level: 0 a source, 1–7 a flow, 8 and up falling.
@@ -86,6 +92,8 @@ impl CellLook {
         uv0: [0.0, 0.0],
         opacity: 0,
         emission: 0,
+        light_rgb: [0, 0, 0],
+        light_shape: 0,
         fluid: 0,
         fluid_level: 0,
         fluid_surface: Surface::Opaque,
@@ -93,6 +101,95 @@ impl CellLook {
         solid: false,
         unresolved: false,
     };
+}
+
+/// One block's light as its platform pallet's `dh.block` states it (spec `dh.voxel`,
+/// "Light": a block's `lightEmission`, by state; "The light field": `lightShape`, and
+/// per-block light colors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlockLight {
+    /// Its `lightEmission` in the entry's state, 0 to 15; `None` where the block states
+    /// none (the built-in level, if any, stands).
+    pub emission: Option<u8>,
+    /// Its light's color, sRGB; `None` for gray. The level is the brightest channel's;
+    /// each other channel is the level times its share of the brightest ([`light_rgb`]).
+    pub color: Option<[u8; 3]>,
+    /// The sides its model covers for light (`lightShape`), one bit per direction of
+    /// [`super::FACE_DIRS`] (a bottom slab: −Y, `1 << 3`).
+    pub shape: u8,
+}
+
+/// Where a volume's looks read what its platform pallet's blocks say about light: the
+/// streamer answers from the pallet's `dh.block`s ([`BlockLightTable`] is the plain form).
+pub trait PalletLight {
+    /// The light of palette entry `entry`, `None` where the pallet says nothing of it.
+    fn block_light(&self, entry: &PaletteEntry) -> Option<BlockLight>;
+}
+
+/// A block's light levels per channel: `level` on the brightest channel of `color`, each
+/// other channel `level` × its share of the brightest, rounded to nearest; gray (all
+/// three at `level`) without a color, and dark for a black one.
+pub fn light_rgb(level: u8, color: Option<[u8; 3]>) -> [u8; 3] {
+    let level = level.min(15);
+    let Some(c) = color else {
+        return [level; 3];
+    };
+    let max = c.iter().copied().max().unwrap_or(0);
+    if max == 0 {
+        return [0; 3];
+    }
+    c.map(|v| ((u32::from(level) * u32::from(v) * 2 + u32::from(max)) / (2 * u32::from(max))) as u8)
+}
+
+/// Block light stated per block and state, the first row that matches an entry winning:
+/// a row names a namespace and id, and the properties (key, value) the entry's state
+/// must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockLightTable {
+    /// (namespace, id, required properties, light).
+    pub rows: Vec<(String, String, Vec<(String, String)>, BlockLight)>,
+}
+
+impl BlockLightTable {
+    /// Adds a row: `ns:id` in a state holding every `(key, value)` of `state` gives
+    /// `light`.
+    pub fn push(&mut self, ns: &str, id: &str, state: &[(&str, &str)], light: BlockLight) {
+        self.rows.push((
+            ns.to_string(),
+            id.to_string(),
+            state
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            light,
+        ));
+    }
+}
+
+fn prop_text(v: &PropValue) -> String {
+    match v {
+        PropValue::String(s) => s.clone(),
+        PropValue::Int(i) => i.to_string(),
+        PropValue::Bool(b) => b.to_string(),
+    }
+}
+
+impl PalletLight for BlockLightTable {
+    fn block_light(&self, entry: &PaletteEntry) -> Option<BlockLight> {
+        self.rows
+            .iter()
+            .find(|(ns, id, state, _)| {
+                *ns == entry.ns
+                    && *id == entry.id
+                    && state.iter().all(|(k, v)| {
+                        entry
+                            .properties
+                            .iter()
+                            .any(|p| p.key == *k && prop_text(&p.value) == *v)
+                    })
+            })
+            .map(|r| r.3)
+    }
 }
 
 /// The per-volume palette atlas: one RGBA8 texel per palette entry (row-major,
@@ -163,6 +260,20 @@ impl VoxelLooks {
         pallet: Option<&dyn PlatformPallet>,
         fluids: Option<&FluidTable>,
     ) -> VoxelLooks {
+        Self::resolve_lit(palette, tables, platform, pallet, fluids, None)
+    }
+
+    /// [`VoxelLooks::resolve`], with each entry's light read from `light` where it says
+    /// something (the platform pallet's `dh.block` `lightEmission` by state, its light
+    /// color and `lightShape`), over the built-in levels.
+    pub fn resolve_lit(
+        palette: &[PaletteEntry],
+        tables: &BlockTables,
+        platform: Option<&str>,
+        pallet: Option<&dyn PlatformPallet>,
+        fluids: Option<&FluidTable>,
+        light: Option<&dyn PalletLight>,
+    ) -> VoxelLooks {
         let fluids = fluids.cloned().unwrap_or_default();
         let n = palette.len();
         let slots = n + 1 + fluids.fluids.len();
@@ -212,13 +323,19 @@ impl VoxelLooks {
             let kind_key = (e.ns.clone(), e.id.clone(), look.color);
             let next = kinds.len() as u32 + 1;
             let kind = *kinds.entry(kind_key).or_insert(next);
-            let (opacity, emission) = light_props_for(&e.ns, &e.id, &look);
+            let (opacity, mut emission) = light_props_for(&e.ns, &e.id, &look);
+            let stated = light.and_then(|l| l.block_light(e)).unwrap_or_default();
+            if let Some(em) = stated.emission {
+                emission = em.min(15);
+            }
             let mut base = CellLook {
                 kind,
                 inner: look.inner,
                 uv0: atlas.uv(i),
                 opacity,
                 emission,
+                light_rgb: light_rgb(emission, stated.color),
+                light_shape: stated.shape & 63,
                 solid: look.solid,
                 unresolved: look.is_unresolved(),
                 ..CellLook::EMPTY
@@ -232,7 +349,9 @@ impl VoxelLooks {
                     base.fluid_surface = fs;
                     base.fluid_uv0 = fuv;
                     if let Some(f) = fluids.fluids.get(fi) {
-                        base.emission = base.emission.max(f.emission);
+                        let fe = f.emission.min(15);
+                        base.light_rgb = base.light_rgb.map(|c| c.max(fe));
+                        base.emission = base.light_rgb.iter().copied().max().unwrap_or(0);
                         base.opacity = base.opacity.max(f.opacity);
                     }
                     block_drawn &= draws_block;

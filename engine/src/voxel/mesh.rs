@@ -451,16 +451,6 @@ fn copy_row(dst: &mut [u32], src: &[u32]) {
     }
 }
 
-/// ORs `lane` into the masks of `row` that flags `f` set ([`FLAG_OPAQUE`] into mask 0,
-/// see-through 1, drawn 2, fluid 3), without a branch.
-#[inline]
-fn or_flags(row: &mut [u64; 4], f: u8, lane: u64) {
-    let sel = &FLAG_SELECT[usize::from(f & 15)];
-    for (m, s) in row.iter_mut().zip(sel) {
-        *m |= lane & s;
-    }
-}
-
 /// Per flag byte (low four bits), each mask's selector: all ones where the flag is set.
 const FLAG_SELECT: [[u64; 4]; 16] = {
     let mut t = [[0u64; 4]; 16];
@@ -539,18 +529,32 @@ fn gather<S: ChunkSource + ?Sized>(
         }
         ChunkView::Cells(_) => {}
     }
-    // Every cell of `ids` is written below, so only a new size clears it.
+    // Every cell of `ids` and every row of the masks is written below, so only a new
+    // size clears them.
     let n = p * p * p;
     if scratch.ids.len() != n {
         scratch.ids.clear();
         scratch.ids.resize(n, 0);
     }
-    scratch.rows.clear();
-    scratch.rows.resize(p * p, [0; 4]);
+    if scratch.rows.len() != p * p {
+        scratch.rows.clear();
+        scratch.rows.resize(p * p, [0; 4]);
+    }
     let ids = &mut scratch.ids;
     let rows = &mut scratch.rows;
     let table = ctx.flags;
     let last = table.len() - 1;
+    let flag = |v: u32| table[(v as usize).min(last)];
+    // One cell of a view (a view too short reads as empty past its end).
+    let cell = |view: ChunkView<'_>, i: usize| -> u32 {
+        match view {
+            ChunkView::Empty => 0,
+            ChunkView::Uniform(v) => v,
+            ChunkView::Cells(c) => c.get(i).copied().unwrap_or(0),
+        }
+    };
+    let right = e + 1;
+    let lane = ((1u64 << e) - 1) << 1;
     // Per axis, for a neighbor offset -1, 0, 1: (first padded cell, count, first source
     // cell).
     let span = |d: i32| -> (usize, usize, usize) {
@@ -560,67 +564,65 @@ fn gather<S: ChunkSource + ?Sized>(
             _ => (e + 1, 1, 0),
         }
     };
+    // Each padded row whole: the cell of the chunk before on X, the row of the chunk
+    // (or of its neighbor on Y and Z), the cell of the chunk after.
     for dz in -1..=1 {
         for dy in -1..=1 {
-            for dx in -1..=1 {
-                let view = src.chunk([chunk[0] + dx, chunk[1] + dy, chunk[2] + dz]);
-                let (px, nx, sx) = span(dx);
-                let (py, ny, sy) = span(dy);
-                let (pz, nz, sz) = span(dz);
-                let lane = ((1u64 << nx) - 1) << px;
-                if nx == 1 {
-                    // A face or edge of X neighbors: one cell a row.
-                    for z in 0..nz {
-                        for y in 0..ny {
-                            let r = (py + y) + p * (pz + z);
-                            let v = match view {
-                                ChunkView::Empty => 0,
-                                ChunkView::Uniform(v) => v,
-                                ChunkView::Cells(c) => {
-                                    let s = sx + e * ((sy + y) + e * (sz + z));
-                                    c.get(s).copied().unwrap_or(0)
+            let at = |dx: i32| src.chunk([chunk[0] + dx, chunk[1] + dy, chunk[2] + dz]);
+            let (before, mid, after) = (at(-1), at(0), at(1));
+            let (py, ny, sy) = span(dy);
+            let (pz, nz, sz) = span(dz);
+            for z in 0..nz {
+                for y in 0..ny {
+                    let r = (py + y) + p * (pz + z);
+                    let s = e * ((sy + y) + e * (sz + z));
+                    let dst = p * r;
+                    let l = cell(before, s + e - 1);
+                    let rt = cell(after, s);
+                    let (fl, fr) = (flag(l), flag(rt));
+                    let Some(row) = ids.get_mut(dst..dst + p) else {
+                        continue;
+                    };
+                    row[0] = l;
+                    row[right] = rt;
+                    let inner = &mut row[1..right];
+                    let from = match mid {
+                        ChunkView::Empty => None,
+                        ChunkView::Uniform(v) => {
+                            inner.fill(v);
+                            Some(v)
+                        }
+                        ChunkView::Cells(c) => match c.get(s..s + e) {
+                            None => None,
+                            Some(from) => {
+                                copy_row(inner, from);
+                                let first = from[0];
+                                if from.iter().fold(0, |a, &v| a | (v ^ first)) == 0 {
+                                    Some(first)
+                                } else {
+                                    let m = classify_row(table, from);
+                                    let ends = [0, 1, 2, 3].map(|k| {
+                                        u64::from((fl >> k) & 1) | u64::from((fr >> k) & 1) << right
+                                    });
+                                    rows[r] = [0, 1, 2, 3].map(|k| (m[k] << 1) | ends[k]);
+                                    continue;
                                 }
-                            };
-                            ids[px + p * r] = v;
-                            or_flags(&mut rows[r], table[(v as usize).min(last)], lane);
-                        }
-                    }
-                    continue;
-                }
-                for z in 0..nz {
-                    for y in 0..ny {
-                        let r = (py + y) + p * (pz + z);
-                        let dst = px + p * r;
-                        let row = &mut ids[dst..dst + nx];
-                        let from = match view {
-                            ChunkView::Empty => None,
-                            ChunkView::Uniform(v) => {
-                                row.fill(v);
-                                or_flags(&mut rows[r], ctx.flag(v), lane);
-                                continue;
                             }
-                            ChunkView::Cells(c) => {
-                                let s = sx + e * ((sy + y) + e * (sz + z));
-                                c.get(s..s + nx)
-                            }
-                        };
-                        // A view too short reads as empty past its end.
-                        let Some(from) = from else {
-                            row.fill(0);
-                            or_flags(&mut rows[r], ctx.flag(0), lane);
-                            continue;
-                        };
-                        copy_row(row, from);
-                        let first = from[0];
-                        if from.iter().fold(0, |a, &v| a | (v ^ first)) == 0 {
-                            or_flags(&mut rows[r], ctx.flag(first), lane);
-                            continue;
+                        },
+                    };
+                    let v = match from {
+                        Some(v) => v,
+                        None => {
+                            inner.fill(0);
+                            0
                         }
-                        let m = classify_row(table, from);
-                        for (dstm, mk) in rows[r].iter_mut().zip(m) {
-                            *dstm |= mk << px;
-                        }
-                    }
+                    };
+                    let fm = flag(v);
+                    rows[r] = [0, 1, 2, 3].map(|k| {
+                        (lane & FLAG_SELECT[usize::from(fm & 15)][k])
+                            | u64::from((fl >> k) & 1)
+                            | u64::from((fr >> k) & 1) << right
+                    });
                 }
             }
         }
@@ -834,8 +836,8 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
                     tm + bp + (dmp | (tm & bp)),
                 ];
                 let lx = (x as i32 - 1) as f32;
-                let cell = [0, 1, 2]
-                    .map(|a| base[a] + ax[0][a] * lx + ax[1][a] * ly + ax[2][a] * lz);
+                let cell =
+                    [0, 1, 2].map(|a| base[a] + ax[0][a] * lx + ax[1][a] * ly + ax[2][a] * lz);
                 let gx = origin[0] + x as i32 - 1;
                 let cu = (gx * t[0] + gy * t[1] + gz * t[2]) as f32;
                 let cv = (gx * b[0] + gy * b[1] + gz * b[2]) as f32;

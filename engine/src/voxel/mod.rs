@@ -46,12 +46,14 @@ pub mod water;
 
 pub use fluid::{fluid_height, FluidDef, FluidRow, FluidTable, FLUID_FULL, MINECRAFT_FLUIDS};
 pub use light::{
-    light_props_for, pack_light, reference_light, unpack_light, ChunkLight, LightField, LightStats,
-    LightWorld, BRICK, BRICK_CELLS, LIGHT_OPAQUE,
+    light_props_for, look_props, pack_light, pack_light_rgb, pack_props, props_from_byte,
+    reference_light, unpack_light, ChunkLight, LightField, LightStats, LightWorld, BRICK,
+    BRICK_CELLS, LIGHT_OPAQUE, SHAPE_DOWN, SHAPE_UP,
 };
 pub use looks::{
-    CellLook, PaletteAtlas, Surface, VoxelLooks, ATLAS_WIDTH, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE,
-    FLAG_SEE_THROUGH, UNRESOLVED_COLOR,
+    light_rgb, BlockLight, BlockLightTable, CellLook, PaletteAtlas, PalletLight, Surface,
+    VoxelLooks, ATLAS_WIDTH, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH,
+    UNRESOLVED_COLOR,
 };
 pub use mesh::{
     find_faces, mesh_chunk_into, mesh_region, mesh_regions, MeshContext, MeshOptions, MeshScratch,

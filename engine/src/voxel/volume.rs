@@ -1,26 +1,31 @@
 //! Opening a placed `dh.voxelVolume` (spec `dh.voxel`, "Placing it in a map"): its
-//! `.dh-vox` definition and `.dh-vox.bin` payload read from the mounted pallets, every
-//! grid's placement composed under the entity's pose, and which grids are shown.
+//! `.dh-vox` definition read from the mounted pallets, its `.dh-vox.bin` payload opened
+//! by range (spec "A payload is read by range": the header and the region index, and
+//! nothing else), every grid's placement composed under the entity's pose, and which
+//! grids are shown.
 //!
 //! What the host does with an [`OpenedVolume`]: each shown grid becomes a
-//! [`super::collision::CollisionVolume`] (the server's collision) and a
-//! [`super::water::FluidField`] (the water query); a drawing streamer can take the same
-//! grids, palette and placements.
-//!
-//! The payload is decoded whole when the volume opens ([`decode_all`], every count and
-//! length capped by the reader): the collision cell cache that reads chunks by range
-//! under `world.voxel.collisionCellCacheMb` is not built yet.
+//! [`RangeCells`] over [`OpenedVolume::payload`] (chunks decoded when a cook or the water
+//! query reads them, into a cache of `world.voxel.collisionCellCacheMb`), which the
+//! collision streamer cooks from ([`super::collision::RangeVolume`]) and the water query
+//! reads ([`GridWater`]). A drawing streamer can take [`OpenedVolume::bytes`] as a
+//! `VolumeSource::Payload`, or each grid's [`OpenedGrid::chunks`], which decodes a chunk
+//! the first time it is read and keeps it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use dh_content::diag::{Diagnostics, SourceFile};
+use dh_content::pallet::{voxel_shard_name, Codec, Pallet};
 use dh_content::read::Mode;
 use dh_content::schema::components::voxel_volume::VoxelLighting;
 use dh_content::schema::voxel::read_voxel;
-use dh_content::voxel::payload::{decode_all, PaletteEntry, PayloadHeader};
+use dh_content::voxel::payload::{ChunkKey, PaletteEntry, PayloadHeader};
 
+use super::collision::{inverse_placement, RangeCells};
 use super::place::Placement;
-use super::{MapChunks, StoredChunk};
+use super::stream::{OpenPayload, OwnedPayload, PalletPayload, PayloadBytes};
+use super::water::{FluidField, WaterSample};
+use super::{cell_of, ChunkSource, ChunkView, StoredChunk};
 use crate::catalog::{Catalog, Found};
 
 /// The most payload shards a volume is read from (a shard is at most 1 GiB).
@@ -68,8 +73,10 @@ pub struct OpenedGrid {
     pub index: usize,
     /// The grid's name.
     pub name: String,
-    /// Its `blocks` layer, decoded.
-    pub chunks: Arc<MapChunks>,
+    /// Its `blocks` layer, each chunk decoded the first time it is read and kept (for a
+    /// drawing streamer that takes decoded chunks; collision and water read through a
+    /// bounded [`RangeCells`] instead).
+    pub chunks: Arc<LazyChunks>,
     /// Its cells to world meters: the grid transforms, the origin, `voxelSize`, `axes`,
     /// then the entity's pose.
     pub placement: Placement,
@@ -78,7 +85,7 @@ pub struct OpenedGrid {
 }
 
 /// A placed volume, opened.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OpenedVolume {
     /// The record's name (what logs and contacts call the volume).
     pub name: String,
@@ -98,6 +105,29 @@ pub struct OpenedVolume {
     pub palette: Vec<PaletteEntry>,
     /// The shown grids, in payload order (hidden ones left out).
     pub grids: Vec<OpenedGrid>,
+    /// The payload's bytes (a range of the mounted pallet's memory map where the pallet
+    /// is a file).
+    pub bytes: Arc<dyn PayloadBytes>,
+    /// The payload, open: its header and region index read, chunk tables and records
+    /// read when first needed.
+    pub payload: Arc<OpenPayload>,
+}
+
+impl std::fmt::Debug for OpenedVolume {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedVolume")
+            .field("name", &self.name)
+            .field("container", &self.container)
+            .field("platform", &self.platform)
+            .field("lighting", &self.lighting)
+            .field("pose", &self.pose)
+            .field("delta", &self.delta)
+            .field("header", &self.header)
+            .field("palette", &self.palette.len())
+            .field("grids", &self.grids)
+            .field("payload", &self.payload)
+            .finish()
+    }
 }
 
 /// The 3×4 row-major pose matrix of a position, a rotation quaternion `[x, y, z, w]` and
@@ -199,67 +229,43 @@ pub fn open_volume(
             def.data
         )));
     }
-    let mut shards = vec![catalog
-        .read(&payload_found)
-        .map_err(|e| payload_err(e.to_string()))?
-        .into_owned()];
-    for n in 1..MAX_SHARDS {
-        let shard = Found {
-            pallet: payload_found.pallet.clone(),
-            path: dh_content::pallet::voxel_shard_name(&payload_found.path, n),
-        };
-        match catalog.read(&shard) {
-            Ok(b) => shards.push(b.into_owned()),
-            // The reader names a shard the header wants and the pallet lacks.
-            Err(_) => break,
-        }
+    let bytes = payload_bytes(catalog, &payload_found).map_err(payload_err)?;
+    let opened = OpenPayload::open(bytes.clone()).map_err(|e| payload_err(e.to_string()))?;
+    let payload = Arc::new(opened);
+    let r = payload.reader();
+    let header = r.header().clone();
+    let edge = usize::from(header.chunk_edge);
+    if r.layer_edge(0) != Some(edge) {
+        return Err(payload_err(format!(
+            "layer 0 ('blocks') is not at the chunk edge {edge}"
+        )));
     }
-    let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
-    let mut decoded = decode_all(&refs).map_err(|e| payload_err(e.to_string()))?;
-    drop(shards);
-    let edge = usize::from(decoded.header.chunk_edge);
-    let infos: Vec<_> = decoded.grids.iter().map(|g| g.info.clone()).collect();
+    let infos = r.grids();
     let mut grids = Vec::new();
-    for (index, grid) in decoded.grids.iter_mut().enumerate() {
-        let info = &grid.info;
+    for (index, info) in infos.iter().enumerate() {
         let hidden = info
             .attribute("hidden")
             .is_some_and(|v| !v.eq_ignore_ascii_case("false"));
         if !grid_shown(index, &info.name, hidden, delta) {
             continue;
         }
-        let placement = Placement::new(&decoded.header, &infos, index, Some(pose))
+        let placement = Placement::new(&header, infos, index, Some(pose))
             .ok_or_else(|| payload_err(format!("grid {index}'s parent chain is out of order")))?;
-        let mut chunks = MapChunks::new(edge);
-        let n = edge * edge * edge;
-        for (key, cells) in std::mem::take(&mut grid.chunks) {
-            if key.layer != 0 {
-                continue;
-            }
-            if cells.len() != n {
-                return Err(payload_err(format!(
-                    "grid {index} chunk {:?} holds {} cells, expected {n}",
-                    key.chunk,
-                    cells.len()
-                )));
-            }
-            chunks.chunks.insert(key.chunk, StoredChunk::Cells(cells));
-        }
-        chunks.compact();
         let lo = info.bounds_min;
         let hi = [0, 1, 2].map(|a| lo[a].saturating_add(info.bounds_size[a]));
         grids.push(OpenedGrid {
             index,
             name: info.name.clone(),
-            chunks: Arc::new(chunks),
+            chunks: Arc::new(LazyChunks::new(record, payload.clone(), index as u32)),
             placement,
             cells: [lo, hi],
         });
     }
-    let platform = if decoded.header.platform.is_empty() {
+    let palette = r.palette().to_vec();
+    let platform = if header.platform.is_empty() {
         def.platform_id().map(str::to_string)
     } else {
-        Some(decoded.header.platform.clone())
+        Some(header.platform.clone())
     };
     Ok(OpenedVolume {
         name: record.to_string(),
@@ -268,10 +274,248 @@ pub fn open_volume(
         lighting: def.lighting,
         pose,
         delta: delta.to_vec(),
-        header: decoded.header,
-        palette: decoded.palette,
+        header,
+        palette,
         grids,
+        bytes,
+        payload,
     })
+}
+
+/// The bytes of payload `found` and its shards: ranges of its pallet's memory map when
+/// the pallet is a file (opened again by path, and used only when the entries there are
+/// the mounted ones: same codec, length and CRC), else copied out of the catalog (a
+/// pallet held in memory). Nothing is decoded either way.
+fn payload_bytes(catalog: &Catalog, found: &Found) -> Result<Arc<dyn PayloadBytes>, String> {
+    let pallet = catalog
+        .pallet(&found.pallet)
+        .ok_or_else(|| "its pallet is not mounted".to_string())?;
+    let mounted: Vec<_> = (0..MAX_SHARDS)
+        .map_while(|n| pallet.entry(&voxel_shard_name(&found.path, n)))
+        .collect();
+    if mounted.is_empty() {
+        return Err(format!("{} has no entry '{}'", pallet.name(), found.path));
+    }
+    let all_stored = mounted.iter().all(|e| e.codec == Codec::Stored);
+    if let (Some(path), true) = (pallet.path(), all_stored) {
+        if let Ok(again) = Pallet::open(path) {
+            let same = again.manifest().id == pallet.manifest().id
+                && mounted.iter().all(|e| {
+                    again.entry(e.path).is_some_and(|a| {
+                        a.codec == e.codec
+                            && a.stored_len == e.stored_len
+                            && a.raw_crc32 == e.raw_crc32
+                    })
+                })
+                && again
+                    .entry(&voxel_shard_name(&found.path, mounted.len() as u16))
+                    .is_none();
+            if same {
+                return Ok(Arc::new(PalletPayload {
+                    pallet: Arc::new(again),
+                    path: found.path.clone(),
+                }));
+            }
+        }
+    }
+    let mut shards = Vec::with_capacity(mounted.len());
+    for e in &mounted {
+        shards.push(
+            pallet
+                .read(e.path)
+                .map_err(|err| err.to_string())?
+                .into_owned(),
+        );
+    }
+    Ok(Arc::new(OwnedPayload {
+        name: found.path.clone(),
+        shards,
+    }))
+}
+
+/// One region's chunks in a [`LazyChunks`], made the first time one of them is read: a
+/// slot per entry of its chunk table, filled when that chunk is first read (`None`: it
+/// does not decode, or is all `dh:empty`).
+type RegionSlots = OnceLock<Box<[OnceLock<Option<StoredChunk>>]>>;
+
+/// Lines a [`LazyChunks`] logs at most for chunks that do not decode.
+const MAX_LAZY_ERRORS: usize = 32;
+
+/// One grid's `blocks` layer of an open payload as a [`ChunkSource`]: each chunk is
+/// decoded the first time it is read and kept for the grid's life (a chunk whose cells
+/// are all one value is kept as that value, an all-`dh:empty` one as nothing, as a whole
+/// decode compacts them). A chunk that does not decode is logged once and reads as
+/// empty.
+pub struct LazyChunks {
+    name: String,
+    payload: Arc<OpenPayload>,
+    grid: u32,
+    edge: usize,
+    /// Per region of the payload's index: a slot per entry of its chunk table.
+    regions: Vec<RegionSlots>,
+    log: Mutex<(usize, Vec<String>)>,
+}
+
+impl std::fmt::Debug for LazyChunks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyChunks")
+            .field("name", &self.name)
+            .field("grid", &self.grid)
+            .field("edge", &self.edge)
+            .finish()
+    }
+}
+
+impl LazyChunks {
+    /// Grid `grid` of `payload`, for volume `name` (what its log lines call it).
+    pub fn new(name: &str, payload: Arc<OpenPayload>, grid: u32) -> LazyChunks {
+        let r = payload.reader();
+        let edge = usize::from(r.header().chunk_edge);
+        let regions = (0..r.regions().len()).map(|_| OnceLock::new()).collect();
+        LazyChunks {
+            name: name.to_string(),
+            payload,
+            grid,
+            edge,
+            regions,
+            log: Mutex::new((0, Vec::new())),
+        }
+    }
+
+    /// The palette index of one cell (0 where nothing is stored).
+    pub fn get(&self, cell: [i32; 3]) -> u32 {
+        cell_of(self, cell)
+    }
+
+    /// The log lines of chunks that did not decode since the last call.
+    pub fn take_log(&self) -> Vec<String> {
+        self.log
+            .lock()
+            .map(|mut l| std::mem::take(&mut l.1))
+            .unwrap_or_default()
+    }
+
+    fn report(&self, chunk: [i32; 3], message: &str) {
+        if let Ok(mut l) = self.log.lock() {
+            l.0 += 1;
+            if l.0 <= MAX_LAZY_ERRORS {
+                let line = format!(
+                    "voxel volume '{}': grid {} chunk {chunk:?} does not decode and reads as empty: {message}",
+                    self.name, self.grid
+                );
+                l.1.push(line);
+            }
+        }
+    }
+
+    fn decode(&self, chunk: [i32; 3], region: usize, index: usize) -> Option<StoredChunk> {
+        let mut cells = Vec::new();
+        let n = self.edge * self.edge * self.edge;
+        match self
+            .payload
+            .reader()
+            .read_chunk_into(region, index, &mut cells)
+        {
+            Ok(_) if cells.len() == n => {}
+            Ok(_) => {
+                self.report(chunk, &format!("{} cells, expected {n}", cells.len()));
+                return None;
+            }
+            Err(e) => {
+                self.report(chunk, &e.to_string());
+                return None;
+            }
+        }
+        let first = cells.first().copied().unwrap_or(0);
+        if cells.iter().all(|&c| c == first) {
+            (first != 0).then_some(StoredChunk::Uniform(first))
+        } else {
+            Some(StoredChunk::Cells(cells))
+        }
+    }
+}
+
+impl ChunkSource for LazyChunks {
+    fn edge(&self) -> usize {
+        self.edge
+    }
+
+    fn chunk(&self, chunk: [i32; 3]) -> ChunkView<'_> {
+        let r = self.payload.reader();
+        let Some(region) = r.find_region(self.grid, r.region_of(chunk)) else {
+            return ChunkView::Empty;
+        };
+        let table = match r.chunk_table(region) {
+            Ok(t) => t,
+            Err(e) => {
+                self.report(chunk, &e.to_string());
+                return ChunkView::Empty;
+            }
+        };
+        let Some(index) = table.find(ChunkKey { layer: 0, chunk }) else {
+            return ChunkView::Empty;
+        };
+        let Some(slots) = self.regions.get(region).map(|s| {
+            s.get_or_init(|| {
+                (0..table.entries().len())
+                    .map(|_| OnceLock::new())
+                    .collect()
+            })
+        }) else {
+            return ChunkView::Empty;
+        };
+        match slots
+            .get(index)
+            .map(|s| s.get_or_init(|| self.decode(chunk, region, index)))
+        {
+            Some(Some(StoredChunk::Uniform(v))) => ChunkView::Uniform(*v),
+            Some(Some(StoredChunk::Cells(c))) => ChunkView::Cells(c),
+            _ => ChunkView::Empty,
+        }
+    }
+}
+
+/// One shown grid's fluids as the water query reads them (spec "Swimming", "What it
+/// reads"): through the grid's [`RangeCells`], the cells the collision streamer reads.
+pub struct GridWater {
+    field: FluidField,
+    cells: Arc<RangeCells>,
+    to_cells: Placement,
+}
+
+impl std::fmt::Debug for GridWater {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GridWater")
+            .field("cells", &self.cells)
+            .finish()
+    }
+}
+
+impl GridWater {
+    /// The water of `cells` placed by `placement`; `None` when the placement is singular
+    /// (a zero scale).
+    pub fn new(
+        field: FluidField,
+        cells: Arc<RangeCells>,
+        placement: &Placement,
+    ) -> Option<GridWater> {
+        Some(GridWater {
+            field,
+            cells,
+            to_cells: inverse_placement(placement)?,
+        })
+    }
+
+    /// The fluid at world point `point` ([`FluidField::water_at`]), reading the column of
+    /// chunks through the point's cell.
+    pub fn water_at(&self, point: [f64; 3]) -> Option<WaterSample<'_>> {
+        let c = self.to_cells.point(point);
+        if !c.iter().all(|v| v.is_finite() && v.abs() < 1e9) {
+            return None;
+        }
+        let window = self.cells.column_window(c.map(|v| v.floor() as i32));
+        self.field.water_at(&window, point)
+    }
 }
 
 #[cfg(test)]
