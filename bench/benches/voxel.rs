@@ -3,13 +3,14 @@
 //! standing over its middle; and the light field (dh.voxel, "The light field"): cold
 //! lighting of a 306-column spawn radius, and one torch placed and removed.
 //!
-//! `cargo bench -p dh-bench --bench voxel`. It prints one table: chunks wanted and with
+//! `cargo bench -p dh-bench --bench voxel`. It prints two tables: chunks wanted and with
 //! faces, quads, MiB of vertex and index buffers (52 B a vertex, 4 B an index), µs per
-//! chunk on one thread, wall ms on 1 and 2 workers (dh-jobs), and the peer, the
-//! `block-mesh` crate's `visible_block_faces` (culled, unit quads only, no vertices) and
-//! `greedy_quads` on the same chunks, from padded 18³ arrays built before timing (its
-//! time does not include reading the neighbors, ours does). Each figure is the best of
-//! several runs.
+//! chunk on one thread, wall ms on 1 and 2 workers (dh-jobs), and side by side in the
+//! same run the peer, the `block-mesh` crate's `visible_block_faces` (culled, unit quads
+//! only, no vertices; also on 1 and 2 workers) and `greedy_quads` on the same chunks,
+//! from padded 18³ arrays built before timing (its time does not include reading the
+//! neighbors, ours does), with the ratios; then the light field. Each figure is the
+//! median of 9 runs, the best in brackets (the machine is shared).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -108,15 +109,20 @@ fn bm_gather(w: &MapChunks, class: &[u8], c: [i32; 3], out: &mut [Bv]) {
     }
 }
 
-fn best<F: FnMut()>(runs: usize, mut f: F) -> Duration {
-    (0..runs)
+/// Runs per timed figure.
+const RUNS: usize = 9;
+
+/// Times `f` `runs` times: (median, best).
+fn timed<F: FnMut()>(runs: usize, mut f: F) -> (Duration, Duration) {
+    let mut t: Vec<Duration> = (0..runs.max(1))
         .map(|_| {
             let t = Instant::now();
             f();
             t.elapsed()
         })
-        .min()
-        .unwrap_or_default()
+        .collect();
+    t.sort();
+    (t[t.len() / 2], t[0])
 }
 
 fn main() {
@@ -160,13 +166,16 @@ fn main() {
     };
     let id = Placement::identity();
     let ctx = MeshContext::new(&looks, &id, &opts1);
+    let n = wanted.len() as f64;
+    let us = |d: Duration| d.as_secs_f64() * 1e6 / n;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     // One thread, chunk by chunk into a reused mesh.
     let mut scratch = MeshScratch::default();
     let mut out = RegionMesh::default();
     let mut faced = 0;
     let mut quads = 0;
     let mut bytes = 0;
-    let one = best(7, || {
+    let one = timed(RUNS, || {
         faced = 0;
         quads = 0;
         bytes = 0;
@@ -182,103 +191,13 @@ fn main() {
     });
     // The face pass alone (what block-mesh's culled mesher returns: unit quads).
     let mut nf = 0;
-    let faces_only = best(7, || {
+    let faces_only = timed(RUNS, || {
         nf = 0;
         for &c in &wanted {
             nf += find_faces(&w, &ctx, c, &mut scratch);
         }
     });
     assert_eq!(nf, quads);
-    if std::env::var("DTMP_HOT").is_ok() {
-        let mut cells_chunks = 0;
-        for &c in &wanted {
-            if matches!(w.chunk(c), ChunkView::Cells(_)) {
-                cells_chunks += 1;
-            }
-        }
-        let mut unb = 0;
-        let mut unb_list = Vec::new();
-        let mut cells_list = Vec::new();
-        for &c in &wanted {
-            match w.chunk(c) {
-                ChunkView::Uniform(_) => {
-                    let buried = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
-                        .iter()
-                        .all(|d| matches!(w.chunk([c[0] + d[0], c[1] + d[1], c[2] + d[2]]), ChunkView::Uniform(v) if v != AIR && v != terrain::WATER && v != terrain::LEAVES));
-                    if !buried {
-                        unb += 1;
-                        unb_list.push(c);
-                    }
-                }
-                ChunkView::Cells(_) => cells_list.push(c),
-                _ => {}
-            }
-        }
-        let hu = best(5, || {
-            for &c in &unb_list {
-                for _ in 0..10 {
-                    black_box(find_faces(&w, &ctx, c, &mut scratch));
-                }
-            }
-        });
-        let hc = best(5, || {
-            for &c in &cells_list {
-                for _ in 0..10 {
-                    black_box(find_faces(&w, &ctx, c, &mut scratch));
-                }
-            }
-        });
-        eprintln!("DTMP unburied uniform {unb}: hot {:.2} µs each; cells hot {:.2} µs each", hu.as_secs_f64() * 1e5 / unb as f64, hc.as_secs_f64() * 1e5 / cells_list.len() as f64);
-        let hot = best(5, || {
-            for &c in &wanted {
-                for _ in 0..10 {
-                    black_box(find_faces(&w, &ctx, c, &mut scratch));
-                }
-            }
-        });
-        let hotm = best(5, || {
-            for &c in &wanted {
-                for _ in 0..10 {
-                    out.clear();
-                    black_box(mesh_chunk_into(&w, &ctx, c, &mut scratch, &mut out));
-                }
-            }
-        });
-        eprintln!(
-            "DTMP cells chunks {cells_chunks}; faces cold {:.2} ms, hot {:.2} ms; mesh hot {:.2} ms",
-            faces_only.as_secs_f64() * 1e3,
-            hot.as_secs_f64() * 1e3 / 10.0,
-            hotm.as_secs_f64() * 1e3 / 10.0
-        );
-    }
-    let per_chunk_us = one.as_secs_f64() * 1e6 / wanted.len() as f64;
-    let per_faced_us = one.as_secs_f64() * 1e6 / faced.max(1) as f64;
-    // 1 and 2 workers, region by region (regionChunks 1: a region is a chunk).
-    let mut walls = Vec::new();
-    for threads in [1, 2] {
-        let s = Scheduler::new(threads).expect("a scheduler");
-        let mut stats = MeshStats::default();
-        let wall = best(7, || {
-            let m = mesh_regions(&s, &w, &ctx, &wanted);
-            stats = MeshStats::of(&m);
-            black_box(m);
-        });
-        assert_eq!(stats.quads, quads);
-        walls.push(wall);
-    }
-    // regionChunks 2: the regions holding the wanted chunks, on 2 workers.
-    let opts2 = MeshOptions::default();
-    let ctx2 = MeshContext::new(&looks, &id, &opts2);
-    let mut regions: Vec<[i32; 3]> = wanted.iter().map(|c| c.map(|v| v.div_euclid(2))).collect();
-    regions.sort();
-    regions.dedup();
-    let s2 = Scheduler::new(2).expect("a scheduler");
-    let mut rstats = MeshStats::default();
-    let rwall = best(7, || {
-        let m = mesh_regions(&s2, &w, &ctx2, &regions);
-        rstats = MeshStats::of(&m);
-        black_box(m);
-    });
     // The peer: block-mesh on the same chunks, padded arrays built before timing.
     let flags = looks.flags(true);
     let class = |v: u32| -> u8 {
@@ -314,7 +233,7 @@ fn main() {
     let faces = &RIGHT_HANDED_Y_UP_CONFIG.faces;
     let mut ubuf = UnitQuadBuffer::new();
     let mut bm_quads = 0;
-    let bm = best(7, || {
+    let bm = timed(RUNS, || {
         bm_quads = 0;
         for v in &padded {
             ubuf.reset();
@@ -328,7 +247,7 @@ fn main() {
     let class_table: Vec<u8> = (0..flags.len() as u32).map(class).collect();
     let mut arr = vec![Bv(0); Padded::USIZE];
     let mut bm_quads2 = 0;
-    let bm_read = best(7, || {
+    let bm_read = timed(RUNS, || {
         bm_quads2 = 0;
         for &c in &wanted {
             bm_gather(&w, &class_table, c, &mut arr);
@@ -340,16 +259,63 @@ fn main() {
     assert_eq!(bm_quads2, bm_quads);
     let mut gbuf = GreedyQuadsBuffer::new(Padded::USIZE);
     let mut gq = 0;
-    let greedy = best(5, || {
+    let greedy = timed(5, || {
         gq = 0;
         for v in &padded {
             greedy_quads(v, &Padded {}, [0; 3], [17; 3], faces, &mut gbuf);
             gq += gbuf.quads.num_quads();
         }
     });
+    // 1 and 2 workers, region by region (regionChunks 1: a region is a chunk), ours
+    // with its whole output, block-mesh's culled pass (prebuilt arrays, a buffer per
+    // worker) on the same scheduler.
+    let mut walls = Vec::new();
+    let mut bm_walls = Vec::new();
+    for threads in [1, 2] {
+        let s = Scheduler::new(threads).expect("a scheduler");
+        let mut stats = MeshStats::default();
+        let wall = timed(RUNS, || {
+            let m = mesh_regions(&s, &w, &ctx, &wanted);
+            stats = MeshStats::of(&m);
+            black_box(m);
+        });
+        assert_eq!(stats.quads, quads);
+        walls.push(wall);
+        thread_local! {
+            static UBUF: std::cell::RefCell<UnitQuadBuffer> =
+                std::cell::RefCell::new(UnitQuadBuffer::new());
+        }
+        let mut nq = 0;
+        let bw = timed(RUNS, || {
+            let counts = s.parallel_map(&padded, 1, |_, v| {
+                UBUF.with(|b| {
+                    let mut b = b.borrow_mut();
+                    b.reset();
+                    visible_block_faces(v, &Padded {}, [0; 3], [17; 3], faces, &mut b);
+                    b.num_quads()
+                })
+            });
+            nq = counts.iter().sum::<usize>();
+        });
+        assert_eq!(nq, bm_quads);
+        bm_walls.push(bw);
+    }
+    // regionChunks 2: the regions holding the wanted chunks, on 2 workers.
+    let opts2 = MeshOptions::default();
+    let ctx2 = MeshContext::new(&looks, &id, &opts2);
+    let mut regions: Vec<[i32; 3]> = wanted.iter().map(|c| c.map(|v| v.div_euclid(2))).collect();
+    regions.sort();
+    regions.dedup();
+    let s2 = Scheduler::new(2).expect("a scheduler");
+    let mut rstats = MeshStats::default();
+    let rwall = timed(RUNS, || {
+        let m = mesh_regions(&s2, &w, &ctx2, &regions);
+        rstats = MeshStats::of(&m);
+        black_box(m);
+    });
     let mib = bytes as f64 / (1024.0 * 1024.0);
     println!(
-        "## Voxel meshing: {}x{}x{} at 16, 128 m radius",
+        "## Voxel meshing: {}x{}x{} at 16, 128 m radius (median of {RUNS} runs; best in brackets)",
         SIZE[0], SIZE[1], SIZE[2]
     );
     println!();
@@ -360,43 +326,59 @@ fn main() {
     println!("| quads | {quads} | about 213 thousand |");
     println!("| vertex + index buffers | {mib:.1} MiB | 47 MiB |");
     println!(
-        "| per chunk, one thread | {per_chunk_us:.1} µs ({per_faced_us:.1} µs per chunk with faces) | 200–300 µs |"
+        "| full mesher, one thread, per chunk | {:.1} µs [{:.1}] ({:.1} µs per chunk with faces) | 200–300 µs |",
+        us(one.0),
+        us(one.1),
+        us(one.0) * n / faced.max(1) as f64
     );
     println!(
-        "| wall, 1 worker | {:.2} ms | |",
-        walls[0].as_secs_f64() * 1e3
+        "| our face pass alone (faces, no vertices) | {:.1} µs [{:.1}] | |",
+        us(faces_only.0),
+        us(faces_only.1)
     );
     println!(
-        "| wall, 2 workers | {:.2} ms | 35 ms on 8 threads |",
-        walls[1].as_secs_f64() * 1e3
+        "| block-mesh visible_block_faces, arrays prebuilt | {:.1} µs [{:.1}], {bm_quads} quads | |",
+        us(bm.0),
+        us(bm.1)
     );
     println!(
-        "| regionChunks 2: {} regions, 2 workers | {:.2} ms, {} quads | |",
+        "| block-mesh visible_block_faces, reading the chunk first | {:.1} µs [{:.1}] | |",
+        us(bm_read.0),
+        us(bm_read.1)
+    );
+    println!(
+        "| block-mesh greedy_quads | {:.1} µs [{:.1}], {gq} quads | |",
+        us(greedy.0),
+        us(greedy.1)
+    );
+    println!(
+        "| ratio: our full mesher / visible_block_faces prebuilt | {:.2} | |",
+        one.0.as_secs_f64() / bm.0.as_secs_f64()
+    );
+    println!(
+        "| ratio: our face pass / visible_block_faces prebuilt | {:.2} | |",
+        faces_only.0.as_secs_f64() / bm.0.as_secs_f64()
+    );
+    for (k, t) in [1, 2].iter().enumerate() {
+        println!(
+            "| wall, {t} worker(s): ours mesh_regions / block-mesh visible_block_faces | {:.2} ms [{:.2}] / {:.2} ms [{:.2}] (ratio {:.2}) | 35 ms on 8 threads |",
+            ms(walls[k].0),
+            ms(walls[k].1),
+            ms(bm_walls[k].0),
+            ms(bm_walls[k].1),
+            walls[k].0.as_secs_f64() / bm_walls[k].0.as_secs_f64()
+        );
+    }
+    println!(
+        "| ours, 1 → 2 workers | {:.2}× | |",
+        walls[0].0.as_secs_f64() / walls[1].0.as_secs_f64()
+    );
+    println!(
+        "| regionChunks 2: {} regions, 2 workers | {:.2} ms [{:.2}], {} quads | |",
         rstats.regions,
-        rwall.as_secs_f64() * 1e3,
+        ms(rwall.0),
+        ms(rwall.1),
         rstats.quads
-    );
-    println!(
-        "| our face pass alone (faces, no vertices) | {:.2} ms, {:.1} µs a chunk | |",
-        faces_only.as_secs_f64() * 1e3,
-        faces_only.as_secs_f64() * 1e6 / wanted.len() as f64
-    );
-    println!(
-        "| block-mesh visible_block_faces (quads only, arrays prebuilt) | {:.2} ms, {:.1} µs a chunk, {} quads | |",
-        bm.as_secs_f64() * 1e3,
-        bm.as_secs_f64() * 1e6 / wanted.len() as f64,
-        bm_quads
-    );
-    println!(
-        "| block-mesh visible_block_faces, reading the chunk first | {:.2} ms, {:.1} µs a chunk | |",
-        bm_read.as_secs_f64() * 1e3,
-        bm_read.as_secs_f64() * 1e6 / wanted.len() as f64
-    );
-    println!(
-        "| block-mesh greedy_quads | {:.2} ms, {:.1} µs a chunk, {} quads | |",
-        greedy.as_secs_f64() * 1e3,
-        greedy.as_secs_f64() * 1e6 / wanted.len() as f64,
-        gq
     );
     println!();
 
@@ -415,7 +397,7 @@ fn main() {
     cols.sort_by_key(|c| (c[0] - spawn[0]).pow(2) + (c[1] - spawn[1]).pow(2));
     let lw = ChunkLight::new(&w, &looks);
     let mut field = LightField::new(0, SIZE[1] as usize, 96);
-    let cold = best(5, || {
+    let cold = timed(RUNS, || {
         field = LightField::new(0, SIZE[1] as usize, 96);
         let n = field.light_columns(&lw, &cols, None);
         assert_eq!(n, cols.len());
@@ -446,11 +428,12 @@ fn main() {
     println!("| what | ours | spec |");
     println!("| --- | --- | --- |");
     println!(
-        "| cold lighting, {} columns ({} tall) | {:.1} ms, {:.3} ms a column | 0.68 s, 2.2 ms a column (384 tall) |",
+        "| cold lighting, {} columns ({} tall) | {:.1} ms, {:.3} ms a column [best {:.3}] | 0.68 s, 2.2 ms a column (384 tall) |",
         cols.len(),
         SIZE[1],
-        cold.as_secs_f64() * 1e3,
-        cold.as_secs_f64() * 1e3 / cols.len() as f64
+        cold.0.as_secs_f64() * 1e3,
+        cold.0.as_secs_f64() * 1e3 / cols.len() as f64,
+        cold.1.as_secs_f64() * 1e3 / cols.len() as f64
     );
     println!(
         "| field held | {:.1} KiB a column ({} full bricks, {} uniform) | about 46 KiB a column |",

@@ -393,6 +393,6 @@ fn a_compiled_pallets_grid_read_by_range_cooks_as_its_whole_decode() {
     }
     // The four chunks of the container have faces; around them nothing is stored.
     assert_eq!(faced, 4);
-    assert!(cells.cache().bytes() <= 2 * (16 << 10));
+    assert!(cells.cache_bytes() <= 2 * (16 << 10));
     assert!(cells.take_log().is_empty());
 }

@@ -289,7 +289,8 @@ pub fn read_geometry_from(
 /// What a load-time cook of one placement did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LoadStats {
-    /// Every part was answered from the cache entry: the model was not read.
+    /// The model was not read: every part was answered from the cache entry (or none asked
+    /// for a cooked mesh).
     pub hit: bool,
     /// Meshes cooked by this load.
     pub cooked: usize,
@@ -417,6 +418,20 @@ pub fn cook_placement_at_load<M: std::borrow::Borrow<Model>, E>(
             })
         })
         .collect();
+    if wanted.is_empty() {
+        // Nothing asks for a cooked mesh: nothing to read, cook or write.
+        return Ok(LoadedCook {
+            cook: Colcook {
+                key: *key,
+                ..Colcook::default()
+            },
+            stats: LoadStats {
+                hit: true,
+                ..LoadStats::default()
+            },
+            warnings: Vec::new(),
+        });
+    }
     let old = cache.and_then(|c| c.read_geometry(key));
     // The warm path: every wanted part answered by a row whose cook still applies.
     let warm = old.as_ref().and_then(|entry| {

@@ -26,13 +26,20 @@
 //! content, entry and mesh counts (`u64` each), then the entries (a part's 16-byte
 //! `objectId`, `u32` shape index, `u32` mesh index, in range), then each mesh as a `u64`
 //! byte length and a cooked mesh of exactly that length.
+//!
+//! A load-cache entry (magic `DHCOLGEO`, [`encode_geometry`] has its table): the geometry
+//! half of one model's cook at load, with no tree, as the spec's cache stores it.
+//!
+//! Readers copy each packed array whole (`chunks_exact` and `from_le_bytes`, which compile
+//! to straight loads) and check it in one branch-free pass, naming the first offender only
+//! when there is one.
 
 use super::cook::{BvhNode, CookedMesh, NO_MATERIAL};
 use crate::gltf::math::Mat4;
 use crate::schema::common::Guid;
 
-/// The format version of both files (spec: runtime assets, "Cooked collision": `.dh-colcook`
-/// format 5). Bumping it renames every cache entry.
+/// The format version of every file here (spec: runtime assets, "Cooked collision":
+/// `.dh-colcook` format 5). Bumping it renames every cache entry.
 pub const FORMAT_VERSION: u32 = 5;
 
 /// A cooked mesh's magic.
@@ -231,16 +238,6 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(self.array(place)?))
     }
 
-    fn f32(&mut self, place: &str) -> Result<f32, ColcookError> {
-        let at = self.pos;
-        let v = f32::from_le_bytes(self.array(place)?);
-        if v.is_finite() {
-            Ok(v)
-        } else {
-            Err(self.err(place, at, "a finite number"))
-        }
-    }
-
     /// A 64-bit count of items at least `min_bytes` each: refused when the bytes that
     /// remain could not hold that many, so no allocation outgrows the input.
     fn count(&mut self, place: &str, min_bytes: usize) -> Result<usize, ColcookError> {
@@ -353,55 +350,77 @@ fn read_mesh(r: &mut Reader<'_>) -> Result<CookedMesh, ColcookError> {
             .map_err(|_| r.err(format!("slot {i} name"), at, "UTF-8 text"))?;
         slots.push(s.to_string());
     }
-    let mut vertices = Vec::with_capacity(vertex_count);
-    for _ in 0..vertex_count {
-        vertices.push([r.f32("vertex")?, r.f32("vertex")?, r.f32("vertex")?]);
+    // Each array is copied whole, then checked in one pass (its first offender named).
+    let at = r.pos;
+    let vertices = read_vertices(r.take(vertex_count * 12, "vertex")?);
+    if let Some(i) = first_non_finite(&vertices) {
+        return Err(r.err("vertex", at + i * 12, "a finite number"));
     }
-    let mut triangles = Vec::with_capacity(triangle_count);
-    for t in 0..triangle_count {
-        let at = r.pos;
-        let tri = [r.u32("triangle")?, r.u32("triangle")?, r.u32("triangle")?];
-        if tri.iter().any(|i| *i as usize >= vertex_count)
-            || tri[0] == tri[1]
-            || tri[1] == tri[2]
-            || tri[0] == tri[2]
-        {
-            return Err(r.err(
-                format!("triangle {t}"),
-                at,
-                format!("three distinct vertex indices below {vertex_count}, found {tri:?}"),
-            ));
-        }
-        triangles.push(tri);
+    let at = r.pos;
+    let triangles: Vec<[u32; 3]> = r
+        .take(triangle_count * 12, "triangle")?
+        .chunks_exact(12)
+        .map(|c| {
+            [
+                u32::from_le_bytes(le::<4>(c, 0)),
+                u32::from_le_bytes(le::<4>(c, 4)),
+                u32::from_le_bytes(le::<4>(c, 8)),
+            ]
+        })
+        .collect();
+    if let Some(t) = first_bad_triangle(&triangles, vertex_count) {
+        return Err(r.err(
+            format!("triangle {t}"),
+            at + t * 12,
+            format!(
+                "three distinct vertex indices below {vertex_count}, found {:?}",
+                triangles.get(t).copied().unwrap_or_default()
+            ),
+        ));
     }
-    let mut materials = Vec::with_capacity(triangle_count);
-    for t in 0..triangle_count {
-        let at = r.pos;
-        let m = r.u16("material")?;
-        if m != NO_MATERIAL && m as usize >= slot_count {
-            return Err(r.err(
-                format!("triangle {t} material"),
-                at,
-                format!("a slot index below {slot_count} or 0xFFFF, found {m}"),
-            ));
-        }
-        materials.push(m);
+    let at = r.pos;
+    let materials: Vec<u16> = r
+        .take(triangle_count * 2, "material")?
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes(le::<2>(c, 0)))
+        .collect();
+    if let Some(t) = first_bad_material(&materials, slot_count) {
+        return Err(r.err(
+            format!("triangle {t} material"),
+            at + t * 2,
+            format!(
+                "a slot index below {slot_count} or 0xFFFF, found {}",
+                materials.get(t).copied().unwrap_or(0)
+            ),
+        ));
     }
     let nodes_at = r.pos;
-    let mut nodes = Vec::with_capacity(node_count);
-    for _ in 0..node_count {
-        let mut v = [0f32; 6];
-        for c in &mut v {
-            *c = r.f32("node bounds")?;
-        }
-        let first = r.u32("node")?;
-        let count = r.u32("node")?;
-        nodes.push(BvhNode {
-            min: [v[0], v[1], v[2]],
-            max: [v[3], v[4], v[5]],
-            first,
-            count,
-        });
+    let nodes: Vec<BvhNode> = r
+        .take(node_count * NODE_BYTES, "node bounds")?
+        .chunks_exact(NODE_BYTES)
+        .map(|c| {
+            let f = |i: usize| f32::from_le_bytes(le::<4>(c, i * 4));
+            BvhNode {
+                min: [f(0), f(1), f(2)],
+                max: [f(3), f(4), f(5)],
+                first: u32::from_le_bytes(le::<4>(c, 24)),
+                count: u32::from_le_bytes(le::<4>(c, 28)),
+            }
+        })
+        .collect();
+    let finite = nodes.iter().fold(true, |ok, n| {
+        ok & n
+            .min
+            .iter()
+            .chain(&n.max)
+            .fold(true, |a, c| a & c.is_finite())
+    });
+    if !finite {
+        let i = nodes
+            .iter()
+            .position(|n| !n.min.iter().chain(&n.max).all(|c| c.is_finite()))
+            .unwrap_or(0);
+        return Err(r.err("node bounds", nodes_at + i * NODE_BYTES, "a finite number"));
     }
     if r.remaining() != 0 {
         return Err(r.err(
@@ -420,6 +439,56 @@ fn read_mesh(r: &mut Reader<'_>) -> Result<CookedMesh, ColcookError> {
         slots,
         nodes,
     })
+}
+
+/// Positions from packed little-endian `f32` triples.
+fn read_vertices(bytes: &[u8]) -> Vec<[f32; 3]> {
+    bytes
+        .chunks_exact(12)
+        .map(|c| {
+            [
+                f32::from_le_bytes(le::<4>(c, 0)),
+                f32::from_le_bytes(le::<4>(c, 4)),
+                f32::from_le_bytes(le::<4>(c, 8)),
+            ]
+        })
+        .collect()
+}
+
+/// The first vertex with a non-finite coordinate. The common case (none) is one
+/// branch-free pass.
+fn first_non_finite(vertices: &[[f32; 3]]) -> Option<usize> {
+    let finite = vertices.iter().fold(true, |ok, v| {
+        ok & v[0].is_finite() & v[1].is_finite() & v[2].is_finite()
+    });
+    if finite {
+        return None;
+    }
+    vertices
+        .iter()
+        .position(|v| !v.iter().all(|c| c.is_finite()))
+}
+
+/// The first triangle with an index at or past `vertices`, or a repeated corner.
+fn first_bad_triangle(triangles: &[[u32; 3]], vertices: usize) -> Option<usize> {
+    // Indices are below 2^32 and so is a valid count; a count past it bounds nothing.
+    let n = u32::try_from(vertices).unwrap_or(u32::MAX);
+    let bad = |t: &[u32; 3]| {
+        (t[0] >= n) | (t[1] >= n) | (t[2] >= n) | (t[0] == t[1]) | (t[1] == t[2]) | (t[0] == t[2])
+    };
+    if !triangles.iter().fold(false, |b, t| b | bad(t)) {
+        return None;
+    }
+    triangles.iter().position(bad)
+}
+
+/// The first material that is neither a slot below `slots` nor [`NO_MATERIAL`].
+fn first_bad_material(materials: &[u16], slots: usize) -> Option<usize> {
+    let bad = |m: &u16| (*m != NO_MATERIAL) & (*m as usize >= slots);
+    if !materials.iter().fold(false, |b, m| b | bad(m)) {
+        return None;
+    }
+    materials.iter().position(bad)
 }
 
 /// The BVH's structure: children after their parent and in range, each node but the root
@@ -1030,25 +1099,8 @@ pub fn decode_geometry_mesh(
         slots.push(s.to_string());
     }
     let at = r.pos;
-    let vbytes = r.take(vertex_count * 12, "vertices")?;
-    let vertices: Vec<[f32; 3]> = vbytes
-        .chunks_exact(12)
-        .map(|c| {
-            [
-                f32::from_le_bytes(le::<4>(c, 0)),
-                f32::from_le_bytes(le::<4>(c, 4)),
-                f32::from_le_bytes(le::<4>(c, 8)),
-            ]
-        })
-        .collect();
-    let finite = vertices.iter().fold(true, |ok, v| {
-        ok & v[0].is_finite() & v[1].is_finite() & v[2].is_finite()
-    });
-    if !finite {
-        let i = vertices
-            .iter()
-            .position(|v| !v.iter().all(|c| c.is_finite()))
-            .unwrap_or(0);
+    let vertices = read_vertices(r.take(vertex_count * 12, "vertices")?);
+    if let Some(i) = first_non_finite(&vertices) {
         return Err(r.err(format!("vertex {i}"), at + i * 12, "finite numbers"));
     }
     let at = r.pos;
@@ -1076,18 +1128,13 @@ pub fn decode_geometry_mesh(
             })
             .collect()
     };
-    let n = vertex_count as u32;
-    let bad = |t: &[u32; 3]| {
-        (t[0] >= n) | (t[1] >= n) | (t[2] >= n) | (t[0] == t[1]) | (t[1] == t[2]) | (t[0] == t[2])
-    };
-    if triangles.iter().fold(false, |b, t| b | bad(t)) {
-        let i = triangles.iter().position(bad).unwrap_or(0);
+    if let Some(i) = first_bad_triangle(&triangles, vertex_count) {
         return Err(r.err(
             format!("triangle {i}"),
             at + i * 3 * iw,
             format!(
                 "three distinct vertex indices below {vertex_count}, found {:?}",
-                triangles.get(i)
+                triangles.get(i).copied().unwrap_or_default()
             ),
         ));
     }
@@ -1104,10 +1151,7 @@ pub fn decode_geometry_mesh(
             .map(|c| u16::from_le_bytes(le::<2>(c, 0)))
             .collect()
     };
-    let slots_n = slot_count as u16;
-    let bad_mat = |m: &u16| (*m != NO_MATERIAL) & (*m >= slots_n);
-    if materials.iter().fold(false, |b, m| b | bad_mat(m)) {
-        let i = materials.iter().position(bad_mat).unwrap_or(0);
+    if let Some(i) = first_bad_material(&materials, slot_count) {
         return Err(r.err(
             format!("triangle {i} material"),
             at + i * mw,

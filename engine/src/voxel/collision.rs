@@ -23,11 +23,21 @@
 //!   spawned it, and a cook must outlive the tick that queued it (the tick never waits
 //!   on one); the spec counts these threads itself (`collisionWorkers`).
 //!
+//! * [`RangeCells`] is where a placed grid's cells come from (spec "A payload is read by
+//!   range"): the payload opened by range ([`OpenPayload`]: its header and region index),
+//!   each chunk a cook reads found through its region's chunk table and decoded from its
+//!   own record into a least-recently-used cache of `world.voxel.collisionCellCacheMb`,
+//!   so installing a map decodes no chunk and a pawn walking across a big world holds at
+//!   most the cache. A cook reads its chunk and six neighbors through a [`CookWindow`];
+//!   the water query a column through [`RangeCells::column_window`]. A chunk that does not
+//!   decode is logged once ([`CollisionStreamer::take_log`]) and is not solid.
+//!   [`CollisionVolume`] takes chunks already decoded (tests, tools, an editor).
+//!
 //! Block shapes from a platform pallet (slabs, stairs, fences) are not read yet: every
 //! solid block is a whole cube, as the spec has it without the pallet.
 
 use std::collections::HashMap as StdHashMap;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -41,7 +51,7 @@ use dh_content::voxel::payload::{ChunkKey, PaletteEntry, PayloadError, PropValue
 use dh_sims::physics::{BodyHandle, PhysicsError, PhysicsWorld, VoxelPart};
 
 use super::place::Placement;
-use super::stream::{CachedChunk, CellCache, OpenPayload};
+use super::stream::OpenPayload;
 use super::{ChunkSource, ChunkView};
 
 /// A multiply-rotate hasher for the streamer's small integer keys (chunk coordinates,
@@ -682,6 +692,45 @@ pub struct CollisionVolume {
 /// that further ones are not logged.
 pub const MAX_CHUNK_ERRORS_LOGGED: usize = 32;
 
+/// One chunk as a [`RangeCells`] cache holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CellChunk {
+    /// Not stored, or every cell `dh:empty`.
+    Empty,
+    /// Every cell holds this global palette index.
+    Uniform(u32),
+    /// edge³ global palette indices, X fastest, then Y, then Z.
+    Cells(Vec<u32>),
+}
+
+impl CellChunk {
+    /// Bytes it counts against the cache: its cells, plus 16 for the entry.
+    pub fn bytes(&self) -> usize {
+        match self {
+            CellChunk::Empty | CellChunk::Uniform(_) => 16,
+            CellChunk::Cells(c) => c.len() * 4 + 16,
+        }
+    }
+
+    /// The chunk as the cooker reads it.
+    pub fn view(&self) -> ChunkView<'_> {
+        match self {
+            CellChunk::Empty => ChunkView::Empty,
+            CellChunk::Uniform(v) => ChunkView::Uniform(*v),
+            CellChunk::Cells(c) => ChunkView::Cells(c),
+        }
+    }
+}
+
+/// The least-recently-used order of a [`RangeCells`] cache.
+#[derive(Default)]
+struct CellLru {
+    map: HashMap<[i32; 3], (Arc<CellChunk>, u64)>,
+    order: BTreeMap<u64, [i32; 3]>,
+    clock: u64,
+    bytes: usize,
+}
+
 /// One grid's `blocks` layer read by range (spec `dh.voxel`: "A payload is read by
 /// range"): nothing is decoded when it opens; each chunk a cook (or the water query)
 /// reads is found through its region's chunk table, decoded from its own record and
@@ -695,7 +744,9 @@ pub struct RangeCells {
     edge: usize,
     /// The grid's chunks, `[min, max]` inclusive.
     chunks: [[i32; 3]; 2],
-    cache: CellCache,
+    cache: Mutex<CellLru>,
+    capacity: usize,
+    empty: Arc<CellChunk>,
     decoded: AtomicU64,
     errors: Mutex<ChunkErrors>,
 }
@@ -712,7 +763,8 @@ impl std::fmt::Debug for RangeCells {
             .field("name", &self.name)
             .field("grid", &self.grid)
             .field("edge", &self.edge)
-            .field("cache", &self.cache)
+            .field("cache_bytes", &self.cache_bytes())
+            .field("capacity", &self.capacity)
             .finish()
     }
 }
@@ -780,7 +832,9 @@ impl RangeCells {
             grid,
             edge: found,
             chunks,
-            cache: CellCache::new(cache_bytes),
+            cache: Mutex::new(CellLru::default()),
+            capacity: cache_bytes,
+            empty: Arc::new(CellChunk::Empty),
             decoded: AtomicU64::new(0),
             errors: Mutex::new(ChunkErrors::default()),
         })
@@ -801,9 +855,20 @@ impl RangeCells {
         self.chunks
     }
 
-    /// The cache (its bytes and chunks held).
-    pub fn cache(&self) -> &CellCache {
-        &self.cache
+    /// Bytes of decoded cells the cache holds (never more than its capacity once a
+    /// read returns).
+    pub fn cache_bytes(&self) -> usize {
+        self.cache.lock().map_or(0, |l| l.bytes)
+    }
+
+    /// Chunks the cache holds.
+    pub fn cached_chunks(&self) -> usize {
+        self.cache.lock().map_or(0, |l| l.map.len())
+    }
+
+    /// The cache's capacity in bytes.
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// Chunk records decoded since it opened (misses of the cache that found a stored
@@ -841,7 +906,7 @@ impl RangeCells {
         errors.lines.push(line);
     }
 
-    fn decode(&self, chunk: [i32; 3]) -> CachedChunk {
+    fn decode(&self, chunk: [i32; 3]) -> CellChunk {
         let r = self.payload.reader();
         let n = self.edge * self.edge * self.edge;
         let read = r
@@ -856,12 +921,21 @@ impl RangeCells {
                 }
             });
         match read {
-            Ok(None) => CachedChunk::Empty,
-            // All `dh:empty` reads as not stored (what a whole decode's compaction does).
-            Ok(Some(cells)) if cells.len() == n && cells.iter().all(|&c| c == 0) => {
-                CachedChunk::Empty
+            Ok(None) => CellChunk::Empty,
+            Ok(Some(cells)) if cells.len() == n => {
+                // One value throughout is kept as that value (all `dh:empty` as not
+                // stored), as a whole decode's compaction does.
+                let first = cells.first().copied().unwrap_or(0);
+                if cells.iter().all(|&c| c == first) {
+                    if first == 0 {
+                        CellChunk::Empty
+                    } else {
+                        CellChunk::Uniform(first)
+                    }
+                } else {
+                    CellChunk::Cells(cells)
+                }
             }
-            Ok(Some(cells)) if cells.len() == n => CachedChunk::Cells(cells),
             Ok(Some(cells)) => {
                 self.report(
                     chunk,
@@ -872,22 +946,53 @@ impl RangeCells {
                         count: n,
                     },
                 );
-                CachedChunk::Empty
+                CellChunk::Empty
             }
             Err(e) => {
                 self.report(chunk, &e);
-                CachedChunk::Empty
+                CellChunk::Empty
             }
         }
     }
 
-    /// The chunk at `chunk`, from the cache or decoded into it. Outside the grid's
-    /// bounds nothing is stored: empty, without a look.
-    pub fn chunk(&self, chunk: [i32; 3]) -> Arc<CachedChunk> {
+    /// The chunk at `chunk`, from the cache or decoded into it (outside the lock, so two
+    /// cooks may decode the same chunk at once; the second result is kept). Outside the
+    /// grid's bounds nothing is stored: empty, without a look.
+    pub fn chunk(&self, chunk: [i32; 3]) -> Arc<CellChunk> {
         if (0..3).any(|a| chunk[a] < self.chunks[0][a] || chunk[a] > self.chunks[1][a]) {
-            return Arc::new(CachedChunk::Empty);
+            return self.empty.clone();
         }
-        self.cache.get(chunk, || self.decode(chunk))
+        if let Ok(mut l) = self.cache.lock() {
+            l.clock += 1;
+            let now = l.clock;
+            if let Some((c, stamp)) = l.map.get_mut(&chunk) {
+                let old = std::mem::replace(stamp, now);
+                let c = c.clone();
+                l.order.remove(&old);
+                l.order.insert(now, chunk);
+                return c;
+            }
+        }
+        let c = Arc::new(self.decode(chunk));
+        if let Ok(mut l) = self.cache.lock() {
+            l.clock += 1;
+            let now = l.clock;
+            if let Some((gone, old)) = l.map.insert(chunk, (c.clone(), now)) {
+                l.order.remove(&old);
+                l.bytes = l.bytes.saturating_sub(gone.bytes());
+            }
+            l.order.insert(now, chunk);
+            l.bytes += c.bytes();
+            while l.bytes > self.capacity {
+                let Some((_, key)) = l.order.pop_first() else {
+                    break;
+                };
+                if let Some((gone, _)) = l.map.remove(&key) {
+                    l.bytes = l.bytes.saturating_sub(gone.bytes());
+                }
+            }
+        }
+        c
     }
 
     /// The chunks `lo ..= hi` as one [`ChunkSource`], each read through the cache the
@@ -905,12 +1010,15 @@ impl RangeCells {
         }
     }
 
-    /// What a cook of `chunk` reads: the chunk and the 26 around it.
-    pub fn cook_window(&self, chunk: [i32; 3]) -> RangeWindow<'_> {
-        self.window(
-            chunk.map(|c| c.saturating_sub(1)),
-            chunk.map(|c| c.saturating_add(1)),
-        )
+    /// What a cook of `chunk` reads: the chunk and its six face neighbors, each read
+    /// through the cache the first time the cook asks for it; any other chunk reads as
+    /// empty.
+    pub fn cook_window(&self, chunk: [i32; 3]) -> CookWindow<'_> {
+        CookWindow {
+            cells: self,
+            center: chunk,
+            slots: Default::default(),
+        }
     }
 
     /// What the water query at cell `cell` reads: the column of chunks through the
@@ -935,7 +1043,7 @@ pub struct RangeWindow<'a> {
     cells: &'a RangeCells,
     lo: [i32; 3],
     size: [usize; 3],
-    slots: Vec<OnceLock<Arc<CachedChunk>>>,
+    slots: Vec<OnceLock<Arc<CellChunk>>>,
 }
 
 impl RangeWindow<'_> {
@@ -960,6 +1068,38 @@ impl ChunkSource for RangeWindow<'_> {
     fn chunk(&self, chunk: [i32; 3]) -> ChunkView<'_> {
         match self.index(chunk).and_then(|i| self.slots.get(i)) {
             Some(slot) => slot.get_or_init(|| self.cells.chunk(chunk)).view(),
+            None => ChunkView::Empty,
+        }
+    }
+}
+
+/// The chunks one cook reads ([`RangeCells::cook_window`]): the chunk and its six face
+/// neighbors, held for the cook's life.
+pub struct CookWindow<'a> {
+    cells: &'a RangeCells,
+    center: [i32; 3],
+    slots: [OnceLock<Arc<CellChunk>>; 7],
+}
+
+impl ChunkSource for CookWindow<'_> {
+    fn edge(&self) -> usize {
+        self.cells.edge
+    }
+
+    fn chunk(&self, chunk: [i32; 3]) -> ChunkView<'_> {
+        let d = [0, 1, 2].map(|a| i64::from(chunk[a]) - i64::from(self.center[a]));
+        let slot = match d {
+            [0, 0, 0] => 0,
+            [1, 0, 0] => 1,
+            [-1, 0, 0] => 2,
+            [0, 1, 0] => 3,
+            [0, -1, 0] => 4,
+            [0, 0, 1] => 5,
+            [0, 0, -1] => 6,
+            _ => return ChunkView::Empty,
+        };
+        match self.slots.get(slot) {
+            Some(s) => s.get_or_init(|| self.cells.chunk(chunk)).view(),
             None => ChunkView::Empty,
         }
     }
@@ -1314,7 +1454,7 @@ impl CollisionStreamer {
         self.volumes
             .iter()
             .map(|(_, v)| match &v.shared.source {
-                CollisionCells::Range(r) => r.cache().bytes(),
+                CollisionCells::Range(r) => r.cache_bytes(),
                 CollisionCells::Chunks(_) => 0,
             })
             .sum()

@@ -437,22 +437,41 @@ struct Window {
 
 impl Window {
     fn new(min: [i32; 3], dims: [usize; 3]) -> Window {
+        Window::reuse(min, dims, WindowBuffers::default())
+    }
+
+    /// A window in `bufs`' memory: light 0, props the wall, no shapes.
+    fn reuse(min: [i32; 3], dims: [usize; 3], mut bufs: WindowBuffers) -> Window {
         let n = dims[0] * dims[1] * dims[2];
+        bufs.light.clear();
+        bufs.light.resize(n, 0);
+        bufs.props.clear();
+        bufs.props.resize(n, PAD);
+        bufs.shape.clear();
         Window {
             min,
             dims,
-            light: vec![0; n],
-            props: vec![PAD; n],
-            shape: Vec::new(),
+            light: bufs.light,
+            props: bufs.props,
+            shape: bufs.shape,
             dirty_lo: dims,
             dirty_hi: [0; 3],
+        }
+    }
+
+    /// Gives the buffers back for the next window.
+    fn into_buffers(self) -> WindowBuffers {
+        WindowBuffers {
+            light: self.light,
+            props: self.props,
+            shape: self.shape,
         }
     }
 
     /// Gives the window its shape layer (all 0) if it has none yet.
     fn with_shapes(&mut self) {
         if self.shape.is_empty() {
-            self.shape = vec![0; self.light.len()];
+            self.shape.resize(self.light.len(), 0);
         }
     }
 
@@ -637,6 +656,17 @@ pub struct LightField {
     columns: HashMap<[i32; 2], Column>,
     budget: usize,
     bytes: usize,
+    /// The last window's buffers, kept for the next one (light, props, shapes).
+    spare: WindowBuffers,
+}
+
+/// A window's buffers between two windows, so a tile or a relight reuses memory it
+/// already touched.
+#[derive(Debug, Clone, Default)]
+struct WindowBuffers {
+    light: Vec<u16>,
+    props: Vec<u16>,
+    shape: Vec<u8>,
 }
 
 impl LightField {
@@ -652,6 +682,7 @@ impl LightField {
             columns: HashMap::new(),
             budget: budget_mb.saturating_mul(1 << 20),
             bytes: 0,
+            spare: WindowBuffers::default(),
         }
     }
 
@@ -881,7 +912,7 @@ impl LightField {
         if dims[0] * dims[1] * dims[2] >= MAX_WINDOW {
             return 0;
         }
-        let mut w = Window::new(min, dims);
+        let mut w = Window::reuse(min, dims, std::mem::take(&mut self.spare));
         self.load(&mut w, true);
         // The new columns' props from the world.
         let mut buf = vec![0u16; BRICK * h * BRICK];
@@ -921,7 +952,6 @@ impl LightField {
                 {
                     let o = o0 + sy * y;
                     copy16(&mut w.props[o..o + BRICK], from);
-                    w.light[o..o + BRICK].fill(0);
                     if from.iter().fold(0, |a, &b| a | b) & 0x0FFF != 0 {
                         for (k, &b) in from.iter().enumerate() {
                             if b & 0x0FFF != 0 {
@@ -1121,6 +1151,7 @@ impl LightField {
         }
         // The ring: lit neighbors took light from the new columns.
         self.store_ring(&w, new);
+        self.spare = w.into_buffers();
         new.len()
     }
 
@@ -1218,7 +1249,7 @@ impl LightField {
         };
         let min = [cell[0] - 16, ylo, cell[2] - 16];
         let dims = [33, (yhi - ylo + 1) as usize, 33];
-        let mut w = Window::new(min, dims);
+        let mut w = Window::reuse(min, dims, std::mem::take(&mut self.spare));
         self.load(&mut w, true);
         let c = w.index(cell);
         let s = w.strides();
@@ -1308,6 +1339,7 @@ impl LightField {
             }
         }
         self.store_dirty(&w);
+        self.spare = w.into_buffers();
         true
     }
 }

@@ -117,6 +117,10 @@ pub struct BlockLight {
     /// The sides its model covers for light (`lightShape`), one bit per direction of
     /// [`super::FACE_DIRS`] (a bottom slab: −Y, `1 << 3`).
     pub shape: u8,
+    /// How much it cuts light passing into it, 0 to 15, where the block states it (a
+    /// slab, drawn as a cube of its material, cuts none: its shape stops the light);
+    /// `None` keeps the built-in opacity.
+    pub opacity: Option<u8>,
 }
 
 /// Where a volume's looks read what its platform pallet's blocks say about light: the
@@ -323,10 +327,13 @@ impl VoxelLooks {
             let kind_key = (e.ns.clone(), e.id.clone(), look.color);
             let next = kinds.len() as u32 + 1;
             let kind = *kinds.entry(kind_key).or_insert(next);
-            let (opacity, mut emission) = light_props_for(&e.ns, &e.id, &look);
+            let (mut opacity, mut emission) = light_props_for(&e.ns, &e.id, &look);
             let stated = light.and_then(|l| l.block_light(e)).unwrap_or_default();
             if let Some(em) = stated.emission {
                 emission = em.min(15);
+            }
+            if let Some(op) = stated.opacity {
+                opacity = op.min(15);
             }
             let mut base = CellLook {
                 kind,

@@ -645,6 +645,7 @@ fn face_masks(
 ) {
     let p = e + 2;
     let interior: u64 = ((1u64 << e) - 1) << 1;
+    let whole: u64 = (interior << 1) | 1 | interior;
     let offs: [isize; 6] = [
         1,
         -1,
@@ -664,8 +665,10 @@ fn face_masks(
             }
             let s = s0 & dr;
             let cand = (o0 & dr) | s;
-            if cand != 0 {
-                let [yp, ym, zp, zm] = [rows[r + 1], rows[r - 1], rows[r + p], rows[r - p]];
+            let [yp, ym, zp, zm] = [rows[r + 1], rows[r - 1], rows[r + p], rows[r - p]];
+            // A row opaque end to end between four opaque rows shows nothing.
+            let buried = o0 == whole && yp[0] & ym[0] & zp[0] & zm[0] & interior == interior;
+            if cand != 0 && !buried {
                 let nbs = [
                     (o0 >> 1, s0 >> 1),
                     (o0 << 1, s0 << 1),
