@@ -131,10 +131,14 @@ impl MeshColliders {
                     if !l.stats.hit {
                         let ms = started.elapsed().as_secs_f64() * 1000.0;
                         let stored = match cache {
-                            Some(c) if c.enabled && l.warnings.is_empty() => {
+                            Some(c) if !c.enabled => {
+                                "not cached (client.cache.collision is off)".to_string()
+                            }
+                            Some(c) if l.warnings.is_empty() => {
                                 format!("cached as {}", c.path(&key).display())
                             }
-                            _ => "not cached (client.cache.collision is off)".to_string(),
+                            Some(_) => "not cached (the entry could not be written)".to_string(),
+                            None => "not cached (no cache folder: no home directory)".to_string(),
                         };
                         out.notes.push(format!(
                             "note: {}: mesh collision cooked at load in {ms:.1} ms: {} mesh(es) cooked, {} reused, {} triangle(s); {stored}",

@@ -469,3 +469,98 @@ fn streams_pack_at_sixteen_byte_boundaries() {
         .iter()
         .all(|v| v.uv1[0].abs() <= 2.0 && v.uv1[1].abs() <= 2.0));
 }
+
+/// A small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u32) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as u32) % n
+    }
+}
+
+#[test]
+fn the_face_pass_finds_what_a_cell_by_cell_check_finds_on_random_worlds() {
+    // Opaque stone and leaves (Fast), glass and red glass (see-through, each hiding only
+    // its own kind), an index past the palette (the unresolved look: opaque), uniform
+    // chunks among stored ones; edges 8, 16 and 32.
+    let l = looks(false);
+    let id = Placement::identity();
+    let ctx = MeshContext::new(&l, &id, &MeshOptions::default());
+    let opaque = |v: u32| matches!(v, STONE | LEAVES | 99);
+    for (seed, edge) in [(1u64, 8usize), (2, 16), (3, 32), (4, 16)] {
+        let mut rng = Rng(seed);
+        let mut w = MapChunks::new(edge);
+        let span = 2 * edge as i32;
+        let density = [15, 50, 85, 97][seed as usize % 4];
+        for z in 0..span {
+            for y in 0..span {
+                for x in 0..span {
+                    if rng.below(100) < density {
+                        let v = [STONE, GLASS, RED_GLASS, LEAVES, 99][rng.below(5) as usize];
+                        w.set([x, y, z], v);
+                    }
+                }
+            }
+        }
+        w.chunks
+            .insert([1, 1, 1], dh_engine::voxel::StoredChunk::Uniform(STONE));
+        w.chunks
+            .insert([2, 0, 0], dh_engine::voxel::StoredChunk::Uniform(GLASS));
+        let dirs = [
+            [1, 0, 0],
+            [-1, 0, 0],
+            [0, 1, 0],
+            [0, -1, 0],
+            [0, 0, 1],
+            [0, 0, -1],
+        ];
+        let mut scratch = MeshScratch::default();
+        for cz in -1..=2 {
+            for cy in -1..=2 {
+                for cx in -1..=2 {
+                    let chunk = [cx, cy, cz];
+                    let e = edge as i32;
+                    dh_engine::voxel::find_faces(&w, &ctx, chunk, &mut scratch);
+                    let mut got: Vec<([i32; 3], usize)> = scratch
+                        .faces()
+                        .iter()
+                        .map(|&f| {
+                            let p = [f & 63, (f >> 6) & 63, (f >> 12) & 63];
+                            (
+                                [0, 1, 2].map(|a| chunk[a] * e + p[a] as i32 - 1),
+                                (f >> 18) as usize,
+                            )
+                        })
+                        .collect();
+                    got.sort();
+                    let mut want = Vec::new();
+                    for z in 0..e {
+                        for y in 0..e {
+                            for x in 0..e {
+                                let c = [chunk[0] * e + x, chunk[1] * e + y, chunk[2] * e + z];
+                                let v = w.get(c);
+                                if v == 0 {
+                                    continue;
+                                }
+                                for (d, n) in dirs.iter().enumerate() {
+                                    let nv = w.get([c[0] + n[0], c[1] + n[1], c[2] + n[2]]);
+                                    let hidden = opaque(nv) || (!opaque(v) && nv == v);
+                                    if !hidden {
+                                        want.push((c, d));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    want.sort();
+                    assert_eq!(got, want, "edge {edge}, chunk {chunk:?}");
+                }
+            }
+        }
+    }
+}

@@ -150,23 +150,36 @@ pub fn light_rgb(level: u8, color: Option<[u8; 3]>) -> [u8; 3] {
 /// must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BlockLightTable {
-    /// (namespace, id, required properties, light).
-    pub rows: Vec<(String, String, Vec<(String, String)>, BlockLight)>,
+    /// The rows, first match winning.
+    pub rows: Vec<BlockLightRow>,
+}
+
+/// One row of a [`BlockLightTable`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockLightRow {
+    /// The block's namespace (`minecraft`).
+    pub namespace: String,
+    /// The block's id (`redstone_lamp`).
+    pub id: String,
+    /// The properties (key, value, as text) the entry's state must hold.
+    pub state: Vec<(String, String)>,
+    /// The light it gives.
+    pub light: BlockLight,
 }
 
 impl BlockLightTable {
     /// Adds a row: `ns:id` in a state holding every `(key, value)` of `state` gives
     /// `light`.
     pub fn push(&mut self, ns: &str, id: &str, state: &[(&str, &str)], light: BlockLight) {
-        self.rows.push((
-            ns.to_string(),
-            id.to_string(),
-            state
+        self.rows.push(BlockLightRow {
+            namespace: ns.to_string(),
+            id: id.to_string(),
+            state: state
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             light,
-        ));
+        });
     }
 }
 
@@ -182,17 +195,17 @@ impl PalletLight for BlockLightTable {
     fn block_light(&self, entry: &PaletteEntry) -> Option<BlockLight> {
         self.rows
             .iter()
-            .find(|(ns, id, state, _)| {
-                *ns == entry.ns
-                    && *id == entry.id
-                    && state.iter().all(|(k, v)| {
+            .find(|r| {
+                r.namespace == entry.ns
+                    && r.id == entry.id
+                    && r.state.iter().all(|(k, v)| {
                         entry
                             .properties
                             .iter()
                             .any(|p| p.key == *k && prop_text(&p.value) == *v)
                     })
             })
-            .map(|r| r.3)
+            .map(|r| r.light)
     }
 }
 

@@ -51,8 +51,8 @@ pub use light::{
     BRICK_CELLS, LIGHT_OPAQUE, SHAPE_DOWN, SHAPE_UP,
 };
 pub use looks::{
-    light_rgb, BlockLight, BlockLightTable, CellLook, PaletteAtlas, PalletLight, Surface,
-    VoxelLooks, ATLAS_WIDTH, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH,
+    light_rgb, BlockLight, BlockLightRow, BlockLightTable, CellLook, PaletteAtlas, PalletLight,
+    Surface, VoxelLooks, ATLAS_WIDTH, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH,
     UNRESOLVED_COLOR,
 };
 pub use mesh::{
