@@ -17,12 +17,14 @@
 //!   (`OOOO RRRR GGGG BBBB`, 8 KiB, or one value when uniform) and their light shapes
 //!   (4 KiB, or one byte), so a relight never reads the world again, and
 //!   each cell column keeps its lowest cell sky reaches unhindered.
-//! * Computing: increase and decrease queues of packed `u32`s (window index × 16 +
-//!   level) over a dense window copied out of the bricks and back. Whole columns are lit
+//! * Computing: increase and decrease queues of packed integers (window index × 16 +
+//!   level for sky; block light's red, green and blue move together in one queue) over a
+//!   dense window copied out of the bricks and back, its buffers kept from one window to
+//!   the next. Whole columns are lit
 //!   as they stream in ([`LightField::light_columns`]: sky from each cell column's
 //!   sources, then every emitter, then what lit neighbors already hold across the
 //!   border), a tile of up to 8 × 8 brick columns a window. A changed cell is relit
-//!   incrementally ([`LightField::set_cell`]): what it lit is taken back, then what is
+//!   incrementally ([`LightField::set_cell_light`]): what it lit is taken back, then what is
 //!   brighter around it fills in again. The field is `&mut` while it lights, so it has
 //!   one writer and nothing locks: one light job per volume at a time.
 
@@ -605,6 +607,98 @@ fn increase(w: &mut Window, ch: Channel, q: &mut Vec<u32>, track: bool) {
     q.clear();
 }
 
+/// Runs an increase queue of block light over window `w`, red, green and blue at once
+/// (entries: window index × 16; the low four bits are not read): each cell spreads what
+/// it holds now on every channel, a neighbor taking the larger of each. The three
+/// channels spread as they would apart, in one pass.
+fn increase_rgb(w: &mut Window, q: &mut Vec<u32>, track: bool) {
+    let s = w.strides();
+    let mut head = 0;
+    while head < q.len() {
+        let idx = (q[head] >> 4) as usize;
+        head += 1;
+        let v = w.light[idx];
+        let (r, g, b) = ((v >> 8) & 15, (v >> 4) & 15, v & 15);
+        let top = r.max(g).max(b);
+        if top <= 1 {
+            continue;
+        }
+        for (d, off) in s.iter().enumerate() {
+            let n = (idx as isize + off) as usize;
+            let loss = u16::from(opacity(w.props[n]).max(1));
+            if top <= loss || w.blocked(idx, n, d) {
+                continue;
+            }
+            let cur = w.light[n];
+            let nr = r.saturating_sub(loss).max((cur >> 8) & 15);
+            let ng = g.saturating_sub(loss).max((cur >> 4) & 15);
+            let nb = b.saturating_sub(loss).max(cur & 15);
+            let new = (cur & 0xF000) | (nr << 8) | (ng << 4) | nb;
+            if new != cur {
+                w.light[n] = new;
+                if track {
+                    w.mark(n);
+                }
+                if nr.max(ng).max(nb) > 1 {
+                    q.push((n as u32) << 4);
+                }
+            }
+        }
+    }
+    q.clear();
+}
+
+/// Runs a decrease queue of block light, red, green and blue at once (entries: window
+/// index × 4096 + the levels, `RRRR GGGG BBBB`, the cell had on the channels it was
+/// cleared on, 0 on the others): on each channel apart, a neighbor lit through the cell
+/// is cleared (to its own emission) and queued in turn, and every neighbor that may
+/// light the cleared cells again is queued for `iq` (index × 16). Light shapes are not
+/// asked, as in [`decrease`].
+fn decrease_rgb(w: &mut Window, dq: &mut Vec<u64>, iq: &mut Vec<u32>) {
+    let s = w.strides();
+    let mut head = 0;
+    while head < dq.len() {
+        let e = dq[head];
+        head += 1;
+        let idx = (e >> 12) as usize;
+        let levels = (e & 0x0FFF) as u16;
+        for off in s {
+            let n = (idx as isize + off) as usize;
+            let p = w.props[n];
+            if p == PAD {
+                continue;
+            }
+            let cur = w.light[n];
+            let mut next = cur;
+            let mut cleared = 0u16;
+            let mut again = false;
+            for ch in Channel::BLOCK {
+                let nl = ch.get(cur);
+                if nl == 0 {
+                    continue;
+                }
+                if nl < ch.get(levels) {
+                    let em = ch.emission(p);
+                    next = ch.set(next, em);
+                    cleared = ch.set(cleared, nl);
+                    again |= em > 0;
+                } else {
+                    again = true;
+                }
+            }
+            if cleared != 0 {
+                w.light[n] = next;
+                w.mark(n);
+                dq.push(((n as u64) << 12) | u64::from(cleared));
+            }
+            if again {
+                iq.push((n as u32) << 4);
+            }
+        }
+    }
+    dq.clear();
+}
+
 /// Runs the decrease queue `dq` (entries: index × 16 + the level the cell had), clearing
 /// what those cells lit and queuing for `iq` every cell that may light the cleared ones
 /// again.
@@ -1078,7 +1172,7 @@ impl LightField {
             }
         }
         // What lit neighbors hold across the border.
-        let mut bq: [Vec<u32>; 3] = Default::default();
+        let mut bq: Vec<u32> = Vec::new();
         for c in new {
             for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
                 let (nx, nz) = (c[0] + dx, c[1] + dz);
@@ -1099,11 +1193,8 @@ impl LightField {
                         if s > 1 {
                             q.push(((idx as u32) << 4) | u32::from(s));
                         }
-                        for (q, ch) in bq.iter_mut().zip(Channel::BLOCK) {
-                            let b = ch.get(v);
-                            if b > 1 {
-                                q.push(((idx as u32) << 4) | u32::from(b));
-                            }
+                        if Channel::BLOCK.iter().any(|ch| ch.get(v) > 1) {
+                            bq.push((idx as u32) << 4);
                         }
                     }
                 }
@@ -1113,17 +1204,19 @@ impl LightField {
         // Emitters.
         for idx in emitters {
             let idx = idx as usize;
-            for (q, ch) in bq.iter_mut().zip(Channel::BLOCK) {
+            let mut lit = false;
+            for ch in Channel::BLOCK {
                 let em = ch.emission(w.props[idx]);
                 if em > ch.get(w.light[idx]) {
                     w.light[idx] = ch.set(w.light[idx], em);
-                    q.push(((idx as u32) << 4) | u32::from(em));
+                    lit = true;
                 }
             }
+            if lit {
+                bq.push((idx as u32) << 4);
+            }
         }
-        for (q, ch) in bq.iter_mut().zip(Channel::BLOCK) {
-            increase(&mut w, ch, q, false);
-        }
+        increase_rgb(&mut w, &mut bq, false);
         // Store the new columns whole.
         for c in new {
             let mut col = Column {
@@ -1255,10 +1348,35 @@ impl LightField {
         let s = w.strides();
         let mut dq: Vec<u32> = Vec::new();
         let mut iq: Vec<u32> = Vec::new();
-        for ch in [Channel::Red, Channel::Green, Channel::Blue, Channel::Sky] {
-            if ch == Channel::Sky && !sky_changes {
-                continue;
+        // Block light: red, green and blue taken back together, then spread back in
+        // together.
+        let mut bdq: Vec<u64> = Vec::new();
+        let old_rgb = w.light[c] & 0x0FFF;
+        if old_rgb != 0 {
+            w.light[c] &= 0xF000;
+            w.mark(c);
+            bdq.push(((c as u64) << 12) | u64::from(old_rgb));
+        }
+        decrease_rgb(&mut w, &mut bdq, &mut iq);
+        let cur = w.light[c];
+        let lit = Channel::BLOCK
+            .iter()
+            .fold(cur, |v, ch| ch.set(v, ch.get(v).max(ch.emission(props))));
+        if lit != cur {
+            w.light[c] = lit;
+            w.mark(c);
+            iq.push((c as u32) << 4);
+        }
+        for (d, off) in s.into_iter().enumerate() {
+            let n = (c as isize + off) as usize;
+            let v = w.light[n];
+            if Channel::BLOCK.iter().any(|ch| ch.get(v) > 1) && !w.blocked(n, c, d ^ 1) {
+                iq.push((n as u32) << 4);
             }
+        }
+        increase_rgb(&mut w, &mut iq, true);
+        if sky_changes {
+            let ch = Channel::Sky;
             let cur = w.light[c];
             let old_l = ch.get(cur);
             if old_l > 0 {
@@ -1267,14 +1385,7 @@ impl LightField {
                 dq.push(((c as u32) << 4) | u32::from(old_l));
             }
             decrease(&mut w, ch, &mut dq, &mut iq);
-            if ch != Channel::Sky {
-                let em = ch.emission(props);
-                if em > ch.get(w.light[c]) {
-                    w.light[c] = ch.set(w.light[c], em);
-                    w.mark(c);
-                    iq.push(((c as u32) << 4) | u32::from(em));
-                }
-            } else if cell[1] == top && shape & SHAPE_UP == 0 {
+            if cell[1] == top && shape & SHAPE_UP == 0 {
                 // The top cell takes the sky straight from above.
                 let op = opacity(props);
                 let l = if op == 0 {
