@@ -46,7 +46,7 @@ use super::stream::{
     VoxelStreamer,
 };
 use super::volume::OpenedVolume;
-use super::{resolve_lighting, FluidTable, Placement};
+use super::{resolve_lighting, BlockLightTable, FluidTable, PalletLight, Placement};
 use crate::host::Host;
 use crate::prefs::Prefs;
 
@@ -150,49 +150,22 @@ fn mat4(p: &Placement) -> Mat4 {
     o
 }
 
-/// The light of every cell of the window of `bricks` bricks at cell `origin` of volume
-/// `id`, in the renderer's order (brick after brick, x fastest, then y, then z; inside a
-/// brick `x + 16 (y + 16 z)`), [`UNLIT`] where no column is lit. The flag says whether
-/// every cell of a lit column was read (a light job holding the field answers nothing).
+/// The light of every cell of the window of `bricks` bricks at cell `origin` (a whole
+/// brick on each axis) of volume `id`, in the renderer's order (brick after brick, x
+/// fastest, then y, then z; inside a brick `x + 16 (y + 16 z)`), [`UNLIT`] where no column
+/// is lit, copied a brick at a time under one lock of the field
+/// ([`VoxelStreamer::copy_light_bricks`]). The flag says whether the field could be read
+/// (a light job holding it answers nothing, and the window is read again next frame).
 fn read_window(
     streamer: &VoxelStreamer,
     id: VolumeId,
     origin: [i32; 3],
     bricks: [u32; 3],
 ) -> (Vec<u16>, bool) {
-    let b = LIGHT_BRICK as i32;
     let n = bricks.map(|v| v as usize);
     let mut cells = vec![UNLIT; n[0] * n[1] * n[2] * LIGHT_BRICK_CELLS];
-    let mut complete = true;
-    for bz in 0..n[2] {
-        for bx in 0..n[0] {
-            let x0 = origin[0] + bx as i32 * b;
-            let z0 = origin[2] + bz as i32 * b;
-            // A column the field has not lit answers nothing anywhere.
-            if streamer.light_at(id, [x0, origin[1], z0]).is_none() {
-                continue;
-            }
-            for by in 0..n[1] {
-                let y0 = origin[1] + by as i32 * b;
-                let brick = (bx + n[0] * (by + n[1] * bz)) * LIGHT_BRICK_CELLS;
-                for z in 0..b {
-                    for y in 0..b {
-                        for x in 0..b {
-                            let i = brick + (x + b * (y + b * z)) as usize;
-                            match streamer.light_at(id, [x0 + x, y0 + y, z0 + z]) {
-                                Some(v) => {
-                                    if let Some(c) = cells.get_mut(i) {
-                                        *c = v;
-                                    }
-                                }
-                                None => complete = false,
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let min = origin.map(|c| c.div_euclid(LIGHT_BRICK as i32));
+    let complete = streamer.copy_light_bricks(id, min, bricks, &mut cells);
     (cells, complete)
 }
 
@@ -265,6 +238,11 @@ impl VoxelDraw {
             // The streamer says so when a grid that asks for a field is not Y up.
             let y_up = v.header.axes.up == UpAxis::Y;
             let fluids = (platform == Some(MINECRAFT)).then(FluidTable::minecraft);
+            // What the platform pallet states about light by state, over the built-in
+            // levels ([`BlockLightTable::minecraft`]).
+            let light = (platform == Some(MINECRAFT)).then(|| {
+                Arc::new(BlockLightTable::minecraft()) as Arc<dyn PalletLight + Send + Sync>
+            });
             for g in &v.grids {
                 let Some(to_cells) = inverse_placement(&g.placement) else {
                     self.log.push(format!(
@@ -290,6 +268,7 @@ impl VoxelDraw {
                             tables: None,
                             pallet: None,
                             fluids: fluids.clone(),
+                            light: light.clone(),
                         },
                     },
                     light_field: choice.light_field,
@@ -622,5 +601,114 @@ mod tests {
         assert_eq!(c.position, [1.0, 2.0, 3.0]);
         assert!((c.forward[0] + 1.0).abs() < 1e-6, "{:?}", c.forward);
         assert!(c.forward[1].abs() < 1e-6 && c.forward[2].abs() < 1e-6);
+    }
+    /// The old path, one `light_at` (one lock) a cell: the reference the brick path is
+    /// checked against. The light of every cell of the window of `bricks` bricks at cell `origin` of volume
+    /// `id`, in the renderer's order (brick after brick, x fastest, then y, then z; inside a
+    /// brick `x + 16 (y + 16 z)`), [`UNLIT`] where no column is lit. The flag says whether
+    /// every cell of a lit column was read (a light job holding the field answers nothing).
+    fn read_window_per_cell(
+        streamer: &VoxelStreamer,
+        id: VolumeId,
+        origin: [i32; 3],
+        bricks: [u32; 3],
+    ) -> (Vec<u16>, bool) {
+        let b = LIGHT_BRICK as i32;
+        let n = bricks.map(|v| v as usize);
+        let mut cells = vec![UNLIT; n[0] * n[1] * n[2] * LIGHT_BRICK_CELLS];
+        let mut complete = true;
+        for bz in 0..n[2] {
+            for bx in 0..n[0] {
+                let x0 = origin[0] + bx as i32 * b;
+                let z0 = origin[2] + bz as i32 * b;
+                // A column the field has not lit answers nothing anywhere.
+                if streamer.light_at(id, [x0, origin[1], z0]).is_none() {
+                    continue;
+                }
+                for by in 0..n[1] {
+                    let y0 = origin[1] + by as i32 * b;
+                    let brick = (bx + n[0] * (by + n[1] * bz)) * LIGHT_BRICK_CELLS;
+                    for z in 0..b {
+                        for y in 0..b {
+                            for x in 0..b {
+                                let i = brick + (x + b * (y + b * z)) as usize;
+                                match streamer.light_at(id, [x0 + x, y0 + y, z0 + z]) {
+                                    Some(v) => {
+                                        if let Some(c) = cells.get_mut(i) {
+                                            *c = v;
+                                        }
+                                    }
+                                    None => complete = false,
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (cells, complete)
+    }
+
+    #[test]
+    fn the_window_read_by_bricks_equals_the_window_read_cell_by_cell() {
+        use crate::voxel::{MapChunks, StreamConfig, StreamVolume, VolumeSource, VoxelLooks};
+        use dh_content::voxel::blocks::BlockTables;
+        use dh_content::voxel::payload::PaletteEntry;
+        // Stone ground with a torch pit and a glowstone, over 3 × 3 chunks, lit: the
+        // window reaches past the lit columns, below the field and above it.
+        let palette = vec![
+            PaletteEntry::empty(),
+            PaletteEntry::new("minecraft", "stone"),
+            PaletteEntry::new("minecraft", "torch"),
+            PaletteEntry::new("minecraft", "glowstone"),
+        ];
+        let tables = BlockTables::builtin().unwrap_or_else(|e| panic!("{e}"));
+        let looks = VoxelLooks::resolve(&palette, tables, Some(MINECRAFT), None, None);
+        let mut w = MapChunks::new(16);
+        for x in 0..48 {
+            for z in 0..48 {
+                let h = 4 + (x * 7 + z * 3) % 9;
+                for y in 0..h {
+                    w.set([x, y, z], 1);
+                }
+            }
+        }
+        w.set([20, 13, 20], 2);
+        w.set([30, 2, 9], 3);
+        w.set([5, 20, 40], 3);
+        let mut s = VoxelStreamer::new(StreamConfig {
+            workers: 0,
+            region_chunks: 1,
+            ..StreamConfig::default()
+        });
+        let id = s.add_volume(StreamVolume {
+            name: "window".into(),
+            source: VolumeSource::Chunks {
+                chunks: Arc::new(w),
+                cells: [[0, 0, 0], [48, 32, 48]],
+                placement: Placement::identity(),
+                looks: Arc::new(looks),
+            },
+            light_field: true,
+        });
+        let st = s.land_all(
+            Some(CameraView {
+                position: [24.0, 16.0, 24.0],
+                forward: [1.0, 0.0, 0.0],
+            }),
+            100.0,
+        );
+        assert!(st.light_columns > 0);
+        for origin in [[0, 0, 0], [-16, -16, -32], [16, 16, 0], [32, -32, 32]] {
+            let by_cell = read_window_per_cell(&s, id, origin, WINDOW_BRICKS);
+            let by_brick = read_window(&s, id, origin, WINDOW_BRICKS);
+            assert!(by_cell.1 && by_brick.1, "{origin:?}");
+            assert_eq!(by_cell.0.len(), by_brick.0.len());
+            let first = by_cell.0.iter().zip(&by_brick.0).position(|(a, b)| a != b);
+            assert_eq!(first, None, "origin {origin:?}");
+        }
+        // The window reads more than sky: the torch's light is in it.
+        let (cells, _) = read_window(&s, id, [0, 0, 0], WINDOW_BRICKS);
+        assert!(cells.iter().any(|v| v & 0x0FFF != 0));
     }
 }

@@ -742,6 +742,30 @@ fn decrease(w: &mut Window, ch: Channel, dq: &mut Vec<u32>, iq: &mut Vec<u32>) {
     dq.clear();
 }
 
+/// One brick of a light field ([`LightField::brick`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrickView<'a> {
+    /// Every cell holds this light.
+    Uniform(u16),
+    /// The [`BRICK_CELLS`] cells' light, `x + 16 (y + 16 z)`.
+    Cells(&'a [u16]),
+}
+
+impl BrickView<'_> {
+    /// Writes the brick's cells into `out` (its first [`BRICK_CELLS`] cells, in the
+    /// brick's order `x + 16 (y + 16 z)`).
+    pub fn copy_to(&self, out: &mut [u16]) {
+        match self {
+            BrickView::Uniform(v) => out.iter_mut().take(BRICK_CELLS).for_each(|c| *c = *v),
+            BrickView::Cells(cells) => out
+                .iter_mut()
+                .zip(cells.iter())
+                .take(BRICK_CELLS)
+                .for_each(|(o, c)| *o = *c),
+        }
+    }
+}
+
 /// A volume's light field (one grid's light space).
 #[derive(Debug, Clone)]
 pub struct LightField {
@@ -836,6 +860,24 @@ impl LightField {
         };
         let l = [cell[0].rem_euclid(16), y % 16, cell[2].rem_euclid(16)].map(|v| v as usize);
         Some(b.get(l[0] + BRICK * (l[1] + BRICK * l[2])))
+    }
+
+    /// The light of brick `brick` (cell / 16 on each axis, light space), as
+    /// [`LightField::light_at`] answers for each of its cells: `None` where its column is
+    /// not lit; below the field dark, above it open sky, both [`BrickView::Uniform`].
+    pub fn brick(&self, brick: [i32; 3]) -> Option<BrickView<'_>> {
+        let c = self.columns.get(&[brick[0], brick[2]])?;
+        let by = i64::from(brick[1]) - i64::from(self.y_min.div_euclid(BRICK as i32));
+        if by < 0 {
+            return Some(BrickView::Uniform(0));
+        }
+        let Some(b) = usize::try_from(by).ok().and_then(|by| c.light.get(by)) else {
+            return Some(BrickView::Uniform(pack_light(15, 0)));
+        };
+        Some(match b {
+            Brick::Uniform(v) => BrickView::Uniform(*v),
+            Brick::Cells(cells) => BrickView::Cells(cells),
+        })
     }
 
     /// The lowest cell sky reaches unhindered in cell column (`x`, `z`) (the top of the

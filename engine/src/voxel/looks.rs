@@ -183,6 +183,124 @@ impl BlockLightTable {
     }
 }
 
+/// Dye colors Minecraft's colored candles are named by (`red_candle`).
+const CANDLE_DYES: [&str; 16] = [
+    "white",
+    "orange",
+    "magenta",
+    "light_blue",
+    "yellow",
+    "lime",
+    "pink",
+    "gray",
+    "light_gray",
+    "cyan",
+    "purple",
+    "blue",
+    "brown",
+    "green",
+    "red",
+    "black",
+];
+
+impl BlockLightTable {
+    /// The light Minecraft's platform pallet (`com.mojang.minecraft`) states by state,
+    /// where it differs from the built-in, state-blind levels
+    /// ([`super::light_props_for`]): the block tables carry no light, and the streamer
+    /// has no `dh.block` reader, so these rows are the vanilla `lightEmission` values
+    /// that `dh import minecraft` writes into each block's `dh.block`, as Minecraft's
+    /// own blocks give them:
+    ///
+    /// * `lit=false` gives nothing: furnace, blast furnace, smoker, campfires,
+    ///   redstone torches, redstone ore (both), redstone lamp, candles, candle cake;
+    /// * `lit=true`: furnace, blast furnace and smoker 13, redstone lamp 15, redstone ore
+    ///   9, candle cake 3, a candle 3 per candle (`candles` 1–4);
+    /// * `light` with `level=n` gives n; cave vines with `berries=true` 14, else 0;
+    /// * a sea pickle gives 3 + 3 × `pickles` when waterlogged, else 0;
+    /// * a respawn anchor gives ⌊15 × `charges` / 4⌋.
+    ///
+    /// Minecraft's light is gray (no row states a color), and a row states neither a
+    /// light shape nor an opacity: those keep the built-in values.
+    pub fn minecraft() -> BlockLightTable {
+        let mut t = BlockLightTable::default();
+        let em = |n: u8| BlockLight {
+            emission: Some(n),
+            ..BlockLight::default()
+        };
+        for id in [
+            "furnace",
+            "blast_furnace",
+            "smoker",
+            "campfire",
+            "soul_campfire",
+            "redstone_torch",
+            "redstone_wall_torch",
+            "redstone_ore",
+            "deepslate_redstone_ore",
+            "redstone_lamp",
+            "candle_cake",
+        ] {
+            t.push("minecraft", id, &[("lit", "false")], em(0));
+        }
+        for (id, n) in [
+            ("furnace", 13),
+            ("blast_furnace", 13),
+            ("smoker", 13),
+            ("redstone_lamp", 15),
+            ("redstone_ore", 9),
+            ("deepslate_redstone_ore", 9),
+            ("candle_cake", 3),
+        ] {
+            t.push("minecraft", id, &[("lit", "true")], em(n));
+        }
+        let candles = std::iter::once("candle".to_string())
+            .chain(CANDLE_DYES.iter().map(|d| format!("{d}_candle")));
+        for id in candles {
+            t.push("minecraft", &id, &[("lit", "false")], em(0));
+            for n in 1u8..=4 {
+                let c = n.to_string();
+                t.push(
+                    "minecraft",
+                    &id,
+                    &[("lit", "true"), ("candles", &c)],
+                    em(3 * n),
+                );
+            }
+        }
+        for n in 0u8..=15 {
+            t.push("minecraft", "light", &[("level", &n.to_string())], em(n));
+        }
+        for id in ["cave_vines", "cave_vines_plant"] {
+            t.push("minecraft", id, &[("berries", "true")], em(14));
+            t.push("minecraft", id, &[("berries", "false")], em(0));
+        }
+        for n in 1u8..=4 {
+            let p = n.to_string();
+            t.push(
+                "minecraft",
+                "sea_pickle",
+                &[("waterlogged", "true"), ("pickles", &p)],
+                em(3 + 3 * n),
+            );
+        }
+        t.push(
+            "minecraft",
+            "sea_pickle",
+            &[("waterlogged", "false")],
+            em(0),
+        );
+        for n in 0u8..=4 {
+            t.push(
+                "minecraft",
+                "respawn_anchor",
+                &[("charges", &n.to_string())],
+                em(15 * n / 4),
+            );
+        }
+        t
+    }
+}
+
 fn prop_text(v: &PropValue) -> String {
     match v {
         PropValue::String(s) => s.clone(),

@@ -47,8 +47,8 @@ pub mod water;
 pub use fluid::{fluid_height, FluidDef, FluidRow, FluidTable, FLUID_FULL, MINECRAFT_FLUIDS};
 pub use light::{
     light_props_for, look_props, pack_light, pack_light_rgb, pack_props, props_from_byte,
-    reference_light, unpack_light, ChunkLight, LightField, LightStats, LightWorld, BRICK,
-    BRICK_CELLS, LIGHT_OPAQUE, SHAPE_DOWN, SHAPE_UP,
+    reference_light, unpack_light, BrickView, ChunkLight, LightField, LightStats, LightWorld,
+    BRICK, BRICK_CELLS, LIGHT_OPAQUE, SHAPE_DOWN, SHAPE_UP,
 };
 pub use looks::{
     light_rgb, BlockLight, BlockLightRow, BlockLightTable, CellLook, PaletteAtlas, PalletLight,

@@ -55,8 +55,8 @@ use super::collision::inverse_placement;
 use super::gpu_mesh::{region_asset, volume_materials, UnresolvedUvs};
 use super::light::ChunkLight;
 use super::{
-    mesh_region, FluidTable, LightField, MeshContext, MeshOptions, MeshScratch, Placement,
-    VoxelLooks, BRICK,
+    mesh_region, FluidTable, LightField, MeshContext, MeshOptions, MeshScratch, PalletLight,
+    Placement, VoxelLooks, BRICK, BRICK_CELLS,
 };
 use queue::{Done, LightJob, OpenJob, Pending, Queue, Shared, Task};
 
@@ -168,6 +168,10 @@ pub struct LookInputs {
     pub pallet: Option<Arc<dyn PlatformPallet + Send + Sync>>,
     /// The platform's fluids, when its pallet declares them.
     pub fluids: Option<FluidTable>,
+    /// What the platform pallet's blocks state about light (`lightEmission` by state,
+    /// light colors, `lightShape`, opacity), read over the built-in levels
+    /// ([`VoxelLooks::resolve_lit`]); `None` keeps the built-in levels alone.
+    pub light: Option<Arc<dyn PalletLight + Send + Sync>>,
 }
 
 impl std::fmt::Debug for LookInputs {
@@ -176,6 +180,7 @@ impl std::fmt::Debug for LookInputs {
             .field("tables", &self.tables.is_some())
             .field("pallet", &self.pallet.as_ref().map(|p| p.id().to_owned()))
             .field("fluids", &self.fluids)
+            .field("light", &self.light.is_some())
             .finish()
     }
 }
@@ -547,12 +552,13 @@ fn open_volume(
                     let platform =
                         (!header.platform.is_empty()).then_some(header.platform.as_str());
                     let t = std::time::Instant::now();
-                    let looks = VoxelLooks::resolve(
+                    let looks = VoxelLooks::resolve_lit(
                         r.palette(),
                         tables,
                         platform,
                         inputs.pallet.as_deref().map(|p| p as &dyn PlatformPallet),
                         inputs.fluids.as_ref(),
+                        inputs.light.as_deref().map(|l| l as &dyn PalletLight),
                     );
                     notes.push(format!(
                         "voxel volume '{name}': palette resolved in {:.1} ms: {} of {} entries drawn from a look, the rest wear the unresolved checker",
@@ -1538,6 +1544,48 @@ impl VoxelStreamer {
         let o = self.open_of(id)?;
         let field = o.light.as_ref()?.try_lock().ok()?;
         field.light_at(cell)
+    }
+
+    /// Copies the light of a window of `bricks` bricks of volume `id`, brick `min` (cell
+    /// / 16 in light space) at its low corner, into `out` under one lock: brick after
+    /// brick, x fastest, then y, then z, and inside a brick `x + 16 (y + 16 z)`, each cell
+    /// as [`light_at`](Self::light_at) answers it. The bricks of a column the field has
+    /// not lit, and every brick where `out` is too short, are left as they are.
+    /// Returns `false` (writing nothing) while the light job holds the field; a volume
+    /// that is not open or keeps no field writes nothing and returns `true`.
+    pub fn copy_light_bricks(
+        &self,
+        id: VolumeId,
+        min: [i32; 3],
+        bricks: [u32; 3],
+        out: &mut [u16],
+    ) -> bool {
+        let Some(field) = self.open_of(id).and_then(|o| o.light.as_ref()) else {
+            return true;
+        };
+        let Ok(field) = field.try_lock() else {
+            return false;
+        };
+        let n = bricks.map(|v| v as usize);
+        for bz in 0..n[2] {
+            for by in 0..n[1] {
+                for bx in 0..n[0] {
+                    let b = [bx, by, bz].map(|v| v as i64);
+                    let at = [0, 1, 2].map(|a| {
+                        (i64::from(min[a]) + b[a]).clamp(i64::from(i32::MIN), i64::from(i32::MAX))
+                            as i32
+                    });
+                    let start = (bx + n[0] * (by + n[1] * bz)) * BRICK_CELLS;
+                    let Some(dst) = out.get_mut(start..start + BRICK_CELLS) else {
+                        continue;
+                    };
+                    if let Some(view) = field.brick(at) {
+                        view.copy_to(dst);
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// Changes with every volume that opens or closes: when it differs from the last
