@@ -543,44 +543,134 @@ fn imported_bases_round_trip_through_octahedral_packing() {
     }
 }
 
-/// Tangents derived from UV deltas agree with the ones the exporter wrote (Blender's
-/// MikkTSpace), on the mirrored-UV test model and the multi-UV cube: the file is re-saved
-/// without its TANGENT attribute and imported again.
-#[test]
-fn derived_tangents_agree_with_authored_ones() {
-    // Only the model built to test exactly this. (MultiUVTest.glb's cube carries tangents
-    // that run against its own TEXCOORD_0 on three faces — its +X face's U grows along +Z
-    // but its tangent is -Z — so no derivation from the UVs can agree with them.)
-    for name in ["NormalTangentMirrorTest.glb"] {
-        let Some(bytes) = fixture(name) else { return };
-        let authored = import_glb(&bytes, name).unwrap();
-        let g = open(&bytes);
-        // Drop every TANGENT member from the JSON and write the file back.
-        let text = g.json.to_json();
-        let stripped = strip_tangent(&text);
-        assert_ne!(stripped, text);
-        let derived = import_glb(&glb(&stripped, &g.bin), name).unwrap();
-        let (mut total, mut same_w, mut within) = (0usize, 0usize, 0usize);
-        for (ma, md) in authored.meshes.iter().zip(&derived.meshes) {
-            for (pa, pd) in ma.primitives.iter().zip(&md.primitives) {
-                assert!(pa.tangents_authored && !pd.tangents_authored);
-                for (a, d) in pa.vertices.iter().zip(&pd.vertices) {
-                    total += 1;
-                    same_w += usize::from(a.tangent[3] == d.tangent[3]);
-                    let ang = angle_degrees(
-                        [a.tangent[0], a.tangent[1], a.tangent[2]],
-                        [d.tangent[0], d.tangent[1], d.tangent[2]],
-                    );
-                    within += usize::from(ang < 15.0);
+/// Agreement of derived tangents with authored ones over one model: the file is re-saved
+/// without its TANGENT members and imported again, vertex for vertex.
+struct Agreement {
+    /// Every vertex.
+    total: usize,
+    /// Vertices every triangle around which has a non-zero UV area and a non-zero area.
+    healthy: usize,
+    /// Healthy vertices whose handedness matches.
+    same_w: usize,
+    /// Healthy vertices whose direction is within 1 and within 3 degrees.
+    within_1: usize,
+    within_3: usize,
+    /// The widest angle over healthy vertices, in degrees.
+    worst: f64,
+    /// Every vertex (healthy or not) whose handedness and direction (3 degrees) match.
+    all_agree: usize,
+}
+
+fn agreement(name: &str, bytes: &[u8]) -> Agreement {
+    let authored = import_glb_with(bytes, name, &object()).unwrap();
+    let g = open(bytes);
+    let text = g.json.to_json();
+    let stripped = strip_tangent(&text);
+    assert_ne!(stripped, text, "{name} authors no TANGENT");
+    let derived = import_glb_with(&glb(&stripped, &g.bin), name, &object()).unwrap();
+    let mut r = Agreement {
+        total: 0,
+        healthy: 0,
+        same_w: 0,
+        within_1: 0,
+        within_3: 0,
+        worst: 0.0,
+        all_agree: 0,
+    };
+    for (ma, md) in authored.meshes.iter().zip(&derived.meshes) {
+        for (pa, pd) in ma.primitives.iter().zip(&md.primitives) {
+            assert!(pa.tangents_authored && !pd.tangents_authored, "{name}");
+            assert_eq!(pa.vertices.len(), pd.vertices.len(), "{name}");
+            // A vertex is healthy when no triangle around it is degenerate in UV or space
+            // (f64 areas from the imported data, independent of the derivation).
+            let mut healthy = vec![true; pd.vertices.len()];
+            for t in pd.indices.chunks_exact(3) {
+                let v = [0, 1, 2].map(|k| &pd.vertices[t[k] as usize]);
+                let uv = v.map(|x| x.uv0.map(f64::from));
+                let p = v.map(|x| x.position.map(f64::from));
+                let uv_area = (uv[1][0] - uv[0][0]) * (uv[2][1] - uv[0][1])
+                    - (uv[2][0] - uv[0][0]) * (uv[1][1] - uv[0][1]);
+                let e1 = [0, 1, 2].map(|a| p[1][a] - p[0][a]);
+                let e2 = [0, 1, 2].map(|a| p[2][a] - p[0][a]);
+                let c = [
+                    e1[1] * e2[2] - e1[2] * e2[1],
+                    e1[2] * e2[0] - e1[0] * e2[2],
+                    e1[0] * e2[1] - e1[1] * e2[0],
+                ];
+                let area = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
+                if uv_area.abs() < 1e-12 || area < 1e-12 {
+                    for k in t {
+                        healthy[*k as usize] = false;
+                    }
+                }
+            }
+            for (vi, ((a, d), ok)) in pa.vertices.iter().zip(&pd.vertices).zip(healthy).enumerate() {
+                r.total += 1;
+                if std::env::var("K_DBG").is_ok() && a.tangent[3] != d.tangent[3] {
+                    let signs: Vec<(usize, f64)> = pd.indices.chunks_exact(3).enumerate().filter(|(_, t)| t.contains(&(vi as u32))).map(|(k, t)| {
+                        let uv = [0, 1, 2].map(|k| pd.vertices[t[k] as usize].uv0.map(f64::from));
+                        (k, (uv[1][0] - uv[0][0]) * (uv[2][1] - uv[0][1]) - (uv[2][0] - uv[0][0]) * (uv[1][1] - uv[0][1]))
+                    }).collect();
+                    println!("  v{vi} ok={ok} auth {:?} derived {:?} n {:?} uv {:?} tris {:?}", a.tangent, d.tangent, d.normal, d.uv0, signs);
+                }
+                let ang = angle_degrees(
+                    [a.tangent[0], a.tangent[1], a.tangent[2]],
+                    [d.tangent[0], d.tangent[1], d.tangent[2]],
+                );
+                let same_w = a.tangent[3] == d.tangent[3];
+                r.all_agree += usize::from(same_w && ang < 3.0);
+                if ok {
+                    r.healthy += 1;
+                    r.same_w += usize::from(same_w);
+                    r.within_1 += usize::from(ang < 1.0);
+                    r.within_3 += usize::from(ang < 3.0);
+                    r.worst = r.worst.max(ang);
                 }
             }
         }
-        let fw = same_w as f64 / total as f64;
-        let fa = within as f64 / total as f64;
-        println!("{name}: {total} vertices, handedness agrees on {fw:.3}, direction within 15 degrees on {fa:.3}");
-        let need = 0.99;
-        assert!(fw >= need, "{name}: handedness agrees on only {fw}");
-        assert!(fa >= need, "{name}: direction agrees on only {fa}");
+    }
+    let pc = |x: usize, of: usize| 100.0 * x as f64 / of.max(1) as f64;
+    println!(
+        "{name}: {} vertices, {} with healthy UVs; on those: handedness {:.2}%, within 1 degree {:.2}%, \
+         within 3 degrees {:.2}%, worst {:.3} degrees; over every vertex both agree on {:.2}%",
+        r.total,
+        r.healthy,
+        pc(r.same_w, r.healthy),
+        pc(r.within_1, r.healthy),
+        pc(r.within_3, r.healthy),
+        r.worst,
+        pc(r.all_agree, r.total),
+    );
+    r
+}
+
+/// MikkTSpace tangents agree with the ones Blender's exporter wrote (MikkTSpace in
+/// Blender) on the model built to test exactly this, mirrored UVs included: every vertex
+/// whose triangles all have UV area gets the authored handedness and a direction within 3
+/// degrees. The other fixtures that author tangents are measured and printed only:
+/// MultiUVTest.glb's cube carries tangents that run against its own TEXCOORD_0 on three
+/// faces (its +X face's U grows along +Z but its tangent is -Z), so no derivation from the
+/// UVs agrees there.
+#[test]
+fn mikktspace_tangents_agree_with_the_authored_ones() {
+    if let Some(bytes) = fixture("NormalTangentMirrorTest.glb") {
+        let r = agreement("NormalTangentMirrorTest.glb", &bytes);
+        assert!(r.healthy * 10 >= r.total * 9, "too few healthy vertices");
+        assert_eq!(r.same_w, r.healthy, "handedness");
+        assert_eq!(
+            r.within_3, r.healthy,
+            "direction (worst {} degrees)",
+            r.worst
+        );
+    }
+    for name in [
+        "VertexColorTest.glb",
+        "AnimatedMorphCube.glb",
+        "MultiUVTest.glb",
+    ] {
+        if let Some(bytes) = fixture(name) {
+            agreement(name, &bytes);
+        }
     }
 }
 

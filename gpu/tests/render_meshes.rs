@@ -706,6 +706,8 @@ fn lit_quad(sky: u16, block: u16, occlusion: f32, listed: bool) -> RenderFrame {
             origin: [0, 0, 0],
             bricks: [1, 1, 1],
             cells: vec![cell; 4096],
+            brick_versions: Vec::new(),
+            upload_kb: dh_gpu::render::light_window::DEFAULT_LIGHT_UPLOAD_KB,
             sky_gate,
             fill,
             occlusion_step: 0.2,
@@ -778,6 +780,86 @@ fn hybrid_shading_gates_the_ambient_by_sky_light() {
         // Block light 15 in a cave, white tint, gain 1: the fill is the albedo.
         let torch = shot(&lit_quad(0, 15, 0.0, true));
         close(px(&torch, 32, 16), [srgb_byte(0.8); 3], 1, "block 15");
+    }
+    testing::finish(gpu);
+}
+
+/// The cave of [`lit_quad`] (sky 0, no block light) in a window of 4 × 2 × 4 = 32 bricks,
+/// `upload_kb` KiB a frame.
+fn cave_window(upload_kb: u32) -> RenderFrame {
+    let mut f = lit_quad(0, 0, 0.0, true);
+    if let Some(w) = f.voxel_light.as_mut() {
+        w.bricks = [4, 2, 4];
+        w.cells = vec![0; 32 * 4096];
+        w.upload_kb = upload_kb;
+    }
+    f
+}
+
+#[test]
+fn the_light_window_stays_resident_and_writes_only_changed_bricks() {
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let view = ortho(1.0);
+        // 16 KiB a frame at 8 KiB a brick: 2 bricks a frame, so 32 bricks take 16 frames.
+        let mut frame = cave_window(16);
+        for n in 1..=16usize {
+            let rep = r
+                .render_frame(&frame, &view, 64, 32, &ScopedThreads)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(rep.light_bricks_written, 2, "frame {n}");
+            assert_eq!(rep.light_bricks_pending, 32 - 2 * n, "frame {n}");
+        }
+        // Resident and unchanged: nothing written.
+        let rep = r
+            .render_frame(&frame, &view, 64, 32, &ScopedThreads)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((rep.light_bricks_written, rep.light_bricks_pending), (0, 0));
+        // One cell of brick 5 changes: exactly that brick is written.
+        if let Some(w) = frame.voxel_light.as_mut() {
+            w.cells[5 * 4096 + 100] = 15 << 12;
+        }
+        let rep = r
+            .render_frame(&frame, &view, 64, 32, &ScopedThreads)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((rep.light_bricks_written, rep.light_bricks_pending), (1, 0));
+        // Versions the engine supplies replace the content hashes: new versions for every
+        // brick make all 32 changed again though no cell did (2 written, 30 left), and
+        // keeping them (the frames after) writes only what is left.
+        if let Some(w) = frame.voxel_light.as_mut() {
+            w.brick_versions = (0..32).collect();
+        }
+        let rep = r
+            .render_frame(&frame, &view, 64, 32, &ScopedThreads)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (rep.light_bricks_written, rep.light_bricks_pending),
+            (2, 30)
+        );
+        let rep = r
+            .render_frame(&frame, &view, 64, 32, &ScopedThreads)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (rep.light_bricks_written, rep.light_bricks_pending),
+            (2, 28)
+        );
+        r.finish().unwrap_or_else(|e| panic!("{e}"));
+    }
+    {
+        // A capture writes everything before its shot, whatever the budget: the quad in the
+        // sealed cave is black (the ambient 0.4 without the field), and the next frame has
+        // nothing left to write.
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let view = ortho(1.0);
+        let frame = cave_window(16);
+        let img = shoot(&mut r, &frame, &view, 64, 32);
+        close(px(&img, 32, 16), [0; 3], 0, "captured cave");
+        let rep = r
+            .render_frame(&frame, &view, 64, 32, &ScopedThreads)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((rep.light_bricks_written, rep.light_bricks_pending), (0, 0));
+        r.finish().unwrap_or_else(|e| panic!("{e}"));
     }
     testing::finish(gpu);
 }

@@ -758,7 +758,8 @@ fn read_primitive(
         }
     }
     if !tangents_authored {
-        tangent::derive_tangents(&mut vertices, &indices);
+        // glTF: MikkTSpace over the normals and TEXCOORD_0.
+        tangent::derive_tangents(&mut vertices, &indices, uvs[0].is_some());
     }
 
     let material = material_slot(prim, place, materials)?;

@@ -1,16 +1,24 @@
 //! Normals and tangents a source did not author.
 //!
 //! A primitive without NORMAL gets flat normals, as glTF asks: its triangles are unwelded
-//! so each corner carries its face's normal. A primitive without TANGENT gets tangents
-//! derived deterministically from its UV deltas the way MikkTSpace derives them: each
-//! triangle's tangent along +U (and its handedness, from the sign of the UV area and the
-//! direction of +V) is projected onto each corner's normal plane and weighted by the
-//! corner's angle; a vertex sums its corners per handedness and takes the heavier side, so
-//! a mirrored UV seam never averages two opposite frames into nothing. The result is
-//! orthogonalized against the vertex normal. glTF's V runs down the image, so the
-//! bitangent `cross(n, t) · w` points toward decreasing V, the frame Blender (and the glTF
-//! sample models) write. A vertex no UV'd triangle reaches gets any unit tangent
-//! perpendicular to its normal, `w = 1`.
+//! so each corner carries its face's normal. A primitive without TANGENT gets the tangents
+//! glTF asks for: MikkTSpace ([`mikk`], a port of the reference `mikktspace.c`) over its
+//! positions, normals and TEXCOORD_0, the bitangent sign in `w`. MikkTSpace's sign is
+//! `+1` when the bitangent `cross(n, t)` runs along +V; glTF's V runs down the image and
+//! its bitangent up it (toward decreasing V, the frame Blender writes), so `w` is
+//! MikkTSpace's sign negated, as if the V axis were flipped first.
+//!
+//! MikkTSpace gives a space per face corner; a vertex takes its first corner (in index
+//! order) that a group of good triangles derived, so the output stays one tangent per
+//! vertex and the vertex count is the source's. A vertex no such corner reaches (only
+//! zero-area UVs around it, or used by no triangle) gets MikkTSpace's default space, `+X`
+//! with `w = 1`, made perpendicular to its normal (`+Y` when the normal is near `±X`). A
+//! primitive without TEXCOORD_0 gets that same default at every vertex.
+//!
+//! Deterministic: the same vertices and indices give bit-identical tangents (no hashing,
+//! no threads, sorts with total orders).
+
+mod mikk;
 
 use crate::mesh::MeshVertex;
 
@@ -77,73 +85,51 @@ fn perpendicular(n: V3) -> V3 {
     norm(t).unwrap_or([1.0, 0.0, 0.0])
 }
 
-/// Fills every vertex's tangent from the UV0 deltas of the triangles that use it.
-pub(crate) fn derive_tangents(vertices: &mut [MeshVertex], indices: &[u32]) {
-    // Per vertex: the weighted tangent sums for w = +1 and w = -1, and their weights.
-    let n = vertices.len();
-    let mut pos = vec![[0.0f64; 4]; n];
-    let mut neg = vec![[0.0f64; 4]; n];
-    for tri in indices.chunks_exact(3) {
-        let ix = [tri[0] as usize, tri[1] as usize, tri[2] as usize];
-        if ix.iter().any(|i| *i >= n) {
-            continue;
+/// Fills every vertex's tangent by MikkTSpace from its position, normal and `uv0`; when the
+/// primitive has no TEXCOORD_0 (`has_uv0` false), every vertex gets the default space.
+/// `indices` are triangles (a trailing partial one is ignored) into `vertices`.
+pub(crate) fn derive_tangents(vertices: &mut [MeshVertex], indices: &[u32], has_uv0: bool) {
+    let default = |v: &MeshVertex| {
+        let t = perpendicular(norm(f64s3(v.normal)).unwrap_or([0.0, 1.0, 0.0]));
+        [t[0] as f32, t[1] as f32, t[2] as f32, 1.0]
+    };
+    if !has_uv0 {
+        for v in vertices.iter_mut() {
+            v.tangent = default(v);
         }
-        let p = ix.map(|i| f64s3(vertices[i].position));
-        let t = ix.map(|i| vertices[i].uv0.map(f64::from));
-        let e1 = sub(p[1], p[0]);
-        let e2 = sub(p[2], p[0]);
-        let (du1, dv1) = (t[1][0] - t[0][0], t[1][1] - t[0][1]);
-        let (du2, dv2) = (t[2][0] - t[0][0], t[2][1] - t[0][1]);
-        let r = du1 * dv2 - du2 * dv1;
-        if !(r.is_finite() && r.abs() > 1e-20) {
+        return;
+    }
+    let spaces = mikk::corner_spaces(vertices, indices);
+    // Per vertex, the first derived corner, else the first corner.
+    let mut chosen: Vec<Option<mikk::CornerSpace>> = vec![None; vertices.len()];
+    for (space, index) in spaces.iter().zip(indices) {
+        let Some(slot) = chosen.get_mut(*index as usize) else {
             continue;
-        }
-        // ∂p/∂u and ∂p/∂v over the triangle.
-        let sdir = [0, 1, 2].map(|k| (e1[k] * dv2 - e2[k] * dv1) / r);
-        let tdir = [0, 1, 2].map(|k| (e2[k] * du1 - e1[k] * du2) / r);
-        for c in 0..3 {
-            let i = ix[c];
-            let nrm = norm(f64s3(vertices[i].normal)).unwrap_or([0.0, 1.0, 0.0]);
-            let Some(s) = norm(sub(sdir, nrm.map(|v| v * dot(nrm, sdir)))) else {
-                continue;
-            };
-            // The bitangent runs toward decreasing V (glTF's V points down the image).
-            let w = if dot(cross(nrm, s), tdir) < 0.0 {
-                1.0
-            } else {
-                -1.0
-            };
-            let a = sub(p[(c + 1) % 3], p[c]);
-            let b = sub(p[(c + 2) % 3], p[c]);
-            let angle = match (norm(a), norm(b)) {
-                (Some(a), Some(b)) => dot(a, b).clamp(-1.0, 1.0).acos(),
-                _ => 0.0,
-            };
-            if angle <= 0.0 {
-                continue;
-            }
-            let acc = if w > 0.0 { &mut pos[i] } else { &mut neg[i] };
-            for k in 0..3 {
-                acc[k] += s[k] * angle;
-            }
-            acc[3] += angle;
+        };
+        match slot {
+            Some(s) if s.derived || !space.derived => {}
+            _ => *slot = Some(*space),
         }
     }
-    for (i, v) in vertices.iter_mut().enumerate() {
-        let nrm = norm(f64s3(v.normal)).unwrap_or([0.0, 1.0, 0.0]);
-        let (sum, w) = if pos[i][3] >= neg[i][3] {
-            (pos[i], 1.0)
-        } else {
-            (neg[i], -1.0)
+    for (v, c) in vertices.iter_mut().zip(chosen) {
+        v.tangent = match c {
+            Some(s) if s.derived && is_unit(s.tangent) => {
+                let w = if s.orient { -1.0 } else { 1.0 };
+                [s.tangent[0], s.tangent[1], s.tangent[2], w]
+            }
+            Some(s) => {
+                let t = default(v);
+                [t[0], t[1], t[2], if s.orient { -1.0 } else { 1.0 }]
+            }
+            None => default(v),
         };
-        let s = [sum[0], sum[1], sum[2]];
-        let t = norm(sub(s, nrm.map(|c| c * dot(nrm, s))));
-        let (t, w) = match t {
-            Some(t) if sum[3] > 0.0 => (t, w),
-            _ => (perpendicular(nrm), 1.0),
-        };
-        v.tangent = [t[0] as f32, t[1] as f32, t[2] as f32, w as f32];
     }
+}
+
+/// Whether `t` is a finite unit vector (to within what MikkTSpace's normalize leaves).
+fn is_unit(t: [f32; 3]) -> bool {
+    let l = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+    l.is_finite() && (l - 1.0).abs() < 1e-3
 }
 
 #[cfg(test)]
@@ -168,7 +154,7 @@ mod tests {
             vtx([1.0, 1.0, 0.0], [1.0, 0.0]),
             vtx([0.0, 1.0, 0.0], [0.0, 0.0]),
         ];
-        derive_tangents(&mut v, &[0, 1, 2, 0, 2, 3]);
+        derive_tangents(&mut v, &[0, 1, 2, 0, 2, 3], true);
         for x in &v {
             assert!((x.tangent[0] - 1.0).abs() < 1e-6, "{:?}", x.tangent);
             // bitangent = cross(n, t) * w = (0,1,0) * w must point toward decreasing V = +Y.
@@ -178,7 +164,7 @@ mod tests {
         for x in v.iter_mut() {
             x.uv0[0] = 1.0 - x.uv0[0];
         }
-        derive_tangents(&mut v, &[0, 1, 2, 0, 2, 3]);
+        derive_tangents(&mut v, &[0, 1, 2, 0, 2, 3], true);
         for x in &v {
             assert!((x.tangent[0] + 1.0).abs() < 1e-6, "{:?}", x.tangent);
             assert_eq!(x.tangent[3], -1.0);
@@ -192,7 +178,7 @@ mod tests {
             vtx([1.0, 0.0, 0.0], [0.0, 0.0]),
             vtx([0.0, 1.0, 0.0], [0.0, 0.0]),
         ];
-        derive_tangents(&mut v, &[0, 1, 2]);
+        derive_tangents(&mut v, &[0, 1, 2], false);
         for x in &v {
             let t = x.tangent;
             let l = (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();

@@ -26,7 +26,9 @@
 //!   `client.voxel.blockLightTint`, and `client.voxel.occlusionStep`,
 //!   `client.voxel.blockLightIntensity` and `client.voxel.lightEdgeFade`; it shades that
 //!   volume's instances. The window's cells are read again only when the window moves or
-//!   the field changes.
+//!   the field changes, and each brick carries its content hash as its version, so the
+//!   renderer (which keeps the window resident) writes only the bricks whose light
+//!   changed, `client.voxel.lightUploadKb` of them a frame.
 //!
 //! [`MeshInstance`]: dh_gpu::render::frame::MeshInstance
 
@@ -38,6 +40,7 @@ use dh_content::schema::components::voxel_volume::VoxelLighting;
 use dh_content::schema::voxel::{platform_defaults, MINECRAFT};
 use dh_content::voxel::payload::UpAxis;
 use dh_gpu::render::frame::{RenderFrame, View, VoxelLightWindow, LIGHT_BRICK, LIGHT_BRICK_CELLS};
+use dh_gpu::render::light_window::{brick_hash, DEFAULT_LIGHT_UPLOAD_KB};
 use dh_gpu::render::math::{rotate, Mat4};
 
 use super::collision::inverse_placement;
@@ -88,6 +91,9 @@ struct WindowKey {
 struct WindowCache {
     key: WindowKey,
     cells: Vec<u16>,
+    /// Each brick's content hash ([`brick_hash`]): the version the renderer compares with
+    /// what the GPU holds, so it writes only the bricks whose light changed.
+    versions: Vec<u64>,
     /// Every cell of a lit column read (none was held by a light job).
     complete: bool,
 }
@@ -493,17 +499,20 @@ impl VoxelDraw {
         let read = !reuse;
         if read {
             let (cells, complete) = read_window(&self.streamer, id, origin, WINDOW_BRICKS);
+            let versions = cells.chunks(LIGHT_BRICK_CELLS).map(brick_hash).collect();
             self.window = Some(WindowCache {
                 key,
                 cells,
+                versions,
                 complete,
             });
         }
-        let cells = self
+        let (cells, brick_versions) = self
             .window
             .as_ref()
-            .map(|w| w.cells.clone())
+            .map(|w| (w.cells.clone(), w.versions.clone()))
             .unwrap_or_default();
+        let upload_kb = light_upload_kb(prefs);
         let brightness = prefs.float32("client.voxel.lightBrightness", 0.5);
         let tint = match prefs.floats("client.voxel.blockLightTint") {
             Ok(v) if v.len() >= 3 => [0, 1, 2].map(|i| v[i].clamp(0.0, 255.0).round() as u8),
@@ -515,6 +524,8 @@ impl VoxelDraw {
             origin,
             bricks: WINDOW_BRICKS,
             cells,
+            brick_versions,
+            upload_kb,
             sky_gate,
             fill,
             occlusion_step: prefs.float32("client.voxel.occlusionStep", 0.2),
@@ -524,6 +535,15 @@ impl VoxelDraw {
         };
         (Some(window), read)
     }
+}
+
+/// `client.voxel.lightUploadKb` as the renderer takes it (KiB of light bricks a frame).
+pub fn light_upload_kb(prefs: &Prefs) -> u32 {
+    prefs
+        .int("client.voxel.lightUploadKb")
+        .ok()
+        .and_then(|v| u32::try_from(v).ok())
+        .unwrap_or(DEFAULT_LIGHT_UPLOAD_KB)
 }
 
 /// The world box of every shown grid of `host`'s voxel volumes whose record is in the
@@ -576,6 +596,17 @@ mod tests {
         let cell = [0, 1, 2].map(|r| m[0][r] * w[0] + m[1][r] * w[1] + m[2][r] * w[2] + m[3][r]);
         assert_eq!(cell, [2.0, 2.0, 2.0]);
         assert_eq!([m[0][3], m[1][3], m[2][3], m[3][3]], [0.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn the_light_upload_budget_is_its_preference() {
+        // The spec's default is 1024 KiB; a set value passes through.
+        let mut prefs = Prefs::new();
+        assert_eq!(light_upload_kb(&prefs), 1024);
+        prefs
+            .set("client.voxel.lightUploadKb", "16")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(light_upload_kb(&prefs), 16);
     }
 
     #[test]

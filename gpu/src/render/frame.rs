@@ -296,7 +296,9 @@ pub fn light_curve(level: u8, brightness: f32) -> f32 {
 }
 
 /// A window of one lit voxel volume's light field for hybrid shading (spec `dh.voxel`,
-/// "The light field", "Hybrid shading"), written whole into the frame's data every frame.
+/// "The light field", "Hybrid shading"), kept resident on the GPU: each frame writes its
+/// header and only the bricks that changed, nearest the camera first, under
+/// [`VoxelLightWindow::upload_kb`] (render/light_window.rs).
 ///
 /// * **Space** — `world_to_light` maps a world point to light-space cell coordinates: cell
 ///   `(x, y, z)` is the unit cube `[x, x + 1) × [y, y + 1) × [z, z + 1)`, Y up. It should be
@@ -326,6 +328,16 @@ pub struct VoxelLightWindow {
     pub bricks: [u32; 3],
     /// Every brick's 4096 cells, in the order above.
     pub cells: Vec<u16>,
+    /// One version per brick, in the order above: the renderer keeps the window resident
+    /// and writes a brick again only when its version differs from the one the GPU holds
+    /// for that brick (a content hash such as
+    /// [`super::light_window::brick_hash`], or a change counter). Empty, or of another
+    /// length: the renderer hashes each brick's cells itself.
+    pub brick_versions: Vec<u64>,
+    /// `client.voxel.lightUploadKb`: KiB of bricks one frame may write, 8 KiB a brick (at
+    /// least one brick a frame); a capture writes everything.
+    /// [`super::light_window::DEFAULT_LIGHT_UPLOAD_KB`] is the spec's default.
+    pub upload_kb: u32,
     /// The ambient's gate per sky level.
     pub sky_gate: [f32; LIGHT_LEVELS],
     /// The fill's linear color per block-light level.

@@ -6,6 +6,7 @@ pub mod camera;
 pub mod compare;
 pub mod exec;
 pub mod frame;
+pub mod light_window;
 pub mod lights;
 pub mod math;
 mod meshes;

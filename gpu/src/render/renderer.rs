@@ -23,7 +23,10 @@
 //!   opaque pass; translucent ones blend after the sky, back to front. A mirroring world
 //!   draws with clockwise front faces. A capture lands every mesh first, ignoring the time
 //!   budget. A lit voxel volume's light window ([`RenderFrame::voxel_light`]) shades the
-//!   instances it lists (hybrid shading).
+//!   instances it lists (hybrid shading). It stays resident in a buffer of its own
+//!   (render/light_window.rs): each frame writes its header and only the bricks whose
+//!   version changed, nearest the camera first, under `client.voxel.lightUploadKb`
+//!   ([`super::frame::VoxelLightWindow::upload_kb`]); a capture writes every one first.
 //! * **The static batch** is built once per [`RenderFrame::static_generation`] (0: every
 //!   call) and kept across frames; live boxes keep their meshes while their sizes stay and
 //!   take this frame's pose in the draw's push constant.
@@ -46,6 +49,7 @@ use super::exec::{Executor, Serial, Task};
 use super::frame::{
     Ambient, BoxInstance, LightKind, RenderFrame, Sampling, Shading, Texture, View,
 };
+use super::light_window::{self, LightResidency};
 use super::lights::{self, ClusterGrid};
 use super::math;
 use super::meshes::{self, Fallbacks, MeshCache};
@@ -171,6 +175,11 @@ pub struct FrameReport {
     pub resolved: Option<(u64, Vec<PassTiming>)>,
     /// The far plane an orthographic view derived from the map bounds.
     pub derived_far: Option<f32>,
+    /// Bricks of the voxel light window written this frame (8 KiB each).
+    pub light_bricks_written: usize,
+    /// Bricks of the voxel light window whose contents the GPU does not hold yet (written
+    /// on later frames, nearest the camera first).
+    pub light_bricks_pending: usize,
 }
 
 fn vk_format(f: VertexFormat) -> vk::Format {
@@ -707,6 +716,8 @@ pub struct Renderer {
     /// Their uploads, pumped after the other assets' under the mesh time budget.
     mesh_uploads: UploadQueue,
     mesh_upload_budget: Duration,
+    /// The voxel light window kept resident across frames.
+    light: LightResidency,
     slots: Vec<Slot>,
     frames: u64,
     /// Frame-data section alignment (uniform and storage offsets).
@@ -800,6 +811,7 @@ impl Renderer {
             mesh_upload_budget: desc.mesh_upload_budget,
             slots,
             frames: 0,
+            light: LightResidency::default(),
             align,
         };
         r.flush_uploads()?;
@@ -1170,7 +1182,13 @@ impl Renderer {
             material_bytes(frame, |i| material_tex.get(i).is_some_and(Option::is_some));
         let align = self.align as usize;
         let mut data = Vec::new();
-        let voxel_bytes = voxel_light_bytes(frame.voxel_light.as_ref());
+        // The light window lives in its own resident buffer; without a usable one the
+        // block is the header alone, off, in the frame's data.
+        let light_window = frame.voxel_light.as_ref().filter(|w| w.is_consistent());
+        let voxel_bytes = match light_window {
+            Some(_) => Vec::new(),
+            None => voxel_light_header(None),
+        };
         let mut sections = [(0u64, 0u64); 6];
         for (i, bytes) in [
             &uniform,
@@ -1230,6 +1248,23 @@ impl Renderer {
             )
         })?;
         self.staging.copy_to_buffer(staged, data_buffer, 0);
+        // ---- The light window's header and changed bricks, under their own budget (a
+        // capture writes them all).
+        let (light_binding, light_writes) = match light_window {
+            Some(w) => {
+                let budget = (!readback).then(|| light_window::bricks_per_frame(w.upload_kb));
+                let (buffer, writes) = self.light.stage(
+                    &gpu,
+                    &mut self.staging,
+                    w,
+                    &voxel_light_header(Some(w)),
+                    setup.eye,
+                    budget,
+                )?;
+                (Some(buffer), writes)
+            }
+            None => (None, light_window::LightWrites::default()),
+        };
         // ---- Assets, under what is left of the budget, then meshes under their time
         // budget too.
         let pumped = self.uploads.pump(&mut self.staging);
@@ -1263,6 +1298,7 @@ impl Renderer {
             frame_set,
             data_buffer,
             &sections,
+            light_binding,
             targets,
         );
         let white_set = slot.allocate(texture_layout)?;
@@ -1440,6 +1476,8 @@ impl Renderer {
                 static_rebuilt: prepared.rebuilt,
                 resolved,
                 derived_far: setup.derived_far,
+                light_bricks_written: light_writes.written,
+                light_bricks_pending: light_writes.pending,
             },
             image,
             slot_index,
@@ -1511,15 +1549,22 @@ fn write_frame_set(
     set: vk::DescriptorSet,
     buffer: vk::Buffer,
     sections: &[(u64, u64); 6],
+    light: Option<vk::Buffer>,
     targets: &Targets,
 ) {
     let infos: Vec<[vk::DescriptorBufferInfo; 1]> = sections
         .iter()
-        .map(|&(offset, range)| {
-            [vk::DescriptorBufferInfo::default()
+        .enumerate()
+        .map(|(i, &(offset, range))| match light.filter(|_| i == 5) {
+            // The resident light window, whole.
+            Some(l) => [vk::DescriptorBufferInfo::default()
+                .buffer(l)
+                .offset(0)
+                .range(vk::WHOLE_SIZE)],
+            None => [vk::DescriptorBufferInfo::default()
                 .buffer(buffer)
                 .offset(offset)
-                .range(range)]
+                .range(range)],
         })
         .collect();
     let sm = [vk::DescriptorImageInfo::default()
@@ -1888,15 +1933,14 @@ fn material_bytes(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<
 /// its cells).
 pub const VOXEL_LIGHT_HEADER_BYTES: usize = 432;
 
-/// The light field block: world to light (64 B), origin (16), bricks and whether it is on
-/// (16), occlusion step, fill gain and edge fade (16), the sky gate (16 levels, 64), the
-/// fill per level (16 × 16), then the cells two to a 32-bit word (the even cell low). With
-/// no window, or one whose cells do not match its bricks, the header alone, off.
-fn voxel_light_bytes(window: Option<&super::frame::VoxelLightWindow>) -> Vec<u8> {
+/// The light field block's header: world to light (64 B), origin (16), bricks and whether
+/// it is on (16), occlusion step, fill gain and edge fade (16), the sky gate (16 levels,
+/// 64), the fill per level (16 × 16). The cells follow it in the resident buffer, two to a
+/// 32-bit word (the even cell low, [`light_window::pack_cells`]). With no window, or one
+/// whose cells do not match its bricks, off.
+fn voxel_light_header(window: Option<&super::frame::VoxelLightWindow>) -> Vec<u8> {
     let w = window.filter(|w| w.is_consistent());
-    let mut o = Vec::with_capacity(
-        VOXEL_LIGHT_HEADER_BYTES + w.map_or(0, |w| w.cells.len().div_ceil(2) * 4),
-    );
+    let mut o = Vec::with_capacity(VOXEL_LIGHT_HEADER_BYTES);
     push_mat(&mut o, &w.map_or(math::IDENTITY, |w| w.world_to_light));
     let origin = w.map_or([0; 3], |w| w.origin);
     for v in [origin[0], origin[1], origin[2], 0] {
@@ -1923,12 +1967,5 @@ fn voxel_light_bytes(window: Option<&super::frame::VoxelLightWindow>) -> Vec<u8>
         push_f32(&mut o, &[f[0], f[1], f[2], 0.0]);
     }
     debug_assert_eq!(o.len(), VOXEL_LIGHT_HEADER_BYTES);
-    if let Some(w) = w {
-        for pair in w.cells.chunks(2) {
-            let lo = u32::from(pair[0]);
-            let hi = pair.get(1).map_or(0, |v| u32::from(*v));
-            o.extend_from_slice(&(lo | (hi << 16)).to_le_bytes());
-        }
-    }
     o
 }

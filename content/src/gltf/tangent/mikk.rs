@@ -1,0 +1,608 @@
+//! MikkTSpace, the tangent space of Morten S. Mikkelsen's reference `mikktspace.c` (the one
+//! Blender bakes normal maps with and the glTF specification names), ported to safe Rust
+//! for triangle lists.
+//!
+//! The port follows the reference step for step and in the same floating-point order:
+//! vertices with equal position, normal and texture coordinate are welded; triangles with
+//! two equal corner positions are degenerate and set aside; every other triangle gets its
+//! first-order derivatives ∂p/∂u and ∂p/∂v, its UV orientation, and its neighbours across
+//! shared edges; the corners around each welded vertex are grouped by connectivity and
+//! orientation (the "4 rules", including the reference's one order dependency: the first
+//! group to reach a triangle with no usable UV area decides its orientation); each group
+//! splits into subgroups by the angular threshold (180°, the default every caller uses);
+//! each subgroup's tangent is the angle-weighted sum of its triangles' derivatives
+//! projected onto the vertex normal's plane; degenerate triangles copy the space of a good
+//! triangle sharing the welded vertex.
+//!
+//! Three places differ from the C source without changing any finite result it gives:
+//! * The recursive group walk (`AssignRecur`) is an explicit stack, so a vertex shared by
+//!   millions of triangles cannot overflow the thread's stack. The visiting order is the
+//!   recursion's.
+//! * The subgroup step compares every pair of a group's triangles in the reference, which is
+//!   quadratic in a vertex's valence. Here a group first looks for a pair that the 180°
+//!   threshold could split at all (two nearly opposite projected directions; found through
+//!   a grid of direction cells), and only when one exists runs the reference's pairwise
+//!   pass. Both give the reference's subgroups.
+//! * `Normalize` divides by a length that underflows to zero for vectors shorter than about
+//!   1e-19, which makes the reference return infinities and NaN; here such a vector is
+//!   scaled up first. A vector the reference normalizes to finite values gets the same bits.
+//!
+//! Quads are not taken (glTF primitives are triangles), so the reference's quad-only steps
+//! (`AvgTSpace`, the quad orientation fix, degenerate quads) have nothing to do and are
+//! left out. Inputs that are not finite read as `0`.
+
+use std::collections::BTreeMap;
+
+use crate::mesh::MeshVertex;
+
+type V = [f32; 3];
+
+/// A triangle with no usable UV area: it joins any group (`GROUP_WITH_ANY`).
+const GROUP_WITH_ANY: u8 = 4;
+/// The triangle's UV winding is counter-clockwise (`ORIENT_PRESERVING`).
+const ORIENT_PRESERVING: u8 = 8;
+const NONE: u32 = u32::MAX;
+/// `cos(180°)` as the reference computes it in `float`: exactly `-1`.
+const THRESHOLD_COS: f32 = -1.0;
+/// Groups up to this size take the reference's pairwise subgroup pass directly.
+const SMALL_GROUP: usize = 32;
+
+/// One face corner's tangent space, as the reference hands it to `setTSpaceBasic`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct CornerSpace {
+    /// The tangent (the reference's `vOs`): unit length when derived, `+X` by default.
+    pub tangent: V,
+    /// The reference's `bOrient`: the bitangent `cross(n, t)` runs along +V of the texture
+    /// coordinates as given (MikkTSpace's sign `+1`).
+    pub orient: bool,
+    /// Whether a group (or, for a degenerate triangle, a good triangle's group) gave this
+    /// space; `false` is the reference's default space (`+X`, `bOrient = false`).
+    pub derived: bool,
+}
+
+const DEFAULT_SPACE: CornerSpace = CornerSpace {
+    tangent: [1.0, 0.0, 0.0],
+    orient: false,
+    derived: false,
+};
+
+fn add(a: V, b: V) -> V {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+fn sub(a: V, b: V) -> V {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn scale(s: f32, v: V) -> V {
+    [s * v[0], s * v[1], s * v[2]]
+}
+fn dot(a: V, b: V) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn length(v: V) -> f32 {
+    dot(v, v).sqrt()
+}
+fn not_zero(x: f32) -> bool {
+    x.abs() > f32::MIN_POSITIVE
+}
+fn v_not_zero(v: V) -> bool {
+    not_zero(v[0]) || not_zero(v[1]) || not_zero(v[2])
+}
+/// The reference's `Normalize` (`v * (1 / |v|)`), scaled first when that is not finite.
+fn normalize(v: V) -> V {
+    let r = scale(1.0 / length(v), v);
+    if r.iter().all(|x| x.is_finite()) {
+        return r;
+    }
+    let m = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if m > 0.0 && m.is_finite() {
+        let w = v.map(|x| x / m);
+        scale(1.0 / length(w), w)
+    } else {
+        r
+    }
+}
+/// `v` less its part along the unit `n`, normalized when not zero.
+fn project(n: V, v: V) -> V {
+    let p = sub(v, scale(dot(n, v), n));
+    if v_not_zero(p) {
+        normalize(p)
+    } else {
+        p
+    }
+}
+fn finite(x: f32) -> f32 {
+    if x.is_finite() {
+        x
+    } else {
+        0.0
+    }
+}
+
+/// A good triangle's state (the reference's `STriInfo`).
+#[derive(Clone, Copy)]
+struct Tri {
+    /// `GROUP_WITH_ANY | ORIENT_PRESERVING`.
+    flag: u8,
+    /// The good triangle across edge `i` (corner `i` to corner `i + 1`), or `NONE`.
+    neighbors: [u32; 3],
+    /// The group each corner belongs to, or `NONE`.
+    group: [u32; 3],
+    /// Unit ∂p/∂u and ∂p/∂v, both flipped for a clockwise UV winding.
+    os: V,
+    ot: V,
+    /// The source triangle's number: its corners' spaces are `3 * face + corner`.
+    face: u32,
+}
+
+struct Group {
+    /// The welded vertex every member triangle has a corner at.
+    rep: u32,
+    orient: bool,
+    /// Its triangles in `members`, in the order the walk added them.
+    start: usize,
+    len: usize,
+}
+
+/// The welded data the algorithm reads: per source vertex its representative, and the
+/// representative's (finite) position, normal and texture coordinate.
+struct Mesh<'a> {
+    vertices: &'a [MeshVertex],
+}
+
+impl Mesh<'_> {
+    fn position(&self, v: u32) -> V {
+        self.vertices
+            .get(v as usize)
+            .map_or([0.0; 3], |x| x.position.map(finite))
+    }
+    fn normal(&self, v: u32) -> V {
+        self.vertices
+            .get(v as usize)
+            .map_or([0.0; 3], |x| x.normal.map(finite))
+    }
+    fn uv(&self, v: u32) -> [f32; 2] {
+        self.vertices
+            .get(v as usize)
+            .map_or([0.0; 2], |x| x.uv0.map(finite))
+    }
+    /// The comparison key of the weld: equal keys are equal under `==` (so `-0` is `0`).
+    fn key(&self, v: u32) -> [u32; 8] {
+        let p = self.position(v);
+        let n = self.normal(v);
+        let t = self.uv(v);
+        [p[0], p[1], p[2], n[0], n[1], n[2], t[0], t[1]].map(|x| (x + 0.0).to_bits())
+    }
+}
+
+/// MikkTSpace over the triangle list `indices` (three per triangle; a trailing partial
+/// triangle is ignored) of `vertices`, reading each vertex's position, normal (expected
+/// unit length) and `uv0`. Returns one space per corner, `3 * triangle + corner`. An index
+/// past `vertices` makes every corner the default space.
+pub(crate) fn corner_spaces(vertices: &[MeshVertex], indices: &[u32]) -> Vec<CornerSpace> {
+    let tris_total = indices.len() / 3;
+    let mut spaces = vec![DEFAULT_SPACE; tris_total * 3];
+    if tris_total == 0 || indices.iter().any(|i| *i as usize >= vertices.len()) {
+        return spaces;
+    }
+    let mesh = Mesh { vertices };
+
+    // Weld (GenerateSharedVerticesIndexList): each vertex maps to the first of its equals.
+    let rep = weld(&mesh);
+    let welded = |i: u32| rep[i as usize];
+
+    // Degenerate triangles (two equal corner positions) go last, the good ones keep their
+    // order (DegenPrologue).
+    let mut good: Vec<[u32; 3]> = Vec::new();
+    let mut good_face: Vec<u32> = Vec::new();
+    let mut degenerate: Vec<u32> = Vec::new();
+    for (f, tri) in indices.chunks_exact(3).enumerate() {
+        let l = [welded(tri[0]), welded(tri[1]), welded(tri[2])];
+        let p = l.map(|v| mesh.position(v));
+        if p[0] == p[1] || p[0] == p[2] || p[1] == p[2] {
+            degenerate.push(f as u32);
+        } else {
+            good.push(l);
+            good_face.push(f as u32);
+        }
+    }
+
+    let mut tris = init_tri_info(&mesh, &good, &good_face);
+    build_neighbors(&mut tris, &good);
+    let (groups, members) = build_groups(&mut tris, &good);
+
+    for (id, g) in groups.iter().enumerate() {
+        let faces = &members[g.start..g.start + g.len];
+        for (f, space) in subgroup_spaces(&mesh, &tris, &good, g, faces) {
+            let tri = &tris[f as usize];
+            let Some(i) = tri.group.iter().position(|x| *x == id as u32) else {
+                continue;
+            };
+            spaces[tri.face as usize * 3 + i] = CornerSpace {
+                orient: g.orient,
+                ..space
+            };
+        }
+    }
+
+    // DegenEpilogue: a degenerate triangle's corner copies the space of the first good
+    // corner at the same welded vertex.
+    let mut first = vec![NONE; vertices.len()];
+    for (j, v) in good.iter().flatten().enumerate() {
+        if let Some(slot) = first.get_mut(*v as usize) {
+            if *slot == NONE {
+                *slot = j as u32;
+            }
+        }
+    }
+    for f in degenerate {
+        for i in 0..3 {
+            let v = welded(indices[f as usize * 3 + i]);
+            let j = first[v as usize];
+            if j != NONE {
+                let src = tris[j as usize / 3].face as usize * 3 + j as usize % 3;
+                spaces[f as usize * 3 + i] = spaces[src];
+            }
+        }
+    }
+    spaces
+}
+
+/// Each vertex's representative: the lowest-numbered vertex equal to it under `==` in
+/// position, normal and texture coordinate.
+fn weld(mesh: &Mesh) -> Vec<u32> {
+    let n = mesh.vertices.len();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    let keys: Vec<[u32; 8]> = (0..n as u32).map(|v| mesh.key(v)).collect();
+    order.sort_unstable_by(|a, b| keys[*a as usize].cmp(&keys[*b as usize]).then(a.cmp(b)));
+    let mut rep = vec![0u32; n];
+    let mut run_rep = 0u32;
+    for (k, v) in order.iter().enumerate() {
+        if k == 0 || keys[order[k - 1] as usize] != keys[*v as usize] {
+            run_rep = *v;
+        }
+        rep[*v as usize] = run_rep;
+    }
+    rep
+}
+
+/// The reference's `InitTriInfo` for triangles: derivatives, magnitudes, orientation.
+fn init_tri_info(mesh: &Mesh, good: &[[u32; 3]], good_face: &[u32]) -> Vec<Tri> {
+    good.iter()
+        .zip(good_face)
+        .map(|(l, face)| {
+            let mut tri = Tri {
+                flag: GROUP_WITH_ANY,
+                neighbors: [NONE; 3],
+                group: [NONE; 3],
+                os: [0.0; 3],
+                ot: [0.0; 3],
+                face: *face,
+            };
+            let [v1, v2, v3] = l.map(|v| mesh.position(v));
+            let [t1, t2, t3] = l.map(|v| mesh.uv(v));
+            let t21x = t2[0] - t1[0];
+            let t21y = t2[1] - t1[1];
+            let t31x = t3[0] - t1[0];
+            let t31y = t3[1] - t1[1];
+            let d1 = sub(v2, v1);
+            let d2 = sub(v3, v1);
+            let area = t21x * t31y - t21y * t31x;
+            let os = sub(scale(t31y, d1), scale(t21y, d2));
+            let ot = add(scale(-t31x, d1), scale(t21x, d2));
+            if area > 0.0 {
+                tri.flag |= ORIENT_PRESERVING;
+            }
+            if not_zero(area) {
+                let abs_area = area.abs();
+                let len_os = length(os);
+                let len_ot = length(ot);
+                let s = if tri.flag & ORIENT_PRESERVING == 0 {
+                    -1.0
+                } else {
+                    1.0
+                };
+                if not_zero(len_os) {
+                    tri.os = scale(s / len_os, os);
+                }
+                if not_zero(len_ot) {
+                    tri.ot = scale(s / len_ot, ot);
+                }
+                if not_zero(len_os / abs_area) && not_zero(len_ot / abs_area) {
+                    tri.flag &= !GROUP_WITH_ANY;
+                }
+            }
+            tri
+        })
+        .collect()
+}
+
+/// The edge of `tri` whose ends are `a` and `b`: its number and its ends in `tri`'s
+/// winding (the reference's `GetEdge`).
+fn get_edge(tri: &[u32; 3], a: u32, b: u32) -> (usize, u32, u32) {
+    let on = |v: u32| v == a || v == b;
+    if on(tri[0]) {
+        if on(tri[1]) {
+            (0, tri[0], tri[1])
+        } else {
+            (2, tri[2], tri[0])
+        }
+    } else {
+        (1, tri[1], tri[2])
+    }
+}
+
+/// The reference's `BuildNeighborsFast`: edges sorted by (low end, high end, triangle),
+/// each paired with the first later unpaired edge that runs the other way.
+fn build_neighbors(tris: &mut [Tri], good: &[[u32; 3]]) {
+    let mut edges: Vec<(u32, u32, u32)> = Vec::with_capacity(good.len() * 3);
+    for (f, l) in good.iter().enumerate() {
+        for i in 0..3 {
+            let (a, b) = (l[i], l[(i + 1) % 3]);
+            edges.push((a.min(b), a.max(b), f as u32));
+        }
+    }
+    edges.sort_unstable();
+    for i in 0..edges.len() {
+        let (a, b, f) = edges[i];
+        let (edge_a, a0, a1) = get_edge(&good[f as usize], a, b);
+        if tris[f as usize].neighbors[edge_a] != NONE {
+            continue;
+        }
+        let mut j = i + 1;
+        while j < edges.len() && edges[j].0 == a && edges[j].1 == b {
+            let t = edges[j].2;
+            let (edge_b, b1, b0) = get_edge(&good[t as usize], a, b);
+            if a0 == b0 && a1 == b1 && tris[t as usize].neighbors[edge_b] == NONE {
+                tris[f as usize].neighbors[edge_a] = t;
+                tris[t as usize].neighbors[edge_b] = f;
+                break;
+            }
+            j += 1;
+        }
+    }
+}
+
+/// The corner of `l` at welded vertex `v` (0 when absent, which a group never asks).
+fn corner_of(l: &[u32; 3], v: u32) -> usize {
+    l.iter().position(|x| *x == v).unwrap_or(0)
+}
+
+/// The reference's `Build4RuleGroups` with `AssignRecur` as an explicit stack.
+fn build_groups(tris: &mut [Tri], good: &[[u32; 3]]) -> (Vec<Group>, Vec<u32>) {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut members: Vec<u32> = Vec::new();
+    let mut stack: Vec<u32> = Vec::new();
+    for f in 0..tris.len() {
+        for i in 0..3 {
+            if tris[f].flag & GROUP_WITH_ANY != 0 || tris[f].group[i] != NONE {
+                continue;
+            }
+            let id = groups.len() as u32;
+            let orient = tris[f].flag & ORIENT_PRESERVING != 0;
+            let rep = good[f][i];
+            let start = members.len();
+            tris[f].group[i] = id;
+            members.push(f as u32);
+            let left = tris[f].neighbors[i];
+            let right = tris[f].neighbors[(i + 2) % 3];
+            stack.clear();
+            // Popped left first, then (after everything the left one reached) right.
+            for n in [right, left] {
+                if n != NONE {
+                    stack.push(n);
+                }
+            }
+            while let Some(t) = stack.pop() {
+                let tri = &mut tris[t as usize];
+                let c = corner_of(&good[t as usize], rep);
+                if tri.group[c] != NONE {
+                    continue;
+                }
+                if tri.flag & GROUP_WITH_ANY != 0 && tri.group == [NONE; 3] {
+                    // The first group to reach it decides its orientation.
+                    tri.flag &= !ORIENT_PRESERVING;
+                    if orient {
+                        tri.flag |= ORIENT_PRESERVING;
+                    }
+                }
+                if (tri.flag & ORIENT_PRESERVING != 0) != orient {
+                    continue;
+                }
+                tri.group[c] = id;
+                members.push(t);
+                for n in [tri.neighbors[(c + 2) % 3], tri.neighbors[c]] {
+                    if n != NONE {
+                        stack.push(n);
+                    }
+                }
+            }
+            groups.push(Group {
+                rep,
+                orient,
+                start,
+                len: members.len() - start,
+            });
+        }
+    }
+    (groups, members)
+}
+
+/// The reference's `GenerateTSpaces` for one group: the space of each member triangle's
+/// corner at the group's vertex.
+fn subgroup_spaces(
+    mesh: &Mesh,
+    tris: &[Tri],
+    good: &[[u32; 3]],
+    g: &Group,
+    faces: &[u32],
+) -> Vec<(u32, CornerSpace)> {
+    let n = mesh.normal(g.rep);
+    // Each member's projected, normalized derivatives (the same for every pair it is in).
+    let proj: Vec<(V, V)> = faces
+        .iter()
+        .map(|f| {
+            let t = &tris[*f as usize];
+            (project(n, t.os), project(n, t.ot))
+        })
+        .collect();
+    let any: Vec<bool> = faces
+        .iter()
+        .map(|f| tris[*f as usize].flag & GROUP_WITH_ANY != 0)
+        .collect();
+    // Members sorted by triangle number: every subgroup lists its members this way.
+    let mut sorted: Vec<usize> = (0..faces.len()).collect();
+    sorted.sort_unstable_by_key(|k| faces[*k]);
+    let eval = |keep: &dyn Fn(usize) -> bool| -> CornerSpace {
+        eval_tspace(
+            mesh,
+            tris,
+            good,
+            g.rep,
+            n,
+            sorted
+                .iter()
+                .copied()
+                .filter(|k| keep(*k))
+                .map(|k| faces[k]),
+        )
+    };
+    // Whether the pair (a, b) stays together: the reference's membership test.
+    let joined = |a: usize, b: usize| -> bool {
+        any[a]
+            || any[b]
+            || a == b
+            || (dot(proj[a].0, proj[b].0) > THRESHOLD_COS
+                && dot(proj[a].1, proj[b].1) > THRESHOLD_COS)
+    };
+
+    if faces.len() > SMALL_GROUP && !any_split(&proj, &any) {
+        let space = eval(&|_| true);
+        return faces.iter().map(|f| (*f, space)).collect();
+    }
+    // The pairwise pass: each member's subgroup is every member joined with it; equal
+    // subgroups share one evaluation.
+    let mut unique: Vec<(Vec<u32>, CornerSpace)> = Vec::new();
+    let mut by_hash: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    let mut out = Vec::with_capacity(faces.len());
+    let mut list: Vec<u32> = Vec::new();
+    for (a, f) in faces.iter().enumerate() {
+        list.clear();
+        list.extend(sorted.iter().filter(|b| joined(a, **b)).map(|b| faces[*b]));
+        let h = fnv(&list);
+        let found = by_hash
+            .get(&h)
+            .and_then(|c| c.iter().find(|u| unique[**u].0 == list))
+            .copied();
+        let u = match found {
+            Some(u) => u,
+            None => {
+                let space = eval(&|b| joined(a, b));
+                unique.push((list.clone(), space));
+                by_hash.entry(h).or_default().push(unique.len() - 1);
+                unique.len() - 1
+            }
+        };
+        out.push((*f, unique[u].1));
+    }
+    out
+}
+
+fn fnv(list: &[u32]) -> u64 {
+    list.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
+        (h ^ u64::from(*x)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Whether some pair of non-`any` members could fall apart at the 180° threshold: their
+/// projected ∂p/∂u (or ∂p/∂v) have a dot product of `-1` or less. For vectors of length at
+/// most about 1 that needs them nearly opposite (each component of the sum under 0.05), so
+/// each member is only tested against the members in the direction cells (1/16 wide) next
+/// to its opposite. A member whose vectors are not finite or longer than that is tested
+/// against every member.
+fn any_split(proj: &[(V, V)], any: &[bool]) -> bool {
+    const CELLS: f32 = 16.0;
+    let cell = |v: V| v.map(|x| (x * CELLS).floor() as i32);
+    let tame = |v: V| v.iter().all(|x| x.is_finite()) && dot(v, v) <= 1.001;
+    let apart = |a: usize, b: usize| {
+        a != b
+            && !any[a]
+            && !any[b]
+            && !(dot(proj[a].0, proj[b].0) > THRESHOLD_COS
+                && dot(proj[a].1, proj[b].1) > THRESHOLD_COS)
+    };
+    let mut grid_s: BTreeMap<[i32; 3], Vec<usize>> = BTreeMap::new();
+    let mut grid_t: BTreeMap<[i32; 3], Vec<usize>> = BTreeMap::new();
+    for (k, (s, t)) in proj.iter().enumerate() {
+        if any[k] {
+            continue;
+        }
+        if !(tame(*s) && tame(*t)) {
+            if (0..proj.len()).any(|b| apart(k, b)) {
+                return true;
+            }
+            continue;
+        }
+        grid_s.entry(cell(*s)).or_default().push(k);
+        grid_t.entry(cell(*t)).or_default().push(k);
+    }
+    for (k, (s, t)) in proj.iter().enumerate() {
+        if any[k] || !(tame(*s) && tame(*t)) {
+            continue;
+        }
+        for (grid, v) in [(&grid_s, *s), (&grid_t, *t)] {
+            let c = cell(scale(-1.0, v));
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    for dz in -1..=1 {
+                        let Some(list) = grid.get(&[c[0] + dx, c[1] + dy, c[2] + dz]) else {
+                            continue;
+                        };
+                        if list.iter().any(|b| apart(k, *b)) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The reference's `EvalTspace`: the angle-weighted sum of the members' projected
+/// derivatives at the welded vertex `rep` (normal `n`), normalized.
+fn eval_tspace(
+    mesh: &Mesh,
+    tris: &[Tri],
+    good: &[[u32; 3]],
+    rep: u32,
+    n: V,
+    members: impl Iterator<Item = u32>,
+) -> CornerSpace {
+    let mut os = [0.0f32; 3];
+    for f in members {
+        let tri = &tris[f as usize];
+        if tri.flag & GROUP_WITH_ANY != 0 {
+            continue;
+        }
+        let l = &good[f as usize];
+        let i = corner_of(l, rep);
+        let v_os = project(n, tri.os);
+        let p0 = mesh.position(l[(i + 2) % 3]);
+        let p1 = mesh.position(l[i]);
+        let p2 = mesh.position(l[(i + 1) % 3]);
+        let v1 = project(n, sub(p0, p1));
+        let v2 = project(n, sub(p2, p1));
+        let cos = dot(v1, v2).clamp(-1.0, 1.0);
+        // The reference takes the arc cosine in double precision.
+        let angle = f64::from(cos).acos() as f32;
+        os = add(os, scale(angle, v_os));
+    }
+    if v_not_zero(os) {
+        os = normalize(os);
+    }
+    CornerSpace {
+        tangent: os,
+        orient: false,
+        derived: true,
+    }
+}
