@@ -19,10 +19,12 @@
 //!   millions of triangles cannot overflow the thread's stack. The visiting order is the
 //!   recursion's.
 //! * The subgroup step compares every pair of a group's triangles in the reference, which is
-//!   quadratic in a vertex's valence. Here a group first looks for a pair that the 180°
-//!   threshold could split at all (two nearly opposite projected directions; found through
-//!   a grid of direction cells), and only when one exists runs the reference's pairwise
-//!   pass. Both give the reference's subgroups.
+//!   quadratic in a vertex's valence. Here a group first checks in one pass whether all its
+//!   projected directions lie within a half-space (then no pair can be 180° apart and the
+//!   group is one subgroup); failing that, a group of more than 64 triangles looks for a
+//!   pair that the threshold could split (nearly opposite directions, found through a grid
+//!   of direction cells), and only when one exists runs the reference's pairwise pass. All
+//!   give the reference's subgroups.
 //! * `Normalize` divides by a length that underflows to zero for vectors shorter than about
 //!   1e-19, which makes the reference return infinities and NaN; here such a vector is
 //!   scaled up first. A vector the reference normalizes to finite values gets the same bits.
@@ -44,8 +46,9 @@ const ORIENT_PRESERVING: u8 = 8;
 const NONE: u32 = u32::MAX;
 /// `cos(180°)` as the reference computes it in `float`: exactly `-1`.
 const THRESHOLD_COS: f32 = -1.0;
-/// Groups up to this size take the reference's pairwise subgroup pass directly.
-const SMALL_GROUP: usize = 32;
+/// Groups up to this size take the reference's pairwise subgroup pass directly, a
+/// subgroup held as one bit per member.
+const SMALL_GROUP: usize = 64;
 
 /// One face corner's tangent space, as the reference hands it to `setTSpaceBasic`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,8 +146,8 @@ struct Group {
     len: usize,
 }
 
-/// The welded data the algorithm reads: per source vertex its representative, and the
-/// representative's (finite) position, normal and texture coordinate.
+/// The vertex data the algorithm reads: each vertex's position, normal and texture
+/// coordinate, a value that is not finite read as `0`.
 struct Mesh<'a> {
     vertices: &'a [MeshVertex],
 }
@@ -207,19 +210,21 @@ pub(crate) fn corner_spaces(vertices: &[MeshVertex], indices: &[u32]) -> Vec<Cor
     }
 
     let mut tris = init_tri_info(&mesh, &good, &good_face);
-    build_neighbors(&mut tris, &good);
+    build_neighbors(&mut tris, &good, vertices.len());
     let (groups, members) = build_groups(&mut tris, &good);
 
+    let mut scratch = Scratch::default();
     for (id, g) in groups.iter().enumerate() {
         let faces = &members[g.start..g.start + g.len];
-        for (f, space) in subgroup_spaces(&mesh, &tris, &good, g, faces) {
-            let tri = &tris[f as usize];
+        subgroup_spaces(&mesh, &tris, &good, g, faces, &mut scratch);
+        for (f, space) in faces.iter().zip(&scratch.out) {
+            let tri = &tris[*f as usize];
             let Some(i) = tri.group.iter().position(|x| *x == id as u32) else {
                 continue;
             };
             spaces[tri.face as usize * 3 + i] = CornerSpace {
                 orient: g.orient,
-                ..space
+                ..*space
             };
         }
     }
@@ -251,16 +256,15 @@ pub(crate) fn corner_spaces(vertices: &[MeshVertex], indices: &[u32]) -> Vec<Cor
 /// position, normal and texture coordinate.
 fn weld(mesh: &Mesh) -> Vec<u32> {
     let n = mesh.vertices.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    let keys: Vec<[u32; 8]> = (0..n as u32).map(|v| mesh.key(v)).collect();
-    order.sort_unstable_by(|a, b| keys[*a as usize].cmp(&keys[*b as usize]).then(a.cmp(b)));
+    let mut order: Vec<([u32; 8], u32)> = (0..n as u32).map(|v| (mesh.key(v), v)).collect();
+    order.sort_unstable();
     let mut rep = vec![0u32; n];
-    let mut run_rep = 0u32;
-    for (k, v) in order.iter().enumerate() {
-        if k == 0 || keys[order[k - 1] as usize] != keys[*v as usize] {
-            run_rep = *v;
+    let mut run = (None, 0u32);
+    for (key, v) in &order {
+        if run.0 != Some(key) {
+            run = (Some(key), *v);
         }
-        rep[*v as usize] = run_rep;
+        rep[*v as usize] = run.1;
     }
     rep
 }
@@ -332,16 +336,36 @@ fn get_edge(tri: &[u32; 3], a: u32, b: u32) -> (usize, u32, u32) {
 }
 
 /// The reference's `BuildNeighborsFast`: edges sorted by (low end, high end, triangle),
-/// each paired with the first later unpaired edge that runs the other way.
-fn build_neighbors(tris: &mut [Tri], good: &[[u32; 3]]) {
-    let mut edges: Vec<(u32, u32, u32)> = Vec::with_capacity(good.len() * 3);
+/// each paired with the first later unpaired edge that runs the other way. Welded vertex
+/// numbers are below `vertices`.
+fn build_neighbors(tris: &mut [Tri], good: &[[u32; 3]], vertices: usize) {
+    // Bucket the edges by low end (a counting sort, so each bucket lists its triangles in
+    // order), then sort each bucket stably by high end.
+    let mut start = vec![0u32; vertices + 1];
+    for l in good {
+        for i in 0..3 {
+            let low = l[i].min(l[(i + 1) % 3]) as usize;
+            start[low + 1] += 1;
+        }
+    }
+    for v in 0..vertices {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut edges = vec![(0u32, 0u32, 0u32); good.len() * 3];
     for (f, l) in good.iter().enumerate() {
         for i in 0..3 {
             let (a, b) = (l[i], l[(i + 1) % 3]);
-            edges.push((a.min(b), a.max(b), f as u32));
+            let slot = &mut fill[a.min(b) as usize];
+            edges[*slot as usize] = (a.min(b), a.max(b), f as u32);
+            *slot += 1;
         }
     }
-    edges.sort_unstable();
+    drop(fill);
+    for w in start.windows(2) {
+        edges[w[0] as usize..w[1] as usize].sort_by_key(|e| e.1);
+    }
+    drop(start);
     for i in 0..edges.len() {
         let (a, b, f) = edges[i];
         let (edge_a, a0, a1) = get_edge(&good[f as usize], a, b);
@@ -427,90 +451,163 @@ fn build_groups(tris: &mut [Tri], good: &[[u32; 3]]) -> (Vec<Group>, Vec<u32>) {
     (groups, members)
 }
 
+/// Buffers [`subgroup_spaces`] reuses from group to group.
+#[derive(Default)]
+struct Scratch {
+    /// Each member's projected, normalized ∂p/∂u and ∂p/∂v.
+    proj: Vec<(V, V)>,
+    /// Each member's `GROUP_WITH_ANY`.
+    any: Vec<bool>,
+    /// Member positions sorted by triangle number.
+    sorted: Vec<usize>,
+    /// Small groups: each distinct subgroup as a mask over `sorted`, and its space.
+    masks: Vec<(u64, CornerSpace)>,
+    /// Large groups: each distinct subgroup's sorted triangles, and its space.
+    lists: Vec<(Vec<u32>, CornerSpace)>,
+    list: Vec<u32>,
+    /// The result: the space of each member's corner, in member order.
+    out: Vec<CornerSpace>,
+}
+
 /// The reference's `GenerateTSpaces` for one group: the space of each member triangle's
-/// corner at the group's vertex.
+/// corner at the group's vertex, into `scratch.out`. A member's subgroup is every member
+/// joined with it ([`joined`]), listed by triangle number; equal subgroups share one
+/// evaluation.
 fn subgroup_spaces(
     mesh: &Mesh,
     tris: &[Tri],
     good: &[[u32; 3]],
     g: &Group,
     faces: &[u32],
-) -> Vec<(u32, CornerSpace)> {
+    scratch: &mut Scratch,
+) {
     let n = mesh.normal(g.rep);
-    // Each member's projected, normalized derivatives (the same for every pair it is in).
-    let proj: Vec<(V, V)> = faces
-        .iter()
-        .map(|f| {
-            let t = &tris[*f as usize];
-            (project(n, t.os), project(n, t.ot))
-        })
-        .collect();
-    let any: Vec<bool> = faces
-        .iter()
-        .map(|f| tris[*f as usize].flag & GROUP_WITH_ANY != 0)
-        .collect();
-    // Members sorted by triangle number: every subgroup lists its members this way.
-    let mut sorted: Vec<usize> = (0..faces.len()).collect();
+    let Scratch {
+        proj,
+        any,
+        sorted,
+        masks,
+        lists,
+        list,
+        out,
+    } = scratch;
+    // The projections depend only on the member and the group's normal.
+    proj.clear();
+    proj.extend(faces.iter().map(|f| {
+        let t = &tris[*f as usize];
+        (project(n, t.os), project(n, t.ot))
+    }));
+    any.clear();
+    any.extend(
+        faces
+            .iter()
+            .map(|f| tris[*f as usize].flag & GROUP_WITH_ANY != 0),
+    );
+    sorted.clear();
+    sorted.extend(0..faces.len());
     sorted.sort_unstable_by_key(|k| faces[*k]);
-    let eval = |keep: &dyn Fn(usize) -> bool| -> CornerSpace {
+    out.clear();
+    let (proj, any, sorted) = (&proj[..], &any[..], &sorted[..]);
+    let eval = |keep: &dyn Fn(usize, usize) -> bool| -> CornerSpace {
         eval_tspace(
             mesh,
             tris,
             good,
             g.rep,
-            n,
             sorted
                 .iter()
-                .copied()
-                .filter(|k| keep(*k))
-                .map(|k| faces[k]),
+                .enumerate()
+                .filter(|(bit, k)| keep(*bit, **k))
+                .map(|(_, k)| (faces[*k], proj[*k].0)),
         )
     };
-    // Whether the pair (a, b) stays together: the reference's membership test.
-    let joined = |a: usize, b: usize| -> bool {
-        any[a]
-            || any[b]
-            || a == b
-            || (dot(proj[a].0, proj[b].0) > THRESHOLD_COS
-                && dot(proj[a].1, proj[b].1) > THRESHOLD_COS)
-    };
 
-    if faces.len() > SMALL_GROUP && !any_split(&proj, &any) {
-        let space = eval(&|_| true);
-        return faces.iter().map(|f| (*f, space)).collect();
+    if all_joined(proj, any) {
+        let space = eval(&|_, _| true);
+        out.resize(faces.len(), space);
+        return;
     }
-    // The pairwise pass: each member's subgroup is every member joined with it; equal
-    // subgroups share one evaluation.
-    let mut unique: Vec<(Vec<u32>, CornerSpace)> = Vec::new();
+    if faces.len() <= SMALL_GROUP {
+        masks.clear();
+        for a in 0..faces.len() {
+            let mask = sorted
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| joined(proj, any, a, **b))
+                .fold(0u64, |m, (bit, _)| m | 1 << bit);
+            let space = match masks.iter().find(|(m, _)| *m == mask) {
+                Some((_, space)) => *space,
+                None => {
+                    let space = eval(&|bit, _| mask & 1 << bit != 0);
+                    masks.push((mask, space));
+                    space
+                }
+            };
+            out.push(space);
+        }
+        return;
+    }
+    if !any_split(proj, any) {
+        let space = eval(&|_, _| true);
+        out.resize(faces.len(), space);
+        return;
+    }
+    lists.clear();
     let mut by_hash: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
-    let mut out = Vec::with_capacity(faces.len());
-    let mut list: Vec<u32> = Vec::new();
-    for (a, f) in faces.iter().enumerate() {
+    for a in 0..faces.len() {
         list.clear();
-        list.extend(sorted.iter().filter(|b| joined(a, **b)).map(|b| faces[*b]));
-        let h = fnv(&list);
+        list.extend(
+            sorted
+                .iter()
+                .filter(|b| joined(proj, any, a, **b))
+                .map(|b| faces[*b]),
+        );
+        let h = fnv(list);
         let found = by_hash
             .get(&h)
-            .and_then(|c| c.iter().find(|u| unique[**u].0 == list))
+            .and_then(|c| c.iter().find(|u| lists[**u].0 == *list))
             .copied();
-        let u = match found {
-            Some(u) => u,
+        let space = match found {
+            Some(u) => lists[u].1,
             None => {
-                let space = eval(&|b| joined(a, b));
-                unique.push((list.clone(), space));
-                by_hash.entry(h).or_default().push(unique.len() - 1);
-                unique.len() - 1
+                let space = eval(&|_, b| joined(proj, any, a, b));
+                lists.push((list.clone(), space));
+                by_hash.entry(h).or_default().push(lists.len() - 1);
+                space
             }
         };
-        out.push((*f, unique[u].1));
+        out.push(space);
     }
-    out
+}
+
+/// Whether members `a` and `b` of a group share a subgroup: the reference's test (either
+/// has no usable UV area, they are one triangle, or both derivative pairs are less than
+/// 180° apart).
+fn joined(proj: &[(V, V)], any: &[bool], a: usize, b: usize) -> bool {
+    any[a]
+        || any[b]
+        || a == b
+        || (dot(proj[a].0, proj[b].0) > THRESHOLD_COS && dot(proj[a].1, proj[b].1) > THRESHOLD_COS)
 }
 
 fn fnv(list: &[u32]) -> u64 {
     list.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
         (h ^ u64::from(*x)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// A test in one pass that every pair of members is [`joined`] (`false` says nothing). A
+/// pair of vectors of length at most about 1 whose dot product is `-1` or less has a sum
+/// shorter than 0.05, so along any unit direction `d` one of them has a component under
+/// 0.025. When every non-`any` member's ∂p/∂u has a component over 0.03 along the first
+/// one's (a unit vector), no two of them are that opposite; the same for ∂p/∂v.
+fn all_joined(proj: &[(V, V)], any: &[bool]) -> bool {
+    let mut members = proj.iter().zip(any).filter(|(_, a)| !**a).map(|(p, _)| *p);
+    let Some((ds, dt)) = members.next() else {
+        return true;
+    };
+    let unit = |v: V| (0.999..=1.001).contains(&dot(v, v));
+    unit(ds) && unit(dt) && members.all(|(s, t)| dot(s, ds) > 0.03 && dot(t, dt) > 0.03)
 }
 
 /// Whether some pair of non-`any` members could fall apart at the 180° threshold: their
@@ -523,13 +620,7 @@ fn any_split(proj: &[(V, V)], any: &[bool]) -> bool {
     const CELLS: f32 = 16.0;
     let cell = |v: V| v.map(|x| (x * CELLS).floor() as i32);
     let tame = |v: V| v.iter().all(|x| x.is_finite()) && dot(v, v) <= 1.001;
-    let apart = |a: usize, b: usize| {
-        a != b
-            && !any[a]
-            && !any[b]
-            && !(dot(proj[a].0, proj[b].0) > THRESHOLD_COS
-                && dot(proj[a].1, proj[b].1) > THRESHOLD_COS)
-    };
+    let apart = |a: usize, b: usize| !joined(proj, any, a, b);
     let mut grid_s: BTreeMap<[i32; 3], Vec<usize>> = BTreeMap::new();
     let mut grid_t: BTreeMap<[i32; 3], Vec<usize>> = BTreeMap::new();
     for (k, (s, t)) in proj.iter().enumerate() {
@@ -568,25 +659,24 @@ fn any_split(proj: &[(V, V)], any: &[bool]) -> bool {
     false
 }
 
-/// The reference's `EvalTspace`: the angle-weighted sum of the members' projected
-/// derivatives at the welded vertex `rep` (normal `n`), normalized.
+/// The reference's `EvalTspace`: the angle-weighted sum of the members' projected ∂p/∂u
+/// (given with each member) at the welded vertex `rep`, normalized.
 fn eval_tspace(
     mesh: &Mesh,
     tris: &[Tri],
     good: &[[u32; 3]],
     rep: u32,
-    n: V,
-    members: impl Iterator<Item = u32>,
+    members: impl Iterator<Item = (u32, V)>,
 ) -> CornerSpace {
+    let n = mesh.normal(rep);
     let mut os = [0.0f32; 3];
-    for f in members {
+    for (f, v_os) in members {
         let tri = &tris[f as usize];
         if tri.flag & GROUP_WITH_ANY != 0 {
             continue;
         }
         let l = &good[f as usize];
         let i = corner_of(l, rep);
-        let v_os = project(n, tri.os);
         let p0 = mesh.position(l[(i + 2) % 3]);
         let p1 = mesh.position(l[i]);
         let p2 = mesh.position(l[(i + 1) % 3]);
@@ -604,5 +694,116 @@ fn eval_tspace(
         tangent: os,
         orient: false,
         derived: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The literal reference test: some pair of non-`any` members is not joined.
+    fn any_split_by_pairs(proj: &[(V, V)], any: &[bool]) -> bool {
+        (0..proj.len()).any(|a| {
+            (0..proj.len()).any(|b| {
+                let (ds, dt) = (dot(proj[a].0, proj[b].0), dot(proj[a].1, proj[b].1));
+                !(a == b || any[a] || any[b] || (ds > -1.0 && dt > -1.0))
+            })
+        })
+    }
+
+    #[test]
+    fn the_split_search_finds_exactly_the_pairs_the_reference_splits() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        };
+        let mut splits = 0;
+        for case in 0..600 {
+            let n = 2 + case % 40;
+            let mut proj: Vec<(V, V)> = (0..n)
+                .map(|_| {
+                    let s = normalize([rnd(), rnd(), rnd()]);
+                    let t = normalize([rnd(), rnd(), rnd()]);
+                    (s, t)
+                })
+                .collect();
+            // Exact and nearly exact opposites, rotated copies, a NaN and an infinity.
+            if case % 3 == 0 {
+                proj[1].0 = proj[0].0.map(|x| -x);
+            }
+            if case % 5 == 0 {
+                proj[n - 1].1 = normalize(proj[0].1.map(|x| -x * (1.0 + 1e-7)));
+            }
+            if case % 7 == 0 {
+                proj[n / 2].0 = [f32::NAN, 0.0, 0.0];
+            }
+            if case % 11 == 0 {
+                proj[n / 2].1 = [f32::INFINITY, 1.0, 1.0];
+            }
+            let any: Vec<bool> = (0..n).map(|k| (k * 7 + case) % 9 == 0).collect();
+            let want = any_split_by_pairs(&proj, &any);
+            splits += usize::from(want);
+            assert_eq!(any_split(&proj, &any), want, "case {case}");
+            if all_joined(&proj, &any) {
+                assert!(!want, "case {case}");
+            }
+            // Directions in one half-space: the one-pass test must see it.
+            let (s0, t0) = proj[0];
+            let near: Vec<(V, V)> = proj
+                .iter()
+                .map(|(s, t)| {
+                    let flip = |v: V, d: V| {
+                        if dot(v, d) < 0.1 {
+                            add(v, scale(2.0, d))
+                        } else {
+                            v
+                        }
+                    };
+                    (normalize(flip(*s, s0)), normalize(flip(*t, t0)))
+                })
+                .collect();
+            let no_any = vec![false; n];
+            if near
+                .iter()
+                .all(|(s, t)| s.iter().chain(t).all(|x| x.is_finite()))
+            {
+                assert!(all_joined(&near, &no_any), "case {case}");
+                assert!(!any_split_by_pairs(&near, &no_any));
+            }
+        }
+        assert!(splits > 50 && splits < 550, "{splits} of 600 split");
+    }
+
+    #[test]
+    fn welding_treats_minus_zero_as_zero_and_keeps_other_values_apart() {
+        let v = |p: V, u: [f32; 2]| MeshVertex {
+            position: p,
+            normal: [0.0, 0.0, 1.0],
+            uv0: u,
+            ..MeshVertex::default()
+        };
+        let verts = [
+            v([0.0, 1.0, 0.0], [0.5, 0.5]),
+            v([-0.0, 1.0, 0.0], [0.5, 0.5]),
+            v([0.0, 1.0, 0.0], [0.5, 0.25]),
+            v([0.0, 1.0, 0.0], [0.5, -0.0 + 0.5]),
+        ];
+        let rep = weld(&Mesh { vertices: &verts });
+        assert_eq!(rep, vec![0, 0, 2, 0]);
+    }
+
+    #[test]
+    fn normalize_matches_the_reference_and_survives_underflow() {
+        // 1 / |(3, 4, 0)| = 0.2 in float, times each component.
+        assert_eq!(
+            normalize([3.0, 4.0, 0.0]),
+            [3.0 * 0.2f32, 4.0 * 0.2f32, 0.0]
+        );
+        // |v|² underflows to 0 for components near 1e-30: scaled first, it is (0.6, 0.8, 0).
+        let n = normalize([3e-30, 4e-30, 0.0]);
+        assert!((n[0] - 0.6).abs() < 1e-6 && (n[1] - 0.8).abs() < 1e-6 && n[2] == 0.0);
     }
 }
