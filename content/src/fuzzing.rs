@@ -119,7 +119,11 @@ pub fn fuzz_colcook(data: &[u8]) {
         let Ok(c) = decode_companion(rest, "fuzz.dh-colcook") else {
             return;
         };
-        assert_eq!(encode_companion(&c), rest, "a companion read back differently");
+        assert_eq!(
+            encode_companion(&c),
+            rest,
+            "a companion read back differently"
+        );
         c.meshes
     } else {
         let Ok(m) = decode_mesh(rest, "fuzz.dhcol") else {
