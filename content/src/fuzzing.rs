@@ -253,6 +253,21 @@ pub fn fuzz_glb_rewrite(data: &[u8]) {
     for (a, b) in back.meshes.iter().zip(&model.meshes) {
         let a: Vec<_> = a.primitives.iter().map(bits).collect();
         let b: Vec<_> = b.primitives.iter().map(bits).collect();
-        assert!(a == b, "the written meshes read back as they were");
+        for (pa, pb) in a.iter().zip(&b) {
+            let at = pa.0.iter().zip(&pb.0).position(|(x, y)| x != y);
+            assert!(
+                pa == pb,
+                "the written meshes read back as they were: {} vs {} values, first differing \
+                 at {at:?} ({:?} vs {:?}); indices equal: {}, material {:?} vs {:?}",
+                pa.0.len(),
+                pb.0.len(),
+                at.and_then(|i| pa.0.get(i)).map(|v| f32::from_bits(*v)),
+                at.and_then(|i| pb.0.get(i)).map(|v| f32::from_bits(*v)),
+                pa.1 == pb.1,
+                pa.2,
+                pb.2
+            );
+        }
+        assert_eq!(a.len(), b.len(), "the written meshes keep their primitives");
     }
 }

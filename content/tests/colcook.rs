@@ -1545,6 +1545,15 @@ fn a_truncated_or_inconsistent_entry_misses_and_is_written_whole_again() {
         assert_eq!(again.stats.cooked, 1);
         assert_eq!(std::fs::read(cache.path(&key)).unwrap(), entry);
     }
+    // Regression (fuzz `colcook_geometry`): a NaN in a row's world matrix or a mesh's
+    // transform read as a matrix, and an entry holding one never compares equal to itself.
+    let good = decode_geometry(&entry, "x").unwrap();
+    let mut row = good.clone();
+    row.rows[0].world[12] = f64::NAN;
+    assert!(decode_geometry(&encode_geometry(&row), "x").is_err());
+    let mut transform = good.clone();
+    transform.meshes[0].transform = Some([f64::INFINITY; 16]);
+    assert!(decode_geometry(&encode_geometry(&transform), "x").is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -991,10 +991,16 @@ pub fn decode_geometry_rows(
 }
 
 fn read_mat(r: &mut Reader<'_>, place: &str) -> Result<Mat4, ColcookError> {
+    let at = r.pos;
     let b = r.take(128, place)?;
     let mut m = [0f64; 16];
     for (c, d) in m.iter_mut().zip(b.chunks_exact(8)) {
         *c = f64::from_le_bytes(le::<8>(d, 0));
+    }
+    // A matrix a cook wrote is finite; anything else is a damaged entry (and a NaN would
+    // never compare equal to what a part asks for).
+    if let Some(i) = m.iter().position(|c| !c.is_finite()) {
+        return Err(r.err(place, at + i * 8, "a finite number"));
     }
     Ok(m)
 }

@@ -596,11 +596,9 @@ fn read_primitive(
     }
     let color0 = attribute(doc, attrs, "COLOR_0", place, n)?;
     let color1 = attribute(doc, attrs, "COLOR_1", place, n)?;
-    let uv_sets = attrs
-        .as_object()
-        .map(|a| a.iter().filter(|m| m.key.starts_with("TEXCOORD_")).count())
-        .unwrap_or(0)
-        .min(4) as u8;
+    // The authored count reaches the highest lane the source fills (a file that authors
+    // TEXCOORD_3 alone has four sets, three of them zero), so every authored lane is kept.
+    let uv_sets = uvs.iter().rposition(Option::is_some).map_or(0, |k| k + 1) as u8;
 
     let cap = n.saturating_mul(4);
     let positions = doc.read_floats(&pos, cap)?;

@@ -360,6 +360,11 @@ pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
             .collect();
         json.push_str(&format!(",\"materials\":[{}]", list.join(",")));
     }
+    if !bin.accessors.is_empty() && bin.bytes.is_empty() {
+        // Only empty primitives: their accessors still need a buffer to name (glTF wants
+        // a buffer of at least one byte).
+        bin.bytes.extend_from_slice(&[0; 4]);
+    }
     if !bin.bytes.is_empty() {
         json.push_str(&format!(
             ",\"buffers\":[{{\"byteLength\":{}}}],\"bufferViews\":[{}],\"accessors\":[{}]",
@@ -435,6 +440,69 @@ mod tests {
                 reflection_probe: Some("probe \"a\"".into()),
             }],
         }
+    }
+
+    /// Regression (fuzz `glb_rewrite`): a model whose only primitive is empty wrote its
+    /// accessors into no buffer, and the written GLB did not import.
+    #[test]
+    fn a_model_of_empty_primitives_writes_a_glb_that_imports() {
+        let mut mesh = tri();
+        mesh.primitives[0].vertices.clear();
+        mesh.primitives[0].indices.clear();
+        mesh.primitives[0].color1 = None;
+        let mut node = Node::new("n");
+        node.mesh = Some(0);
+        let model = Model {
+            name: "m".into(),
+            nodes: vec![node],
+            roots: vec![0],
+            meshes: vec![mesh],
+            warnings: Vec::new(),
+        };
+        let bytes = write_glb(&model).unwrap();
+        let back = import_glb(&bytes, "m").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.meshes.len(), 1);
+        assert!(back.meshes[0].primitives[0].vertices.is_empty());
+    }
+
+    /// Regression (fuzz `glb_rewrite`): a source authoring TEXCOORD_3 alone counted one set,
+    /// so the writer wrote TEXCOORD_0 (zeros) and lost the authored lane. The authored count
+    /// reaches the highest lane filled: four sets here, and lane 3 survives a rewrite.
+    #[test]
+    fn a_lone_texcoord_3_survives_a_rewrite() {
+        let mut mesh = tri();
+        for (k, v) in mesh.primitives[0].vertices.iter_mut().enumerate() {
+            v.uv0 = [0.0; 2];
+            v.uv1 = [0.0; 2];
+            v.uv3 = [0.5, k as f32];
+        }
+        mesh.primitives[0].uv_sets = 4;
+        let mut node = Node::new("n");
+        node.mesh = Some(0);
+        let model = Model {
+            name: "m".into(),
+            nodes: vec![node],
+            roots: vec![0],
+            meshes: vec![mesh],
+            warnings: Vec::new(),
+        };
+        // The same primitive as a source writes it: TEXCOORD_3 alone. Blank the other
+        // three sets out of the JSON chunk with spaces (its length stays).
+        let mut bytes = write_glb(&model).unwrap();
+        for k in 0..3 {
+            let key = format!("\"TEXCOORD_{k}\":");
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let at = text.find(&key).unwrap();
+            let end = at + text[at..].find(',').unwrap() + 1;
+            bytes[at..end].fill(b' ');
+        }
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        assert!(text.contains("\"TEXCOORD_3\"") && !text.contains("\"TEXCOORD_0\""));
+        let back = import_glb(&bytes, "m").unwrap_or_else(|e| panic!("{e}"));
+        let p = &back.meshes[0].primitives[0];
+        assert_eq!(p.uv_sets, 4);
+        let lane3: Vec<[f32; 2]> = p.vertices.iter().map(|v| v.uv3).collect();
+        assert_eq!(lane3, [[0.5, 0.0], [0.5, 1.0], [0.5, 2.0]]);
     }
 
     /// A sheared node goes out as its matrix, a camera and a left-out skin keep their roles,
