@@ -339,6 +339,68 @@ fn start_map(tag: &str, map: &str) -> (Host, Catalog, dh_content::schema::map::M
     (host, catalog, map)
 }
 
+/// Photographs `map` from its `top` camera at 128 × 128 through `dh-engine render`
+/// (lavapipe): the picture and what the command logged; `None` (with a skip line) when no
+/// Vulkan driver is named.
+fn capture_top(tag: &str, map: &str) -> Option<(dh_gpu::render::frame::Texture, String)> {
+    if std::env::var_os("VK_DRIVER_FILES").is_none()
+        && std::env::var_os("VK_ICD_FILENAMES").is_none()
+    {
+        println!(
+            "skipping: no Vulkan driver named (VK_DRIVER_FILES); scripts/test.sh names lavapipe"
+        );
+        return None;
+    }
+    let pallet = build_pallet(tag);
+    let outdir = pallet.with_file_name("shots");
+    let _ = std::fs::remove_dir_all(&outdir);
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let outcome = dh_engine::render_cmd::render(
+        &dh_engine::render_cmd::RenderOptions {
+            outdir: outdir.clone(),
+            pallets: vec![pallet],
+            map: map.into(),
+            camera: Some("top".into()),
+            size: Some([128, 128]),
+            ..Default::default()
+        },
+        &mut out,
+        &mut err,
+    );
+    let err = String::from_utf8_lossy(&err).into_owned();
+    assert_eq!(outcome, dh_engine::run::Outcome::Done, "{err}");
+    let png = std::fs::read(outdir.join("top.png")).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let img = dh_gpu::render::frame::Texture::from_png(&png).unwrap_or_else(|e| panic!("{e}"));
+    Some((img, err))
+}
+
+/// The RGB of pixel `(x, y)`.
+fn pixel(img: &dh_gpu::render::frame::Texture, x: u32, y: u32) -> [u8; 3] {
+    let i = ((y * img.width + x) * 4) as usize;
+    [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]]
+}
+
+/// The pixels the missingMaterial's red covers.
+fn red_pixels(img: &dh_gpu::render::frame::Texture) -> usize {
+    img.rgba
+        .chunks_exact(4)
+        .filter(|p| p[0] > 60 && u16::from(p[0]) > 2 * u16::from(p[1]) + 20)
+        .count()
+}
+
+/// Asserts the slab (left of the picture's center) is gray and not the background.
+fn assert_gray_slab(img: &dh_gpu::render::frame::Texture) {
+    let slab = pixel(img, img.width / 2 - 10, img.height / 2);
+    assert!(
+        slab.iter().all(|&c| c > 8)
+            && slab[0].abs_diff(slab[1]) < 12
+            && slab[1].abs_diff(slab[2]) < 12,
+        "the slab is gray: {slab:?}"
+    );
+    assert_ne!(slab, pixel(img, 2, 2), "the slab is not the background");
+}
+
 // ---- Checks ----------------------------------------------------------------------------------
 
 fn near3(a: [f32; 3], b: [f32; 3], what: &str) {
@@ -535,19 +597,7 @@ fn extraction_draws_each_drawn_part_with_its_slots_bound_by_name() {
 #[test]
 fn a_pawn_dropped_above_the_slab_stands_on_its_box() {
     let (mut host, _, _) = start("stand");
-    let mut runner = dh_engine::script::ScriptRunner::new(
-        dh_engine::script::parse("test", "spawn p 2 3 0\nwait 128 ticks\nprint p.y\n")
-            .unwrap_or_else(|e| panic!("{e}")),
-    );
-    let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
-    let timer = FrameTimer::new();
-    while !runner.finished() {
-        host.step(Some(&mut runner), &scheduler, &timer)
-            .unwrap_or_else(|e| panic!("{e}"));
-        timer.end_frame();
-    }
-    let id = host.physics().pawn_ids()[0];
-    let s = host.physics().pawn_state(id).unwrap();
+    let s = drop_pawn(&mut host, [2.0, 3.0, 0.0]);
     // The slab's box: centered at [2, 0.5, 0], half extents [2, 0.5, 2]: its top is y = 1.
     assert!(s.grounded && (s.feet[1] - 1.0).abs() < 0.05, "{s:?}");
     near3(
@@ -562,59 +612,17 @@ fn a_pawn_dropped_above_the_slab_stands_on_its_box() {
 /// toward +X, its top 6 m under the camera) shows the missingMaterial's red.
 #[test]
 fn the_yard_renders_in_a_capture() {
-    if std::env::var_os("VK_DRIVER_FILES").is_none()
-        && std::env::var_os("VK_ICD_FILENAMES").is_none()
-    {
-        println!(
-            "skipping: no Vulkan driver named (VK_DRIVER_FILES); scripts/test.sh names lavapipe"
-        );
+    let Some((img, err)) = capture_top("capture", "dev.example.yard:maps/yard") else {
         return;
-    }
-    let pallet = build_pallet("capture");
-    let outdir = pallet.with_file_name("shots");
-    let _ = std::fs::remove_dir_all(&outdir);
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let outcome = dh_engine::render_cmd::render(
-        &dh_engine::render_cmd::RenderOptions {
-            outdir: outdir.clone(),
-            pallets: vec![pallet],
-            map: "dev.example.yard:maps/yard".into(),
-            camera: Some("top".into()),
-            size: Some([128, 128]),
-            ..Default::default()
-        },
-        &mut out,
-        &mut err,
-    );
-    let err = String::from_utf8_lossy(&err);
-    assert_eq!(outcome, dh_engine::run::Outcome::Done, "{err}");
+    };
     assert!(
         err.contains("material slot 'wood' (mesh 'PostMesh' of dev.example.yard:meshes/yard.glb) has no entry")
             || err.contains("'wood'"),
         "the unmapped slot is named once: {err}"
     );
-    let png = std::fs::read(outdir.join("top.png")).unwrap_or_else(|e| panic!("{e}: {err}"));
-    let img = dh_gpu::render::frame::Texture::from_png(&png).unwrap_or_else(|e| panic!("{e}"));
-    let px = |x: u32, y: u32| {
-        let i = ((y * img.width + x) * 4) as usize;
-        [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]]
-    };
     // Left of the center: slab top only (the post stands to the right).
-    let slab = px(img.width / 2 - 10, img.height / 2);
-    let corner = px(2, 2);
-    assert!(
-        slab.iter().all(|&c| c > 8)
-            && slab[0].abs_diff(slab[1]) < 12
-            && slab[1].abs_diff(slab[2]) < 12,
-        "the slab is gray: {slab:?}"
-    );
-    assert_ne!(slab, corner, "the slab is not the background");
-    let red = img
-        .rgba
-        .chunks_exact(4)
-        .filter(|p| p[0] > 60 && u16::from(p[0]) > 2 * u16::from(p[1]) + 20)
-        .count();
+    assert_gray_slab(&img);
+    let red = red_pixels(&img);
     assert!(
         red > 20,
         "the post's unmapped slot draws the red missingMaterial ({red} px)"
@@ -757,51 +765,13 @@ fn autocollision_mesh_holds_a_pawn_from_the_companion_and_from_a_load_cook() {
 /// stone gray (both slots bound), with no missingMaterial red.
 #[test]
 fn the_boxes_world_renders_in_a_capture() {
-    if std::env::var_os("VK_DRIVER_FILES").is_none()
-        && std::env::var_os("VK_ICD_FILENAMES").is_none()
-    {
-        println!(
-            "skipping: no Vulkan driver named (VK_DRIVER_FILES); scripts/test.sh names lavapipe"
-        );
+    let Some((img, _)) = capture_top("boxes-capture", "dev.example.yard:maps/world-boxes") else {
         return;
-    }
-    let pallet = build_pallet("boxes-capture");
-    let outdir = pallet.with_file_name("shots");
-    let _ = std::fs::remove_dir_all(&outdir);
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let outcome = dh_engine::render_cmd::render(
-        &dh_engine::render_cmd::RenderOptions {
-            outdir: outdir.clone(),
-            pallets: vec![pallet],
-            map: "dev.example.yard:maps/world-boxes".into(),
-            camera: Some("top".into()),
-            size: Some([128, 128]),
-            ..Default::default()
-        },
-        &mut out,
-        &mut err,
-    );
-    let err = String::from_utf8_lossy(&err);
-    assert_eq!(outcome, dh_engine::run::Outcome::Done, "{err}");
-    let png = std::fs::read(outdir.join("top.png")).unwrap_or_else(|e| panic!("{e}: {err}"));
-    let img = dh_gpu::render::frame::Texture::from_png(&png).unwrap_or_else(|e| panic!("{e}"));
-    let px = |x: u32, y: u32| {
-        let i = ((y * img.width + x) * 4) as usize;
-        [img.rgba[i], img.rgba[i + 1], img.rgba[i + 2]]
     };
-    let slab = px(img.width / 2 - 10, img.height / 2);
-    assert!(
-        slab.iter().all(|&c| c > 8)
-            && slab[0].abs_diff(slab[1]) < 12
-            && slab[1].abs_diff(slab[2]) < 12,
-        "the slab is gray: {slab:?}"
+    assert_gray_slab(&img);
+    assert_eq!(
+        red_pixels(&img),
+        0,
+        "every slot is bound: no missingMaterial"
     );
-    assert_ne!(slab, px(2, 2), "the slab is not the background");
-    let red = img
-        .rgba
-        .chunks_exact(4)
-        .filter(|p| p[0] > 60 && u16::from(p[0]) > 2 * u16::from(p[1]) + 20)
-        .count();
-    assert_eq!(red, 0, "every slot is bound: no missingMaterial");
 }
