@@ -198,6 +198,25 @@ impl<'a> Reader<'a> {
         self.bytes.len().saturating_sub(self.pos)
     }
 
+    /// Mesh `i`'s length-prefixed blob: its offset and bytes, the `u64` length checked
+    /// against what remains before anything is taken.
+    fn mesh_blob(&mut self, i: usize) -> Result<(usize, &'a [u8]), ColcookError> {
+        let at = self.pos;
+        let len = self.u64("mesh length")?;
+        let Some(len) = usize::try_from(len).ok().filter(|l| *l <= self.remaining()) else {
+            return Err(self.err(
+                format!("mesh {i} length"),
+                at,
+                format!(
+                    "at most the remaining {} byte(s), found {len}",
+                    self.remaining()
+                ),
+            ));
+        };
+        let start = self.pos;
+        Ok((start, self.take(len, "mesh")?))
+    }
+
     fn take(&mut self, n: usize, place: &str) -> Result<&'a [u8], ColcookError> {
         let end = self
             .pos
@@ -590,20 +609,7 @@ pub fn decode_companion(bytes: &[u8], file: &str) -> Result<Colcook, ColcookErro
     }
     let mut meshes = Vec::with_capacity(mesh_count);
     for i in 0..mesh_count {
-        let at = r.pos;
-        let len = r.u64("mesh length")?;
-        let Some(len) = usize::try_from(len).ok().filter(|l| *l <= r.remaining()) else {
-            return Err(r.err(
-                format!("mesh {i} length"),
-                at,
-                format!(
-                    "at most the remaining {} byte(s), found {len}",
-                    r.remaining()
-                ),
-            ));
-        };
-        let start = r.pos;
-        let blob = r.take(len, "mesh")?;
+        let (start, blob) = r.mesh_blob(i)?;
         let mut inner = Reader {
             bytes: blob,
             pos: 0,
@@ -1201,20 +1207,7 @@ pub fn decode_geometry(bytes: &[u8], file: &str) -> Result<GeometryEntry, Colcoo
     let rows = decode_geometry_rows(rows_bytes, &head, rows_at as u64, file)?;
     let mut meshes = Vec::with_capacity(head.meshes);
     for i in 0..head.meshes {
-        let at = r.pos;
-        let len = r.u64("mesh length")?;
-        let Some(len) = usize::try_from(len).ok().filter(|l| *l <= r.remaining()) else {
-            return Err(r.err(
-                format!("mesh {i} length"),
-                at,
-                format!(
-                    "at most the remaining {} byte(s), found {len}",
-                    r.remaining()
-                ),
-            ));
-        };
-        let start = r.pos;
-        let blob = r.take(len, "mesh")?;
+        let (start, blob) = r.mesh_blob(i)?;
         meshes.push(decode_geometry_mesh(blob, &head.key, start as u64, file)?);
     }
     if r.remaining() != 0 {
