@@ -16,7 +16,6 @@
 //! the spec's cache holds the geometry half of the cook only, and the physics backend
 //! builds its own tree from the triangles.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use dh_content::colcook::cache::{cook_placement_at_load, load_key, LoadStats};
@@ -234,12 +233,4 @@ pub fn scaled(mesh: &CookedMesh, scale: [f32; 3]) -> (Vec<[f32; 3]>, Vec<[u32; 3
         .map(|p| [p[0] * scale[0], p[1] * scale[1], p[2] * scale[2]])
         .collect();
     (v, mesh.triangles.clone())
-}
-
-/// `(objectId, shape)` pairs cooked, for tests and logs: each map entry's mesh, by id.
-pub fn entries(c: &Colcook) -> HashMap<(Guid, u32), usize> {
-    c.entries
-        .iter()
-        .map(|e| ((e.object_id, e.shape), e.mesh as usize))
-        .collect()
 }
