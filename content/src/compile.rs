@@ -1121,10 +1121,7 @@ pub fn record_compiler_writes(record: &Path, writes: &[CompilerWrite]) -> std::i
     }
     let mut any = false;
     for w in writes.iter().filter(|w| w.written) {
-        let hex: String = crate::parts::sha1(&w.bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hex = crate::hash::hex(&crate::parts::sha1(&w.bytes));
         entries.insert(w.path.clone(), hex);
         any = true;
     }

@@ -9,6 +9,7 @@ pub mod diag;
 pub mod fold;
 pub mod fuzzing;
 pub mod gltf;
+mod hash;
 pub mod jsonc;
 pub mod merge;
 pub mod mesh;

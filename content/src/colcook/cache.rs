@@ -32,11 +32,12 @@ use super::format::{
 };
 use crate::gltf::math::{self, Mat4};
 use crate::gltf::{Mesh, Model};
-use crate::pallet::sha256::{hex, Sha256};
+use crate::hash::hex;
 use crate::schema::common::Guid;
 use crate::schema::components::geometry::{ColliderState, Shape};
 use crate::schema::object_components::ObjectComponent;
 use crate::schema::records::Part;
+use sha2::{Digest, Sha256};
 
 /// The load cache's key of a model (spec: runtime assets, "Cooked map collision": "a
 /// SHA-256 over a cook format version, the geometry entry's path, and the compiler's
@@ -55,12 +56,12 @@ use crate::schema::records::Part;
 /// (`dh_content::pallet::EntryRef::signature`), so computing it reads nothing.
 pub fn load_key(path: &str, crc32: u32, raw_len: u64) -> [u8; 32] {
     let mut h = Sha256::new();
-    h.update(&FORMAT_VERSION.to_le_bytes());
-    h.update(&(path.len() as u64).to_le_bytes());
+    h.update(FORMAT_VERSION.to_le_bytes());
+    h.update((path.len() as u64).to_le_bytes());
     h.update(path.as_bytes());
-    h.update(&crc32.to_le_bytes());
-    h.update(&raw_len.to_le_bytes());
-    h.finalize()
+    h.update(crc32.to_le_bytes());
+    h.update(raw_len.to_le_bytes());
+    h.finalize().into()
 }
 
 /// The cache key of one cook: SHA-256 over the format version, the part-frame transform
@@ -69,13 +70,13 @@ pub fn load_key(path: &str, crc32: u32, raw_len: u64) -> [u8; 32] {
 pub fn mesh_key(mesh: &Mesh, transform: Option<&Mat4>) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(b"dh-colcook mesh\0");
-    h.update(&FORMAT_VERSION.to_le_bytes());
+    h.update(FORMAT_VERSION.to_le_bytes());
     match transform {
-        None => h.update(&[0]),
+        None => h.update([0]),
         Some(m) => {
-            h.update(&[1]);
+            h.update([1]);
             for c in m {
-                h.update(&c.to_le_bytes());
+                h.update(c.to_le_bytes());
             }
         }
     }
@@ -106,7 +107,7 @@ pub fn mesh_key(mesh: &Mesh, transform: Option<&Mat4>) -> [u8; 32] {
         }
         h.update(&buf);
     }
-    h.finalize()
+    h.finalize().into()
 }
 
 /// A key as the file stem it is stored under.

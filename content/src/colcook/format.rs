@@ -692,20 +692,21 @@ pub struct GeometryEntry {
 /// the source mesh index (`u32`), a transform flag byte and, when set, the transform's 16
 /// `f64` (little-endian).
 pub fn geometry_mesh_key(entry: &[u8; 32], source: u32, transform: Option<&Mat4>) -> [u8; 32] {
-    let mut h = crate::pallet::sha256::Sha256::new();
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
     h.update(b"dh-colcook load mesh\0");
     h.update(entry);
-    h.update(&source.to_le_bytes());
+    h.update(source.to_le_bytes());
     match transform {
-        None => h.update(&[0]),
+        None => h.update([0]),
         Some(m) => {
-            h.update(&[1]);
+            h.update([1]);
             for c in m {
-                h.update(&c.to_le_bytes());
+                h.update(c.to_le_bytes());
             }
         }
     }
-    h.finalize()
+    h.finalize().into()
 }
 
 /// The one-leaf tree over every triangle of a mesh whose geometry came from the load

@@ -707,18 +707,19 @@ fn mark_auto(s: Shape) -> Shape {
 
 /// SHA-256 over every mesh's key and every entry.
 fn content_key(c: &Colcook) -> [u8; 32] {
-    let mut h = crate::pallet::sha256::Sha256::new();
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
     h.update(b"dh-colcook companion\0");
-    h.update(&FORMAT_VERSION.to_le_bytes());
+    h.update(FORMAT_VERSION.to_le_bytes());
     for m in &c.meshes {
-        h.update(&m.key);
+        h.update(m.key);
     }
     for e in &c.entries {
-        h.update(&e.object_id.0);
-        h.update(&e.shape.to_le_bytes());
-        h.update(&e.mesh.to_le_bytes());
+        h.update(e.object_id.0);
+        h.update(e.shape.to_le_bytes());
+        h.update(e.mesh.to_le_bytes());
     }
-    h.finalize()
+    h.finalize().into()
 }
 
 impl Colcook {

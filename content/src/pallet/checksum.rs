@@ -3,7 +3,9 @@
 use super::entry::{encode_meta, EntryMeta};
 use super::format::{put_str, put_u32, put_u64};
 use super::manifest::{encode_identity, Manifest};
-use super::sha256::{hex, Sha256};
+use sha2::{Digest, Sha256};
+
+use crate::hash::hex;
 
 /// The version of both checksum formulas. Folded into each, so changing what they cover
 /// (and bumping this) changes every pallet's values exactly once.

@@ -105,7 +105,6 @@ mod format;
 mod manifest;
 mod path;
 mod reader;
-pub(crate) mod sha256;
 mod writer;
 
 pub use checksum::{fold_crc32, CHECKSUM_FORMULA_VERSION};

@@ -11,15 +11,15 @@
 //!    a UUIDv5 of the local id under the instance id, the pose and bounds at the
 //!    placement's pose, and the generated `dh.renderer` on every drawn part.
 
+mod hashes;
 pub mod ids;
 pub mod overrides;
-mod sha1;
 
 use std::collections::{BTreeMap, HashMap};
 
+pub use hashes::{sha1, uuid_v5};
 pub use ids::{IdsEntry, IdsError, IdsFile, IDS_VERSION};
 pub use overrides::{apply_overrides, Applied, OverrideNote, Resolution};
-pub use sha1::{sha1, uuid_v5, Sha1};
 
 use crate::gltf::math::{self, Mat4};
 use crate::gltf::Model;
@@ -83,7 +83,8 @@ pub fn content_hash(model: &Model, node: usize) -> String {
     else {
         return String::new();
     };
-    let mut h = Sha1::new();
+    use sha1::Digest;
+    let mut h = sha1::Sha1::new();
     // One buffer per primitive, so the digest runs over whole blocks.
     let mut buf = Vec::new();
     for p in &mesh.primitives {
@@ -104,7 +105,7 @@ pub fn content_hash(model: &Model, node: usize) -> String {
         }
         h.update(&buf);
     }
-    h.finish().iter().map(|b| format!("{b:02x}")).collect()
+    crate::hash::hex(&h.finalize())
 }
 
 /// A model's part identities, matched once and shared by every placement.
