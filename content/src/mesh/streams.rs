@@ -265,6 +265,27 @@ pub fn unpack_basis(b: [u16; 4]) -> ([f32; 3], [f32; 4]) {
     (n, [t[0], t[1], t[2], w])
 }
 
+// The streams are cast to bytes in the host's order; the GPU reads them little-endian.
+const _: () = assert!(
+    cfg!(target_endian = "little"),
+    "the vertex streams are packed by casting: a little-endian target only"
+);
+
+/// One element of the color stream as it lies in the buffer: COLOR_0 as four unorm16 at
+/// offset 0, COLOR_1 as four unorm8 at offset 8 ([`COLOR_STRIDE`] bytes).
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct ColorElement {
+    color0: [u16; 4],
+    color1: [u8; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<ColorElement>() == COLOR_STRIDE as usize);
+const _: () = assert!(std::mem::size_of::<[u16; 4]>() == BASIS_STRIDE as usize);
+const _: () = assert!(std::mem::size_of::<[[f32; 2]; 4]>() == ATTRIBUTES_STRIDE as usize);
+const _: () = assert!(std::mem::size_of::<[f32; 2]>() == LIGHTMAP_STRIDE as usize);
+const _: () = assert!(std::mem::size_of::<[f32; 3]>() == POSITION_STRIDE as usize);
+
 fn align(v: usize) -> usize {
     v.div_ceil(STREAM_ALIGN) * STREAM_ALIGN
 }
@@ -319,37 +340,30 @@ pub fn pack_streams(
     });
     let mut bytes = vec![0u8; end];
     let mut put = |at: usize, b: &[u8]| bytes[at..at + b.len()].copy_from_slice(b);
-    for (i, v) in vertices.iter().enumerate() {
-        let p = position_offset + i * POSITION_STRIDE as usize;
-        for (k, c) in v.position.iter().enumerate() {
-            put(p + 4 * k, &c.to_le_bytes());
-        }
-        let b = basis_offset + i * BASIS_STRIDE as usize;
-        for (k, q) in pack_basis(v.normal, v.tangent).iter().enumerate() {
-            put(b + 2 * k, &q.to_le_bytes());
-        }
-        let a = attributes_offset + i * ATTRIBUTES_STRIDE as usize;
-        for (k, c) in [v.uv0, v.uv1, v.uv2, v.uv3].iter().flatten().enumerate() {
-            put(a + 4 * k, &c.to_le_bytes());
-        }
-    }
+    let positions: Vec<[f32; 3]> = vertices.iter().map(|v| v.position).collect();
+    put(position_offset, bytemuck::cast_slice(&positions));
+    let basis: Vec<[u16; 4]> = vertices
+        .iter()
+        .map(|v| pack_basis(v.normal, v.tangent))
+        .collect();
+    put(basis_offset, bytemuck::cast_slice(&basis));
+    let attributes: Vec<[[f32; 2]; 4]> = vertices
+        .iter()
+        .map(|v| [v.uv0, v.uv1, v.uv2, v.uv3])
+        .collect();
+    put(attributes_offset, bytemuck::cast_slice(&attributes));
     if let (Some(o), Some(l)) = (lightmap_offset, lightmap) {
-        for (i, uv) in l.iter().enumerate() {
-            for (k, c) in uv.iter().enumerate() {
-                put(o + i * LIGHTMAP_STRIDE as usize + 4 * k, &c.to_le_bytes());
-            }
-        }
+        put(o, bytemuck::cast_slice(l));
     }
     if let (Some(o), Some(c)) = (color_offset, colors) {
-        for (i, col) in c.iter().enumerate() {
-            let at = o + i * COLOR_STRIDE as usize;
-            for (k, v) in col.color0.iter().enumerate() {
-                put(at + 2 * k, &(unorm(*v, 65535.0) as u16).to_le_bytes());
-            }
-            for (k, v) in col.color1.iter().enumerate() {
-                put(at + 8 + k, &[unorm(*v, 255.0) as u8]);
-            }
-        }
+        let packed: Vec<ColorElement> = c
+            .iter()
+            .map(|col| ColorElement {
+                color0: col.color0.map(|v| unorm(v, 65535.0) as u16),
+                color1: col.color1.map(|v| unorm(v, 255.0) as u8),
+            })
+            .collect();
+        put(o, bytemuck::cast_slice(&packed));
     }
     Ok(PackedMesh {
         bytes,
@@ -370,6 +384,65 @@ mod tests {
     fn angle(a: [f32; 3], b: [f32; 3]) -> f64 {
         let d = f64::from(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
         d.clamp(-1.0, 1.0).acos().to_degrees()
+    }
+
+    /// The cast packing against the field-by-field little-endian packing it replaced,
+    /// every stream present, byte for byte.
+    #[test]
+    fn cast_streams_equal_the_little_endian_field_packing() {
+        let n = 7;
+        let f = |i: usize, k: usize| ((i * 13 + k * 7) % 17) as f32 / 8.0 - 1.0;
+        let vertices: Vec<MeshVertex> = (0..n)
+            .map(|i| MeshVertex {
+                position: [f(i, 0), f(i, 1) * 3.0, f(i, 2) + 0.25],
+                normal: [f(i, 3), 1.0, f(i, 4)],
+                tangent: [1.0, f(i, 5), 0.0, if i % 2 == 0 { 1.0 } else { -1.0 }],
+                uv0: [f(i, 6), f(i, 7)],
+                uv1: [f(i, 8), f(i, 9)],
+                uv2: [f(i, 10), f(i, 11)],
+                uv3: [f(i, 12), f(i, 13)],
+            })
+            .collect();
+        let lightmap: Vec<[f32; 2]> = (0..n).map(|i| [f(i, 14), f(i, 15)]).collect();
+        let colors: Vec<VertexColor> = (0..n)
+            .map(|i| VertexColor {
+                color0: [f(i, 16), f(i, 17), f(i, 18) + 1.0, 0.5],
+                color1: [f(i, 19) + 1.0, 0.0, 1.0, f(i, 20)],
+            })
+            .collect();
+        let m = pack_streams(&vertices, Some(&lightmap), Some(&colors)).unwrap();
+        let mut want = vec![0u8; m.bytes.len()];
+        let mut put = |at: usize, b: &[u8]| want[at..at + b.len()].copy_from_slice(b);
+        for (i, v) in vertices.iter().enumerate() {
+            for (k, c) in v.position.iter().enumerate() {
+                put(m.position_offset + i * 12 + 4 * k, &c.to_le_bytes());
+            }
+            for (k, q) in pack_basis(v.normal, v.tangent).iter().enumerate() {
+                put(m.basis_offset + i * 8 + 2 * k, &q.to_le_bytes());
+            }
+            for (k, c) in [v.uv0, v.uv1, v.uv2, v.uv3].iter().flatten().enumerate() {
+                put(m.attributes_offset + i * 32 + 4 * k, &c.to_le_bytes());
+            }
+        }
+        let lo = m.lightmap_offset.unwrap();
+        for (i, uv) in lightmap.iter().enumerate() {
+            for (k, c) in uv.iter().enumerate() {
+                put(lo + i * 8 + 4 * k, &c.to_le_bytes());
+            }
+        }
+        let co = m.color_offset.unwrap();
+        for (i, col) in colors.iter().enumerate() {
+            for (k, v) in col.color0.iter().enumerate() {
+                put(
+                    co + i * 12 + 2 * k,
+                    &(unorm(*v, 65535.0) as u16).to_le_bytes(),
+                );
+            }
+            for (k, v) in col.color1.iter().enumerate() {
+                put(co + i * 12 + 8 + k, &[unorm(*v, 255.0) as u8]);
+            }
+        }
+        assert_eq!(m.bytes, want);
     }
 
     #[test]

@@ -6,7 +6,7 @@ pub const MESH_VERTEX_SIZE: usize = 72;
 
 /// The fixed CPU vertex record (spec: runtime assets, "Mesh vertex format"): seven
 /// attributes, 72 bytes, no format negotiation.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct MeshVertex {
     /// Meters, world-handed (Y-up, right-handed, -Z forward). Offset 0.
@@ -170,6 +170,33 @@ pub fn box_mesh(size: [f32; 3]) -> BoxMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The spec's table (runtime assets, "Mesh vertex format"): 72 bytes, seven attributes
+    /// at fixed offsets; and the byte view of a vertex is its fields in that order.
+    #[test]
+    fn mesh_vertex_layout_is_the_spec_table() {
+        use std::mem::offset_of;
+        assert_eq!(std::mem::size_of::<MeshVertex>(), 72);
+        assert_eq!(std::mem::align_of::<MeshVertex>(), 4);
+        assert_eq!(offset_of!(MeshVertex, position), 0);
+        assert_eq!(offset_of!(MeshVertex, normal), 12);
+        assert_eq!(offset_of!(MeshVertex, tangent), 24);
+        assert_eq!(offset_of!(MeshVertex, uv0), 40);
+        assert_eq!(offset_of!(MeshVertex, uv1), 48);
+        assert_eq!(offset_of!(MeshVertex, uv2), 56);
+        assert_eq!(offset_of!(MeshVertex, uv3), 64);
+        let v = MeshVertex {
+            position: [1.0, 2.0, 3.0],
+            normal: [4.0, 5.0, 6.0],
+            tangent: [7.0, 8.0, 9.0, 10.0],
+            uv0: [11.0, 12.0],
+            uv1: [13.0, 14.0],
+            uv2: [15.0, 16.0],
+            uv3: [17.0, 18.0],
+        };
+        let want: Vec<u8> = (1..=18).flat_map(|i| (i as f32).to_le_bytes()).collect();
+        assert_eq!(bytemuck::bytes_of(&v), want.as_slice());
+    }
 
     fn angle_degrees(a: [f32; 3], b: [f32; 3]) -> f64 {
         let a = a.map(f64::from);
