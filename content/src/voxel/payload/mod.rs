@@ -122,6 +122,7 @@
 mod bytes;
 mod chunk;
 mod error;
+mod index;
 mod model;
 mod read;
 mod write;
@@ -135,7 +136,8 @@ pub use model::{
     Blob, ChunkKey, Extra, ExtraKind, Grid, GridInfo, Layer, PaletteEntry, PayloadAxes,
     PayloadHeader, PropValue, Property, UpAxis, VoxelPayload, IDENTITY_TRANSFORM,
 };
-pub use read::{decode_all, ChunkEntry, ChunkTable, PayloadReader, RegionEntry};
+pub use index::{ChunkEntry, RegionEntry};
+pub use read::{decode_all, ChunkTable, PayloadReader};
 pub use write::{encode, encode_with, EncodeOptions, PayloadWriter};
 
 /// The four bytes every payload starts with.

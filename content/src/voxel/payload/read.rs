@@ -12,7 +12,7 @@ use super::model::{
     Blob, ChunkKey, Extra, ExtraKind, Grid, GridInfo, Layer, PaletteEntry, PayloadAxes,
     PayloadHeader, PropValue, Property, VoxelPayload,
 };
-use super::write::{CHUNK_ENTRY_LEN, REGION_ENTRY_LEN};
+use super::index::{ChunkEntry, RegionEntry, CHUNK_ENTRY_LEN, REGION_ENTRY_LEN};
 use super::{
     BLOCKS_LAYER, CHUNK_EDGES, MAGIC, MAX_BLOB_LEN, MAX_EXTRAS, MAX_GRIDS, MAX_LAYERS, MAX_PALETTE,
     MAX_REGIONS, MAX_REGION_CHUNKS, MAX_SHARDS, REGION_EDGE, UNNAMED, VERSION,
@@ -26,32 +26,6 @@ thread_local! {
 
 /// The smallest chunk record: a codec tag, a raw length and one body byte.
 const MIN_RECORD_LEN: usize = 6;
-
-/// One entry of the region index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct RegionEntry {
-    /// The grid the region belongs to.
-    pub grid: u32,
-    /// The region's coordinates on the two horizontal axes (chunk / 32, rounded down).
-    pub region: [i32; 2],
-    /// The shard holding it: 0 the payload entry, n the entry `<payload>.<n>`.
-    pub shard: u16,
-    /// Its first byte, counted from its shard's first byte.
-    pub offset: u64,
-    /// Its length in bytes.
-    pub length: u64,
-}
-
-/// One entry of a region's chunk table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ChunkEntry {
-    /// The chunk's layer and coordinates.
-    pub key: ChunkKey,
-    /// Its record's first byte, counted from the region's first byte.
-    pub offset: u32,
-    /// Its record's length in bytes.
-    pub length: u32,
-}
 
 /// A region's chunk table, sorted by [`ChunkKey`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,16 +11,11 @@ use super::error::PayloadError;
 use super::model::{
     Blob, ChunkKey, Extra, GridInfo, Layer, PaletteEntry, PayloadHeader, PropValue, VoxelPayload,
 };
-use super::read::RegionEntry;
+use super::index::{RegionEntry, CHUNK_ENTRY_LEN, REGION_ENTRY_LEN};
 use super::{
     BLOCKS_LAYER, CHUNK_EDGES, MAGIC, MAX_BLOB_LEN, MAX_EXTRAS, MAX_GRIDS, MAX_LAYERS, MAX_PALETTE,
     MAX_REGIONS, MAX_REGION_CHUNKS, MAX_SHARDS, REGION_EDGE, VERSION,
 };
-
-/// Bytes of one region index entry.
-pub(crate) const REGION_ENTRY_LEN: usize = 4 + 4 + 4 + 2 + 8 + 8;
-/// Bytes of one chunk table entry.
-pub(crate) const CHUNK_ENTRY_LEN: usize = 2 + 12 + 4 + 4;
 
 /// How [`encode_with`] and [`PayloadWriter`] lay a payload out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
