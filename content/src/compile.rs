@@ -1209,10 +1209,9 @@ fn identity_writes(read: &[ReadAsset], cache: &ModelCache) -> Vec<CompilerWrite>
 ///   places, and one only objects name (converted here; a conversion that fails is an
 ///   error on the first object naming it).
 ///
-/// The rewritten GLB carries the scene graph and the geometry the build read, not skins or
-/// animations; a model that had either gets one warning on its sidecar saying so.
+/// The rewritten GLB ([`crate::gltf::rewrite_glb`]) differs from its source only in its
+/// scene graph: skins, animations, morph targets and images ship as they were.
 fn ship_converted(manifest: &PalletManifestSource, read: &mut [ReadAsset], cache: &mut ModelCache) {
-    use crate::gltf::ImportWarning;
     // Every model with a sidecar, by the sidecar's index.
     let edited: Vec<(usize, String)> = read
         .iter()
@@ -1246,40 +1245,37 @@ fn ship_converted(manifest: &PalletManifestSource, read: &mut [ReadAsset], cache
         let Some(file) = read.get(*i).and_then(|r| r.file.clone()) else {
             continue;
         };
+        // A model read from one GLB (or the GLB Blender converted) is rewritten in place,
+        // only its scene graph edited; a folder of pieces is written whole.
+        let written = match import.map(|m| &m.result) {
+            Some(Ok(m)) => {
+                let source = m.converted.as_deref().or_else(|| {
+                    read.iter()
+                        .find(|r| r.path == *path && r.kind == AssetKind::Raw)
+                        .and_then(|r| r.raw.as_deref())
+                });
+                Some(match source {
+                    Some(src) => crate::gltf::rewrite_glb(src, &m.model),
+                    None => crate::gltf::write_glb(&m.model),
+                })
+            }
+            _ => None,
+        };
         let diags = &mut read[*i].diags;
-        match import.map(|m| &m.result) {
-            Some(Ok(m)) => match crate::gltf::write_glb(&m.model) {
-                Ok(bytes) => {
-                    let lost: Vec<&str> = m
-                        .model
-                        .warnings
-                        .iter()
-                        .filter_map(|w| match w {
-                            ImportWarning::SkinnedLeftOut(_) => Some("skins"),
-                            ImportWarning::AnimationsReadPast(_) => Some("animations"),
-                            _ => None,
-                        })
-                        .collect();
-                    if !lost.is_empty() {
-                        diags.warning(
-                            &file,
-                            crate::jsonc::Span::default(),
-                            "",
-                            format!(
-                                "'{path}' is packaged as the GLB its ops produce, which carries its scene graph and geometry but not its {}; they are left out of the pallet",
-                                lost.join(" or ")
-                            ),
-                        );
-                    }
-                    ship.push((path.clone(), bytes));
-                }
+        if let Some(written) = written {
+            match written {
+                Ok(bytes) => ship.push((path.clone(), bytes)),
                 Err(e) => diags.error(
                     &file,
                     crate::jsonc::Span::default(),
                     "",
                     format!("the edited model cannot be packaged: {e}"),
                 ),
-            },
+            }
+            continue;
+        }
+        match import.map(|m| &m.result) {
+            Some(Ok(_)) => {}
             // A placed model's failure is the instance's error already.
             Some(Err(_)) if placed => {}
             Some(Err(ImportFailure::Glb(e))) => diags.error(

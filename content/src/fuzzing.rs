@@ -201,10 +201,11 @@ pub fn fuzz_ids(data: &[u8]) {
     assert!(IdsFile::parse(&ids.file.to_text()).is_ok());
 }
 
-/// The scene-only GLB reader and the GLB writer: whatever imports reads back as a scene
-/// with the same nodes, and writing it (twice, the same bytes) gives a GLB that imports to
-/// the same node tree, the same meshes' positions, UVs and indices bit for bit, and the same
-/// material slots. Panics (what the fuzzer reports) when a property fails.
+/// The scene-only GLB reader, the GLB writer and the sidecar writer: whatever imports reads
+/// back as a scene with the same nodes, and writing it (twice, the same bytes) — whole, or
+/// edited in place into its source — gives a GLB that imports to the same node tree, the
+/// same meshes' positions, UVs and indices bit for bit, and the same material slots.
+/// Panics (what the fuzzer reports) when a property fails.
 pub fn fuzz_glb_rewrite(data: &[u8]) {
     use crate::gltf::{self, ImportOptions};
     let opts = ImportOptions {
@@ -269,5 +270,24 @@ pub fn fuzz_glb_rewrite(data: &[u8]) {
             );
         }
         assert_eq!(a.len(), b.len(), "the written meshes keep their primitives");
+    }
+    // The sidecar writer, with no op applied: the source edited in place imports to the
+    // same node tree and the same geometry, deterministically.
+    let Ok(edited) = gltf::rewrite_glb(data, &model) else {
+        return;
+    };
+    let again = gltf::import_glb_with(&edited, "fuzz.glb", &opts)
+        .unwrap_or_else(|e| panic!("the rewritten GLB does not import: {e}"));
+    assert_eq!(
+        gltf::rewrite_glb(data, &model).ok(),
+        Some(edited),
+        "rewriting is deterministic"
+    );
+    assert_eq!(again.node_paths(), model.node_paths());
+    assert_eq!(again.meshes.len(), model.meshes.len());
+    for (a, b) in again.meshes.iter().zip(&model.meshes) {
+        let a: Vec<_> = a.primitives.iter().map(bits).collect();
+        let b: Vec<_> = b.primitives.iter().map(bits).collect();
+        assert!(a == b, "the rewritten meshes read back as they were");
     }
 }

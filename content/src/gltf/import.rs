@@ -341,6 +341,7 @@ fn index_value(v: &Value, place: &str) -> R<usize> {
 fn read_node(n: &Value, i: usize, node_count: usize, mesh_count: usize) -> R<Node> {
     let place = format!("nodes[{i}]");
     let mut node = Node::new(opt_str(n, "name", &place)?.unwrap_or(""));
+    node.source = Some(i);
     for (k, c) in array(n, "children", &place)?.iter().enumerate() {
         let cp = format!("{place}.children[{k}]");
         let ci = index_value(c, &cp)?;
@@ -371,6 +372,7 @@ fn read_node(n: &Value, i: usize, node_count: usize, mesh_count: usize) -> R<Nod
             ));
         }
         node.mesh = Some(m);
+        node.source_mesh = Some(m);
     }
     // `extras.dh` keeps a role through a GLB `dh build` rewrote ([`super::write_glb`]).
     let role = |key: &str| {

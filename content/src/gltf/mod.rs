@@ -18,8 +18,9 @@
 //!   vertices, no scene ([`GlbErrorKind`]).
 //!
 //! [`apply_sidecar`] applies a `.dh-model` sidecar; [`geometry_report`] is `dh build`'s
-//! `geometry:` lines; [`import_pieces`] joins a folder of pieces; [`write_glb`] writes a
-//! model (its sidecar applied) back to the GLB the pallet ships.
+//! `geometry:` lines; [`import_pieces`] joins a folder of pieces; [`rewrite_glb`] writes a
+//! sidecar-edited model back into its source GLB (only the scene graph changes) for the
+//! pallet to ship, and [`write_glb`] writes a model no single file holds (a folder's pieces).
 //!
 //! [`MeshVertex`]: crate::mesh::MeshVertex
 
@@ -30,6 +31,7 @@ mod import;
 pub mod math;
 mod pieces;
 mod report;
+mod rewrite;
 mod sidecar;
 mod tangent;
 mod write;
@@ -39,6 +41,7 @@ pub use fbx::{convert_fbx, find_blender, FbxError};
 pub use import::{import_glb, import_glb_with, read_scene};
 pub use pieces::{import_pieces, Piece};
 pub use report::{geometry_report, DEGENERATE_MIN_SHARE, DEGENERATE_MIN_TRIANGLES, REPORT_NAMES};
+pub use rewrite::rewrite_glb;
 pub use sidecar::{apply_sidecar, SidecarDiag, SidecarOutcome};
 pub use write::{write_glb, WriteError};
 
@@ -100,6 +103,12 @@ pub struct Node {
     pub skinned: bool,
     /// Whether its mesh has morph targets (ignored: the base shape draws).
     pub morph: bool,
+    /// The node's index in the file it was read from (`None` for a node no single file
+    /// numbers, such as a folder's joined pieces): what [`rewrite_glb`] edits.
+    pub source: Option<usize>,
+    /// The file's mesh the node draws there, kept through a map build that draws none of a
+    /// skinned node; `None` once a merge gave it a new mesh (or when it draws none).
+    pub source_mesh: Option<usize>,
 }
 
 impl Node {
@@ -115,6 +124,8 @@ impl Node {
             light: false,
             skinned: false,
             morph: false,
+            source: None,
+            source_mesh: None,
         }
     }
 

@@ -130,6 +130,9 @@ pub fn import_pieces(
             n.parent = n.parent.map(|x| x + node_base);
             n.children.iter_mut().for_each(|c| *c += node_base);
             n.mesh = n.mesh.map(|m| m + mesh_base);
+            // No single file numbers a joined node.
+            n.source = None;
+            n.source_mesh = None;
             joined.nodes.push(n);
         }
         joined

@@ -484,6 +484,7 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
                 }
                 m.meshes.push(mesh);
                 m.nodes[p.target].mesh = Some(m.meshes.len() - 1);
+                m.nodes[p.target].source_mesh = None;
             }
             Op::Rename(r) => m.nodes[p.target].name = r.name.clone(),
             Op::Drop(_) => detach(&mut m, p.target),

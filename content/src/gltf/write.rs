@@ -1,6 +1,7 @@
-//! The GLB writer: an imported (and sidecar-edited) [`Model`] serialized back to a binary
-//! glTF 2.0 file, so the pallet ships the model the build read (spec: dh.object, "Sidecar
-//! Files" — "The ops apply to the packaged GLB").
+//! The GLB writer: an imported (and sidecar-edited) [`Model`] serialized whole as a binary
+//! glTF 2.0 file. The pallet ships it for a model no single source file holds (a folder of
+//! pieces, which carry no skins, animations or images); a model read from one GLB ships
+//! that GLB edited in place instead ([`super::rewrite_glb`]), so nothing of it is lost.
 //!
 //! What is written, per node: its name, its children, its local transform (nothing for the
 //! identity, `translation` / `rotation` / `scale` when the matrix takes apart into them
@@ -60,14 +61,23 @@ const FLOAT: u32 = 5126;
 const UNSIGNED_INT: u32 = 5125;
 
 /// The binary chunk under construction and the JSON of its views and accessors.
-struct Bin {
-    bytes: Vec<u8>,
-    views: Vec<String>,
-    accessors: Vec<String>,
+pub(super) struct Bin {
+    pub(super) bytes: Vec<u8>,
+    pub(super) views: Vec<String>,
+    pub(super) accessors: Vec<String>,
 }
 
 impl Bin {
-    fn align(&mut self) {
+    /// An empty chunk.
+    pub(super) fn new() -> Bin {
+        Bin {
+            bytes: Vec::new(),
+            views: Vec::new(),
+            accessors: Vec::new(),
+        }
+    }
+
+    pub(super) fn align(&mut self) {
         while !self.bytes.len().is_multiple_of(4) {
             self.bytes.push(0);
         }
@@ -144,11 +154,15 @@ fn numbers(values: &[f64], out: &mut String) {
     out.push(']');
 }
 
-/// The node's transform members (with a leading comma), empty for the identity.
-fn transform(local: &Mat4) -> String {
+/// A node's transform members by name (`matrix`, or `translation` / `rotation` / `scale`).
+pub(super) type Members = Vec<(&'static str, Vec<f64>)>;
+
+/// The node's transform members, none for the identity: `translation` / `rotation` /
+/// `scale` when the matrix takes apart into them exactly, else `matrix`.
+pub(super) fn transform_members(local: &Mat4) -> Members {
     const EXACT: f64 = 1e-12;
     if local.iter().zip(math::IDENTITY).all(|(a, b)| *a == b) {
-        return String::new();
+        return Vec::new();
     }
     let d = math::decompose(local);
     let back = math::from_trs(d.translation, d.rotation, d.scale);
@@ -163,29 +177,34 @@ fn transform(local: &Mat4) -> String {
             .iter()
             .zip(local)
             .all(|(a, b)| (a - b).abs() <= EXACT * scale_of);
-    let mut out = String::new();
     if !clean {
-        out.push_str(",\"matrix\":");
-        numbers(local, &mut out);
-        return out;
+        return vec![("matrix", local.to_vec())];
     }
+    let mut out = Vec::new();
     if d.translation != [0.0; 3] {
-        out.push_str(",\"translation\":");
-        numbers(&d.translation, &mut out);
+        out.push(("translation", d.translation.to_vec()));
     }
     if d.rotation != math::QUAT_IDENTITY {
-        out.push_str(",\"rotation\":");
-        numbers(&d.rotation, &mut out);
+        out.push(("rotation", d.rotation.to_vec()));
     }
     if d.scale != [1.0; 3] {
-        out.push_str(",\"scale\":");
-        numbers(&d.scale, &mut out);
+        out.push(("scale", d.scale.to_vec()));
+    }
+    out
+}
+
+/// The node's transform members (with a leading comma), empty for the identity.
+fn transform(local: &Mat4) -> String {
+    let mut out = String::new();
+    for (key, values) in transform_members(local) {
+        out.push_str(&format!(",\"{key}\":"));
+        numbers(&values, &mut out);
     }
     out
 }
 
 /// One primitive's JSON, its data appended to `bin`.
-fn primitive(p: &Primitive, materials: &[String], bin: &mut Bin) -> String {
+pub(super) fn primitive(p: &Primitive, materials: &[String], bin: &mut Bin) -> String {
     let v = &p.vertices;
     let flat = |f: &dyn Fn(&crate::mesh::MeshVertex) -> Vec<f32>| -> Vec<f32> {
         v.iter().flat_map(f).collect()
@@ -232,8 +251,8 @@ fn primitive(p: &Primitive, materials: &[String], bin: &mut Bin) -> String {
     json
 }
 
-/// Serializes `model` as a GLB 2.0 file (see the module docs for what is carried).
-pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
+/// Refuses a model whose nodes name meshes, children or roots it does not have.
+pub(super) fn check_indices(model: &Model) -> Result<(), WriteError> {
     let bad = |place: String, index: usize, count: usize| WriteError::BadIndex {
         model: model.name.clone(),
         place,
@@ -251,6 +270,12 @@ pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
     if let Some(r) = model.roots.iter().find(|r| **r >= model.nodes.len()) {
         return Err(bad("the scene's roots".into(), *r, model.nodes.len()));
     }
+    Ok(())
+}
+
+/// Serializes `model` as a GLB 2.0 file (see the module docs for what is carried).
+pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
+    check_indices(model)?;
 
     // Material slots, in order of first use over the meshes.
     let mut materials: Vec<String> = Vec::new();
@@ -264,11 +289,7 @@ pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
         }
     }
 
-    let mut bin = Bin {
-        bytes: Vec::new(),
-        views: Vec::new(),
-        accessors: Vec::new(),
-    };
+    let mut bin = Bin::new();
     let mut meshes = Vec::with_capacity(model.meshes.len());
     for m in &model.meshes {
         let prims: Vec<String> = m
@@ -374,23 +395,29 @@ pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
         ));
     }
     json.push('}');
+    assemble(&model.name, json, &bin.bytes)
+}
+
+/// The GLB file of a JSON chunk (padded here with spaces) and a BIN chunk (padded with
+/// zeros; none when empty), its lengths checked against glTF's 32-bit fields.
+pub(super) fn assemble(model: &str, mut json: String, bin: &[u8]) -> Result<Vec<u8>, WriteError> {
     while !json.len().is_multiple_of(4) {
         json.push(' ');
     }
-
+    let bin_padded = bin.len().div_ceil(4) * 4;
     let too_large = |what: &str, bytes: u64| WriteError::TooLarge {
-        model: model.name.clone(),
+        model: model.to_string(),
         what: what.to_string(),
         bytes,
     };
-    let bin_len = u32::try_from(bin.bytes.len())
-        .map_err(|_| too_large("the BIN chunk", bin.bytes.len() as u64))?;
+    let bin_len =
+        u32::try_from(bin_padded).map_err(|_| too_large("the BIN chunk", bin_padded as u64))?;
     let json_len =
         u32::try_from(json.len()).map_err(|_| too_large("the JSON chunk", json.len() as u64))?;
     let total = 12u64
         + 8
         + u64::from(json_len)
-        + if bin.bytes.is_empty() {
+        + if bin.is_empty() {
             0
         } else {
             8 + u64::from(bin_len)
@@ -403,10 +430,11 @@ pub fn write_glb(model: &Model) -> Result<Vec<u8>, WriteError> {
     out.extend_from_slice(&json_len.to_le_bytes());
     out.extend_from_slice(b"JSON");
     out.extend_from_slice(json.as_bytes());
-    if !bin.bytes.is_empty() {
+    if !bin.is_empty() {
         out.extend_from_slice(&bin_len.to_le_bytes());
         out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&bin.bytes);
+        out.extend_from_slice(bin);
+        out.resize(out.len() + (bin_padded - bin.len()), 0);
     }
     Ok(out)
 }
