@@ -1845,7 +1845,7 @@ fn frame_uniform(
             if l.sky.is_some() { 1.0 } else { 0.0 },
         ],
     );
-    let b = backdrop(frame);
+    let b = clear_color(frame);
     push_f32(&mut o, &[b[0], b[1], b[2], 0.0]);
     debug_assert_eq!(o.len(), FRAME_UNIFORM_BYTES);
     o
@@ -1853,7 +1853,7 @@ fn frame_uniform(
 
 /// What shows behind the geometry when the sky is off: the hemisphere fill's sky color at
 /// full strength (a sky-ambient world with its sky off has no hemisphere; a dim gray).
-pub fn backdrop(frame: &RenderFrame) -> [f32; 3] {
+pub fn clear_color(frame: &RenderFrame) -> [f32; 3] {
     match frame.lighting.ambient {
         Ambient::Hemisphere { sky, .. } => {
             let m = sky[0].max(sky[1]).max(sky[2]);
