@@ -49,8 +49,8 @@ struct Frame {
     sky1: vec4<f32>,
     // rgb ground albedo, w 1 when the sky is drawn.
     sky_ground: vec4<f32>,
-    // rgb the backdrop when there is no sky.
-    backdrop: vec4<f32>,
+    // rgb the flat clear color when there is no sky.
+    clear_color: vec4<f32>,
 }
 
 struct Light {

@@ -1,7 +1,7 @@
 // The procedural sky behind the geometry: a fullscreen triangle at the far plane, drawn
 // where the depth prepass left nothing. Each pixel's view ray through the Rayleigh + Mie
 // single-scattering model of render/sky.rs (sky_radiance), line for line, sun disc
-// included. Without a sky the same pass paints the flat backdrop.
+// included. Without a sky the same pass paints the flat clear color.
 
 struct Frame {
     view_proj: mat4x4<f32>,
@@ -35,8 +35,8 @@ struct Frame {
     sky1: vec4<f32>,
     // rgb ground albedo, w 1 when the sky is drawn.
     sky_ground: vec4<f32>,
-    // rgb the backdrop when there is no sky.
-    backdrop: vec4<f32>,
+    // rgb the flat clear color when there is no sky.
+    clear_color: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> frame: Frame;
@@ -102,7 +102,7 @@ fn sky_radiance(dir: vec3<f32>) -> vec3<f32> {
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     if frame.sky_ground.w < 0.5 {
-        return vec4<f32>(frame.backdrop.rgb, 1.0);
+        return vec4<f32>(frame.clear_color.rgb, 1.0);
     }
     let far = frame.inv_view_proj * vec4<f32>(in.ndc, 1.0, 1.0);
     let near = frame.inv_view_proj * vec4<f32>(in.ndc, 0.0, 1.0);

@@ -13,7 +13,7 @@ use ash::vk;
 
 use crate::device::Gpu;
 use crate::error::{invalid, Result, VkContext};
-use crate::sync::{Retired, SemaphoreWait};
+use crate::retire::{Retired, SemaphoreWait};
 
 /// The most frames the CPU may run ahead of the GPU.
 pub const MAX_FRAMES_IN_FLIGHT: usize = 2;

@@ -6,13 +6,13 @@ use std::fmt;
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 
 use crate::error::{invalid, GpuError, Result, VkContext};
-use crate::sync::{DeferredQueue, Retired, SemaphoreWait};
+use crate::retire::{wait_semaphore, DeferredQueue, Retired, SemaphoreWait};
 use crate::validation::{self, ValidationLog};
 
 /// The environment variable that overrides device selection when the
@@ -802,33 +802,6 @@ impl fmt::Debug for Gpu {
             .field("device", &a.name)
             .field("last_submitted", &self.last_submitted())
             .finish()
-    }
-}
-
-pub(crate) fn wait_semaphore(
-    device: &ash::Device,
-    semaphore: vk::Semaphore,
-    value: u64,
-    timeout: Duration,
-) -> Result<()> {
-    let semaphores = [semaphore];
-    let values = [value];
-    let info = vk::SemaphoreWaitInfo::default()
-        .semaphores(&semaphores)
-        .values(&values);
-    let start = Instant::now();
-    let nanos = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
-    // SAFETY: a valid timeline semaphore of this device; arrays outlive the call.
-    match unsafe { device.wait_semaphores(&info, nanos) } {
-        Ok(()) => Ok(()),
-        Err(vk::Result::TIMEOUT) => Err(GpuError::Timeout {
-            value,
-            waited_ms: start.elapsed().as_millis() as u64,
-        }),
-        Err(result) => Err(GpuError::Vk {
-            call: "vkWaitSemaphores",
-            result,
-        }),
     }
 }
 

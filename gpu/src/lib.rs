@@ -92,6 +92,7 @@ mod error;
 mod labels;
 mod memory;
 mod pipeline;
+mod retire;
 pub mod shaders;
 mod staging;
 mod sync;
@@ -111,10 +112,11 @@ pub use pipeline::{
     ColorTarget, ComputePipelineDesc, DepthState, GraphicsPipelineDesc, Pipeline, PipelineLayout,
     PipelineLayoutDesc, ShaderEntry, VertexInput,
 };
+pub use retire::{Retired, SemaphoreWait};
 pub use staging::{
     ImageUpload, RingAllocator, StagingConfig, StagingRing, StagingSlice, StagingStats,
 };
-pub use sync::{Retired, SemaphoreWait, Timeline};
+pub use sync::Timeline;
 pub use timestamps::{GpuTimer, PassQueries, PassTiming};
 pub use validation::{Severity, ValidationLog, ValidationMessage};
 pub mod render;

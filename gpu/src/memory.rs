@@ -7,7 +7,7 @@ use gpu_allocator::MemoryLocation;
 
 use crate::device::Gpu;
 use crate::error::{invalid, GpuError, Result, VkContext};
-use crate::sync::Retired;
+use crate::retire::Retired;
 
 /// How to create a [`Buffer`].
 #[derive(Clone, Copy, Debug)]

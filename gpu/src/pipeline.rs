@@ -11,8 +11,8 @@ use ash::vk;
 
 use crate::device::Gpu;
 use crate::error::{invalid, GpuError, Result, VkContext};
+use crate::retire::Retired;
 use crate::shaders::{Shader, ShaderStage};
-use crate::sync::Retired;
 
 /// An entry point of a compiled shader.
 #[derive(Clone, Copy, Debug)]

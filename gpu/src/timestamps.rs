@@ -10,7 +10,7 @@ use ash::vk;
 
 use crate::device::Gpu;
 use crate::error::{invalid, Result, VkContext};
-use crate::sync::Retired;
+use crate::retire::Retired;
 
 /// One pass's GPU time.
 #[derive(Clone, Debug, PartialEq)]

@@ -139,9 +139,7 @@ fn draw_gradient(
         min_depth: 0.0,
         max_depth: 1.0,
     };
-    let mut push = [0u8; 8];
-    push[..4].copy_from_slice(&blue.to_le_bytes());
-    push[4..].copy_from_slice(&1.0f32.to_le_bytes());
+    let push = [blue, 1.0f32];
     // SAFETY: `cmd` is recording inside a rendering pass compatible with the pipeline.
     unsafe {
         let d = gpu.device();
@@ -152,7 +150,7 @@ fn draw_gradient(
             pipeline.layout().raw(),
             vk::ShaderStageFlags::FRAGMENT,
             0,
-            &push,
+            bytemuck::bytes_of(&push),
         );
         d.cmd_draw(cmd, 3, 1, 0, 0);
     }

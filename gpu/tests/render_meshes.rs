@@ -40,7 +40,7 @@ fn plain_post() -> Post {
     }
 }
 
-/// No sun, no fill, no sky: a black backdrop, unlit materials as they are.
+/// No sun, no fill, no sky: a black clear color, unlit materials as they are.
 fn dark() -> Lighting {
     Lighting {
         sun_radiance: [0.0; 3],

@@ -205,7 +205,7 @@ fn upload(gpu: &Gpu, uploads: &mut UploadQueue, mesh: &Arc<MeshAsset>) -> Result
         usage: vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         location: MemoryLocation::GpuOnly,
     })?;
-    let index_bytes: Vec<u8> = mesh.indices.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let index_bytes: Vec<u8> = bytemuck::cast_slice(&mesh.indices).to_vec();
     let index = gpu.create_buffer(&BufferDesc {
         name: &name,
         size: index_bytes.len() as u64,

@@ -6,6 +6,7 @@ pub mod camera;
 pub mod compare;
 pub mod exec;
 pub mod frame;
+pub mod gpu_data;
 pub mod light_window;
 pub mod lights;
 pub mod math;

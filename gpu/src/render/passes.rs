@@ -10,6 +10,7 @@ use ash::vk;
 use dh_content::mesh::MeshVertexLayout;
 
 use super::frame::{Post, Surface};
+use super::gpu_data::{BloomParams, DrawPush, PostParams, SCREEN_PUSH_BYTES};
 use super::math::{self, Mat4};
 use super::shadow::CASCADES;
 use super::tonemap::BloomPlan;
@@ -23,7 +24,7 @@ pub const DEPTH_FORMAT: vk::Format = vk::Format::D32_SFLOAT;
 pub const CASCADE_RESOLUTION: u32 = 1024;
 /// Bytes of the per-draw push constant: clip-from-local (64), world-from-local as three
 /// rows (48), the material (16): the 128 bytes every device allows.
-pub const DRAW_PUSH_BYTES: u32 = 128;
+pub const DRAW_PUSH_BYTES: u32 = std::mem::size_of::<DrawPush>() as u32;
 
 /// The passes of a frame, in submission order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -229,40 +230,15 @@ pub(super) fn assign(passes: &[(Pass, u64)], workers: usize) -> Vec<Vec<Pass>> {
     out
 }
 
-pub(super) fn push_f32(out: &mut Vec<u8>, v: &[f32]) {
-    for x in v {
-        out.extend_from_slice(&x.to_le_bytes());
-    }
-}
-
-pub(super) fn push_mat(out: &mut Vec<u8>, m: &Mat4) {
-    for c in m {
-        push_f32(out, c);
-    }
-}
-
-fn bytes_of(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
 /// The post push constants.
-pub(super) fn post_push(post: &Post) -> [f32; 12] {
+pub(super) fn post_push(post: &Post) -> PostParams {
     let h = post.hable;
     let bloom = post.bloom.map_or(0.0, |b| b.intensity);
-    [
-        post.exposure,
-        bloom,
-        post.tonemap.index() as f32,
-        h.a,
-        h.b,
-        h.c,
-        h.d,
-        h.e,
-        h.f,
-        h.w,
-        0.0,
-        0.0,
-    ]
+    PostParams {
+        a: glam::Vec4::new(post.exposure, bloom, post.tonemap.index() as f32, h.a),
+        b: glam::Vec4::new(h.b, h.c, h.d, h.e),
+        c: glam::Vec4::new(h.f, h.w, 0.0, 0.0),
+    }
 }
 
 struct Barrier {
@@ -497,7 +473,6 @@ impl PassCtx<'_> {
     ) {
         let device = self.gpu.device();
         let mut bound = usize::MAX;
-        let mut bytes = Vec::with_capacity(DRAW_PUSH_BYTES as usize);
         for d in draws {
             if !matches!(self.geos.get(d.geo), Some(Some(_))) {
                 continue;
@@ -507,14 +482,14 @@ impl PassCtx<'_> {
                 bound = d.geo;
             }
             on_draw(d);
-            bytes.clear();
-            push_mat(&mut bytes, &math::mul(clip, &d.world));
-            for row in [0usize, 1, 2] {
-                push_f32(&mut bytes, &d.world.map(|col| col[row]));
-            }
-            for v in [d.material, d.flags, 0, 0] {
-                bytes.extend_from_slice(&v.to_le_bytes());
-            }
+            let row = |r: usize| glam::Vec4::from_array(d.world.map(|col| col[r]));
+            let push = DrawPush {
+                clip_from_local: glam::Mat4::from_cols_array_2d(&math::mul(clip, &d.world)),
+                world_row0: row(0),
+                world_row1: row(1),
+                world_row2: row(2),
+                material: [d.material, d.flags, 0, 0],
+            };
             // SAFETY: the range matches the layout's one push-constant range; the bound
             // geometry holds this index range (checked when the mesh was made resident).
             unsafe {
@@ -523,7 +498,7 @@ impl PassCtx<'_> {
                     self.pipes.box_layout.raw(),
                     vk::ShaderStageFlags::VERTEX | vk::ShaderStageFlags::FRAGMENT,
                     0,
-                    &bytes,
+                    bytemuck::bytes_of(&push),
                 );
                 device.cmd_draw_indexed(cmd, d.index_count, 1, d.first_index, d.vertex_offset, 0);
             }
@@ -758,7 +733,7 @@ impl PassCtx<'_> {
         pipeline: &Pipeline,
         target: &Image,
         set: vk::DescriptorSet,
-        params: &[f32],
+        params: &[u8],
     ) {
         let gpu = self.gpu;
         let e = target.extent();
@@ -767,8 +742,9 @@ impl PassCtx<'_> {
         begin_rendering(gpu, cmd, e.width, e.height, &att, None);
         pipeline.bind(cmd);
         viewport(gpu, cmd, 0, 0, e.width, e.height);
-        let mut bytes = bytes_of(params);
-        bytes.resize(48, 0);
+        let mut bytes = [0u8; SCREEN_PUSH_BYTES];
+        let n = params.len().min(SCREEN_PUSH_BYTES);
+        bytes[..n].copy_from_slice(&params[..n]);
         // SAFETY: the set and push range match the screen layout.
         unsafe {
             gpu.device().cmd_bind_descriptor_sets(
@@ -803,8 +779,12 @@ impl PassCtx<'_> {
         };
         let mut sets = self.bloom_sets.iter().copied();
         let mut pass = |pipeline: &Pipeline, target: &Image, params: [f32; 8]| {
+            let params = BloomParams {
+                a: glam::Vec4::from_slice(&params[..4]),
+                b: glam::Vec4::from_slice(&params[4..]),
+            };
             if let Some(s) = sets.next() {
-                self.screen_pass(cmd, pipeline, target, s, &params);
+                self.screen_pass(cmd, pipeline, target, s, bytemuck::bytes_of(&params));
                 color_to_sampled(self.gpu, cmd, target);
             }
         };
@@ -853,7 +833,7 @@ impl PassCtx<'_> {
             &self.pipes.post,
             target,
             self.post_set,
-            &post_push(&self.post),
+            bytemuck::bytes_of(&post_push(&self.post)),
         );
         if self.readback {
             self.t.capture.record_readback(

@@ -49,11 +49,12 @@ use super::exec::{Executor, Serial, Task};
 use super::frame::{
     Ambient, BoxInstance, LightKind, RenderFrame, Sampling, Shading, Texture, View,
 };
+use super::gpu_data::{FrameUniform, LightData, MaterialData, VoxelLightHeader};
 use super::light_window::{self, LightResidency};
 use super::lights::{self, ClusterGrid};
 use super::math;
 use super::meshes::{self, Fallbacks, MeshCache};
-use super::passes::{assign, push_f32, push_mat, Draw, GeoBind, Pass, PassCtx, Pipelines, Targets};
+use super::passes::{assign, Draw, GeoBind, Pass, PassCtx, Pipelines, Targets};
 pub use super::passes::{CASCADE_RESOLUTION, DEPTH_FORMAT, DRAW_PUSH_BYTES, HDR_FORMAT};
 use super::shadow::{self, CASCADES, SHADOW_DISTANCE, SPLIT_LAMBDA};
 use super::sky;
@@ -67,7 +68,7 @@ use crate::{
 };
 
 /// Bytes of the frame uniform block (`struct Frame` in `box_lit.wgsl`).
-pub const FRAME_UNIFORM_BYTES: usize = 816;
+pub const FRAME_UNIFORM_BYTES: usize = std::mem::size_of::<FrameUniform>();
 /// The widest or tallest base color texture the renderer takes, texels.
 pub const MAX_TEXTURE_EDGE: u32 = Texture::MAX_EDGE;
 /// How long a capture waits for its frame.
@@ -1170,33 +1171,27 @@ impl Renderer {
 
         // ---- Frame data, one buffer of aligned sections.
         let uniform = frame_uniform(frame, &setup, width, height, &cascades, &grid, shaded.len());
-        let light_bytes = light_bytes(&shaded);
-        let range_bytes: Vec<u8> = bins
-            .ranges
-            .iter()
-            .flatten()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
-        let index_bytes: Vec<u8> = bins.indices.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let material_bytes =
-            material_bytes(frame, |i| material_tex.get(i).is_some_and(Option::is_some));
+        let light_data = light_data(&shaded);
+        let material_data =
+            material_data(frame, |i| material_tex.get(i).is_some_and(Option::is_some));
         let align = self.align as usize;
         let mut data = Vec::new();
         // The light window lives in its own resident buffer; without a usable one the
         // block is the header alone, off, in the frame's data.
         let light_window = frame.voxel_light.as_ref().filter(|w| w.is_consistent());
-        let voxel_bytes = match light_window {
-            Some(_) => Vec::new(),
-            None => voxel_light_header(None),
+        let voxel_off = voxel_light_header(None);
+        let voxel_bytes: &[u8] = match light_window {
+            Some(_) => &[],
+            None => bytemuck::bytes_of(&voxel_off),
         };
         let mut sections = [(0u64, 0u64); 6];
         for (i, bytes) in [
-            &uniform,
-            &light_bytes,
-            &range_bytes,
-            &index_bytes,
-            &material_bytes,
-            &voxel_bytes,
+            bytemuck::bytes_of(&uniform),
+            bytemuck::cast_slice(&light_data),
+            bytemuck::cast_slice(&bins.ranges),
+            bytemuck::cast_slice(&bins.indices),
+            bytemuck::cast_slice(&material_data),
+            voxel_bytes,
         ]
         .into_iter()
         .enumerate()
@@ -1257,7 +1252,7 @@ impl Renderer {
                     &gpu,
                     &mut self.staging,
                     w,
-                    &voxel_light_header(Some(w)),
+                    bytemuck::bytes_of(&voxel_light_header(Some(w))),
                     setup.eye,
                     budget,
                 )?;
@@ -1722,7 +1717,7 @@ fn upload_geometry(
         usage: vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         location: MemoryLocation::GpuOnly,
     })?;
-    let index_bytes: Vec<u8> = indices.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let index_bytes: Vec<u8> = bytemuck::cast_slice(&indices).to_vec();
     let index = gpu.create_buffer(&BufferDesc {
         name,
         size: index_bytes.len() as u64,
@@ -1755,7 +1750,7 @@ fn upload_geometry(
     }))
 }
 
-/// The `struct Frame` uniform block, byte for byte.
+/// The `struct Frame` uniform block.
 fn frame_uniform(
     frame: &RenderFrame,
     setup: &ViewSetup,
@@ -1764,96 +1759,64 @@ fn frame_uniform(
     cascades: &[shadow::Cascade; CASCADES],
     grid: &ClusterGrid,
     lights: usize,
-) -> Vec<u8> {
-    let mut o = Vec::with_capacity(FRAME_UNIFORM_BYTES);
+) -> FrameUniform {
+    let m = |m: &math::Mat4| glam::Mat4::from_cols_array_2d(m);
+    let v4 = |v: [f32; 3], w: f32| glam::Vec4::new(v[0], v[1], v[2], w);
     let vp = math::mul(&setup.projection, &setup.view);
-    push_mat(&mut o, &vp);
-    push_mat(&mut o, &setup.view);
-    push_mat(&mut o, &math::inverse(&vp).unwrap_or(math::IDENTITY));
-    for c in cascades {
-        push_mat(&mut o, &c.view_projection);
-    }
-    push_f32(&mut o, &cascades.map(|c| c.split));
-    push_f32(&mut o, &cascades.map(|c| c.texel_size));
-    let e = setup.eye;
-    push_f32(
-        &mut o,
-        &[e[0], e[1], e[2], if setup.orthographic { 1.0 } else { 0.0 }],
-    );
     let l = &frame.lighting;
     let d = math::normalize_or(l.sun_direction, [0.0, -1.0, 0.0]);
-    push_f32(&mut o, &[d[0], d[1], d[2], l.half_lambert.clamp(0.0, 1.0)]);
     let s = l.sun_radiance;
-    push_f32(&mut o, &[s[0], s[1], s[2], 0.0]);
     let mut sh = [[0.0f32; 3]; 9];
-    match l.ambient {
-        Ambient::Hemisphere { sky: a, ground: g } => {
-            push_f32(&mut o, &[a[0], a[1], a[2], 0.0]);
-            push_f32(&mut o, &[g[0], g[1], g[2], 0.0]);
-        }
+    let (ambient_sky, ambient_ground) = match l.ambient {
+        Ambient::Hemisphere { sky: a, ground: g } => (v4(a, 0.0), v4(g, 0.0)),
         Ambient::Sky { intensity } => {
             let params = l.sky.unwrap_or_default();
             sh = sky::sky_ambient(&params, d, s, l.sun_angular_diameter);
-            push_f32(&mut o, &[0.0, 0.0, 0.0, 1.0]);
-            push_f32(&mut o, &[0.0, 0.0, 0.0, intensity]);
+            (v4([0.0; 3], 1.0), v4([0.0; 3], intensity))
         }
-    }
-    for c in &sh {
-        push_f32(&mut o, &[c[0], c[1], c[2], 0.0]);
-    }
-    for v in [grid.columns, grid.rows, grid.slices, lights as u32] {
-        o.extend_from_slice(&v.to_le_bytes());
-    }
-    push_f32(
-        &mut o,
-        &[
+    };
+    let k = l.sky.unwrap_or_default();
+    FrameUniform {
+        view_proj: m(&vp),
+        view: m(&setup.view),
+        inv_view_proj: m(&math::inverse(&vp).unwrap_or(math::IDENTITY)),
+        cascades: cascades.map(|c| m(&c.view_projection)),
+        cascade_splits: cascades.map(|c| c.split).into(),
+        cascade_texel: cascades.map(|c| c.texel_size).into(),
+        camera: v4(setup.eye, if setup.orthographic { 1.0 } else { 0.0 }),
+        sun_direction: v4(d, l.half_lambert.clamp(0.0, 1.0)),
+        sun_radiance: v4(s, 0.0),
+        ambient_sky,
+        ambient_ground,
+        sh: sh.map(|c| v4(c, 0.0)),
+        cluster_dims: [grid.columns, grid.rows, grid.slices, lights as u32],
+        cluster_params: glam::Vec4::new(
             grid.near,
             grid.far,
             (grid.far / grid.near).ln(),
             if frame.clusters.enabled { 1.0 } else { 0.0 },
-        ],
-    );
-    push_f32(
-        &mut o,
-        &[
+        ),
+        viewport: glam::Vec4::new(
             width as f32,
             height as f32,
             1.0 / width as f32,
             1.0 / height as f32,
-        ],
-    );
-    let k = l.sky.unwrap_or_default();
-    push_f32(
-        &mut o,
-        &[k.rayleigh, k.mie, k.mie_anisotropy, k.horizon_softness],
-    );
-    push_f32(
-        &mut o,
-        &[
+        ),
+        sky0: glam::Vec4::new(k.rayleigh, k.mie, k.mie_anisotropy, k.horizon_softness),
+        sky1: glam::Vec4::new(
             k.intensity,
             k.sun_disc,
             k.ground_blend,
             l.sun_angular_diameter,
-        ],
-    );
-    push_f32(
-        &mut o,
-        &[
-            k.ground[0],
-            k.ground[1],
-            k.ground[2],
-            if l.sky.is_some() { 1.0 } else { 0.0 },
-        ],
-    );
-    let b = backdrop(frame);
-    push_f32(&mut o, &[b[0], b[1], b[2], 0.0]);
-    debug_assert_eq!(o.len(), FRAME_UNIFORM_BYTES);
-    o
+        ),
+        sky_ground: v4(k.ground, if l.sky.is_some() { 1.0 } else { 0.0 }),
+        clear_color: v4(clear_color(frame), 0.0),
+    }
 }
 
 /// What shows behind the geometry when the sky is off: the hemisphere fill's sky color at
 /// full strength (a sky-ambient world with its sky off has no hemisphere; a dim gray).
-pub fn backdrop(frame: &RenderFrame) -> [f32; 3] {
+pub fn clear_color(frame: &RenderFrame) -> [f32; 3] {
     match frame.lighting.ambient {
         Ambient::Hemisphere { sky, .. } => {
             let m = sky[0].max(sky[1]).max(sky[2]);
@@ -1868,40 +1831,36 @@ pub fn backdrop(frame: &RenderFrame) -> [f32; 3] {
     }
 }
 
-fn light_bytes(lights: &[super::frame::Light]) -> Vec<u8> {
-    let mut o = Vec::with_capacity(lights.len() * 64);
-    for l in lights {
-        let kind = match l.kind {
-            LightKind::Point => 0.0,
-            LightKind::Spot => 1.0,
-            LightKind::Directional => 2.0,
-        };
-        let falloff = match l.falloff {
-            super::frame::Falloff::Physical => 0.0,
-            super::frame::Falloff::Unity => 1.0,
-        };
-        push_f32(
-            &mut o,
-            &[l.position[0], l.position[1], l.position[2], l.range],
-        );
-        push_f32(
-            &mut o,
-            &[l.direction[0], l.direction[1], l.direction[2], kind],
-        );
-        push_f32(
-            &mut o,
-            &[l.radiance[0], l.radiance[1], l.radiance[2], falloff],
-        );
-        push_f32(&mut o, &[l.inner_cone.cos(), l.outer_cone.cos(), 0.0, 0.0]);
-    }
-    o
+/// The ranked lights' storage block.
+fn light_data(lights: &[super::frame::Light]) -> Vec<LightData> {
+    lights
+        .iter()
+        .map(|l| {
+            let kind = match l.kind {
+                LightKind::Point => 0.0,
+                LightKind::Spot => 1.0,
+                LightKind::Directional => 2.0,
+            };
+            let falloff = match l.falloff {
+                super::frame::Falloff::Physical => 0.0,
+                super::frame::Falloff::Unity => 1.0,
+            };
+            let v4 = |v: [f32; 3], w: f32| glam::Vec4::new(v[0], v[1], v[2], w);
+            LightData {
+                position_range: v4(l.position, l.range),
+                direction_kind: v4(l.direction, kind),
+                radiance_falloff: v4(l.radiance, falloff),
+                cone: glam::Vec4::new(l.inner_cone.cos(), l.outer_cone.cos(), 0.0, 0.0),
+            }
+        })
+        .collect()
 }
 
 /// The materials' storage block; `textured(i)` says whether material `i`'s texture is
 /// resident (otherwise it shades with its tint alone). After the frame's own materials (or
 /// the missingMaterial alone when it has none) come [`super::frame::Material::flat_white`]
 /// and the missingMaterial, the mesh draws' fallbacks ([`Fallbacks`]).
-fn material_bytes(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<u8> {
+fn material_data(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<MaterialData> {
     let mut o = Vec::new();
     let missing = super::frame::Material::missing();
     let flat = super::frame::Material::flat_white();
@@ -1920,52 +1879,53 @@ fn material_bytes(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<
             Shading::Missing => 2.0,
         };
         let b = m.base_color;
-        push_f32(&mut o, &[b[0], b[1], b[2], shading]);
         let e = m.emissive;
         let has = i < own && m.base_color_texture.is_some() && textured(i);
-        push_f32(&mut o, &[e[0], e[1], e[2], if has { 1.0 } else { 0.0 }]);
-        push_f32(&mut o, &[m.uv_scale[0], m.uv_scale[1], m.alpha, 0.0]);
+        o.push(MaterialData {
+            base_color: glam::Vec4::new(b[0], b[1], b[2], shading),
+            emissive: glam::Vec4::new(e[0], e[1], e[2], if has { 1.0 } else { 0.0 }),
+            uv_scale: glam::Vec4::new(m.uv_scale[0], m.uv_scale[1], m.alpha, 0.0),
+        });
     }
     o
 }
 
 /// Bytes of the light field block's header (`struct VoxelLight` in `box_lit.wgsl`, before
 /// its cells).
-pub const VOXEL_LIGHT_HEADER_BYTES: usize = 432;
+pub const VOXEL_LIGHT_HEADER_BYTES: usize = std::mem::size_of::<VoxelLightHeader>();
 
-/// The light field block's header: world to light (64 B), origin (16), bricks and whether
-/// it is on (16), occlusion step, fill gain and edge fade (16), the sky gate (16 levels,
-/// 64), the fill per level (16 × 16). The cells follow it in the resident buffer, two to a
-/// 32-bit word (the even cell low, [`light_window::pack_cells`]). With no window, or one
-/// whose cells do not match its bricks, off.
-fn voxel_light_header(window: Option<&super::frame::VoxelLightWindow>) -> Vec<u8> {
+/// The light field block's header: world to light, origin, bricks and whether it is on,
+/// occlusion step, fill gain and edge fade, the sky gate (16 levels), the fill per level.
+/// The cells follow it in the resident buffer, two to a 32-bit word (the even cell low,
+/// [`light_window::pack_cells`]). With no window, or one whose cells do not match its
+/// bricks, off.
+fn voxel_light_header(window: Option<&super::frame::VoxelLightWindow>) -> VoxelLightHeader {
     let w = window.filter(|w| w.is_consistent());
-    let mut o = Vec::with_capacity(VOXEL_LIGHT_HEADER_BYTES);
-    push_mat(&mut o, &w.map_or(math::IDENTITY, |w| w.world_to_light));
-    let origin = w.map_or([0; 3], |w| w.origin);
-    for v in [origin[0], origin[1], origin[2], 0] {
-        o.extend_from_slice(&v.to_le_bytes());
-    }
-    let bricks = w.map_or([0; 3], |w| w.bricks);
-    for v in [bricks[0], bricks[1], bricks[2], u32::from(w.is_some())] {
-        o.extend_from_slice(&v.to_le_bytes());
-    }
-    push_f32(
-        &mut o,
-        &w.map_or([0.0; 4], |w| {
-            [
-                w.occlusion_step.clamp(0.0, 1.0 / 3.0),
-                w.block_light_intensity.max(0.0),
-                w.edge_fade.max(0.0),
-                0.0,
-            ]
+    let Some(w) = w else {
+        return VoxelLightHeader {
+            world_to_light: glam::Mat4::IDENTITY,
+            ..bytemuck::Zeroable::zeroed()
+        };
+    };
+    let gate = w.sky_gate;
+    VoxelLightHeader {
+        world_to_light: glam::Mat4::from_cols_array_2d(&w.world_to_light),
+        origin: [w.origin[0], w.origin[1], w.origin[2], 0],
+        dims: [w.bricks[0], w.bricks[1], w.bricks[2], 1],
+        params: glam::Vec4::new(
+            w.occlusion_step.clamp(0.0, 1.0 / 3.0),
+            w.block_light_intensity.max(0.0),
+            w.edge_fade.max(0.0),
+            0.0,
+        ),
+        gate: std::array::from_fn(|i| {
+            glam::Vec4::new(
+                gate[4 * i],
+                gate[4 * i + 1],
+                gate[4 * i + 2],
+                gate[4 * i + 3],
+            )
         }),
-    );
-    push_f32(&mut o, &w.map_or([0.0; 16], |w| w.sky_gate));
-    for level in 0..super::frame::LIGHT_LEVELS {
-        let f = w.map_or([0.0; 3], |w| w.fill[level]);
-        push_f32(&mut o, &[f[0], f[1], f[2], 0.0]);
+        fill: w.fill.map(|f| glam::Vec4::new(f[0], f[1], f[2], 0.0)),
     }
-    debug_assert_eq!(o.len(), VOXEL_LIGHT_HEADER_BYTES);
-    o
 }
