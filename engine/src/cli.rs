@@ -1,8 +1,16 @@
-//! The `dh-engine` command line: `run`, `bench`, `render` and `help`.
+//! The `dh-engine` command line: `run`, `bench`, `render`, `help` and `completions`,
+//! parsed by clap. This module builds the options of [`crate::options`]; `run` and
+//! `render` take them from there and do not import this module.
 
 use std::path::PathBuf;
 
-/// What `dh-engine help` prints.
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+
+use crate::options::parse_size_flag;
+pub use crate::options::{RenderOptions, RunOptions, UsageError};
+
+/// What `dh-engine help` (and `dh-engine --help`) prints.
 pub const USAGE: &str = "\
 dh-engine: the DigitalHeaven engine host (headless)
 
@@ -15,7 +23,8 @@ usage:
                 [--worldSeconds T] [--script S] [--gpuTimings] [--set name=value]...
                 [--timeline FILE] [--captureMapThumbnails [--thumbnailPng PNG]
                 [--thumbnailCamera NAME|ID]]
-  dh-engine help [prefs|script]
+  dh-engine help [prefs|script|COMMAND]
+  dh-engine completions SHELL
 
 run     installs map M and runs it at world.tickRate (64 Hz) with no clock: as fast as it
         goes. It runs --ticks N ticks, or until the script ends when a script is given and
@@ -40,6 +49,11 @@ render  photographs map M from every named camera (or --camera) into OUTDIR/<cam
         camera's stated w:h keeps --size's width; --captureMapThumbnails shoots the map's
         mapThumbnail camera at its thumbnailSize; --timeline names a camera per frame,
         'CAMERA [SECONDS]' a line. With no Vulkan device it draws a top-down plan instead.
+help    prints this text, the preferences (`help prefs`), the script commands
+        (`help script`) or a command's options (`help run`; the same as `run --help`).
+completions
+        prints a completion script for SHELL (bash, zsh, fish, elvish, powershell), e.g.
+        `dh-engine completions bash > /etc/bash_completion.d/dh-engine`.
 
   --pallet P        mounts pallet file P beside the embedded core pallet
   --map M           a map: logic-map, maps/logic-map or core:maps/logic-map.dh-map
@@ -52,38 +66,13 @@ render  photographs map M from every named camera (or --camera) into OUTDIR/<cam
   --trace FILE      writes the frame timer's Chrome trace (opens in Perfetto)
   --quiet           does not print the logic trace
 
+Every command takes --help.
+
 exit status: 0 done, 1 an `expect` failed or the run failed, 2 a usage error.
 ";
 
-/// Why the command line was refused (exit status 2).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}\nrun `dh-engine help` for usage")]
-pub struct UsageError(pub String);
-
-/// Options shared by `run` and `bench`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RunOptions {
-    /// `--pallet`, in order.
-    pub pallets: Vec<PathBuf>,
-    /// `--map`, or bench's SCENE.
-    pub map: Option<String>,
-    /// `--ticks`.
-    pub ticks: Option<u64>,
-    /// `--script`.
-    pub script: Option<PathBuf>,
-    /// `--set`, in order, as written.
-    pub sets: Vec<String>,
-    /// `--workers`.
-    pub workers: Option<usize>,
-    /// `--json`.
-    pub json: bool,
-    /// `--trace`.
-    pub trace: Option<PathBuf>,
-    /// `--quiet`.
-    pub quiet: bool,
-    /// bench's `--render WxH`.
-    pub render: Option<[u32; 2]>,
-}
+/// The commands, in the order `unknown command` names them.
+const COMMANDS: &str = "run, bench, render and help";
 
 /// A parsed command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,17 +82,165 @@ pub enum Cli {
     /// `bench`.
     Bench(RunOptions),
     /// `render`.
-    Render(crate::render_cmd::RenderOptions),
-    /// `help [topic]`.
+    Render(RenderOptions),
+    /// `help [topic]`: `prefs` or `script` (no topic: [`USAGE`]).
     Help(Option<String>),
+    /// A command's own help (`run --help`, `help run`), as clap renders it.
+    HelpText(String),
+    /// `completions SHELL`.
+    Completions(clap_complete::Shell),
 }
 
-fn value<'a>(
-    flag: &str,
-    it: &mut impl Iterator<Item = &'a String>,
-) -> Result<&'a String, UsageError> {
-    it.next()
-        .ok_or_else(|| UsageError(format!("{flag} needs a value")))
+/// `dh-engine`'s grammar.
+#[derive(Debug, Parser)]
+#[command(
+    name = "dh-engine",
+    override_help = USAGE,
+    disable_help_subcommand = true,
+    args_override_self = true
+)]
+struct Grammar {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Installs a map and runs it at world.tickRate with no clock, printing the logic
+    /// trace and then the frame timer.
+    ///
+    /// It runs --ticks N ticks, or until the script ends when a script is given and no
+    /// --ticks, or 64 ticks when neither is. Exits 1 when an `expect` fails.
+    #[command(args_override_self = true)]
+    Run(RunArgs),
+    /// Runs a scene (default: the core logic-map with scripted pawns) and prints the
+    /// frame timer.
+    ///
+    /// SCENE is a map name, as for `run --map`, or a built-in voxel scene (voxel-mesh,
+    /// voxel-light, voxel-collision), which takes --workers only.
+    #[command(args_override_self = true)]
+    Bench(BenchArgs),
+    /// Photographs a map from its named cameras into OUTDIR/<camera>.png.
+    ///
+    /// The shots are taken after --worldSeconds of world time or once --script ends.
+    /// With no Vulkan device it draws a top-down plan instead.
+    #[command(args_override_self = true)]
+    Render(RenderArgs),
+    /// Prints the usage, the preferences (`help prefs`), the script commands
+    /// (`help script`) or a command's options (`help run`).
+    #[command(disable_help_flag = true)]
+    Help {
+        /// prefs, script or a command.
+        #[arg(
+            value_name = "TOPIC",
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
+        words: Vec<String>,
+    },
+    /// Prints a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// What `run` and `bench` share.
+#[derive(Debug, Args)]
+struct CommonArgs {
+    /// Mounts pallet file P beside the embedded core pallet (repeatable, in order).
+    #[arg(long = "pallet", value_name = "P", allow_hyphen_values = true)]
+    pallets: Vec<PathBuf>,
+    /// How many ticks to run.
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = ticks)]
+    ticks: Option<u64>,
+    /// Sets a preference before the map installs (`dh-engine help prefs`; repeatable).
+    #[arg(long = "set", value_name = "name=value", allow_hyphen_values = true)]
+    sets: Vec<String>,
+    /// Threads for the job system, the main thread included (default: the machine's cores).
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = workers)]
+    workers: Option<usize>,
+    /// Prints the frame timer as JSON (the logic trace goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Writes the frame timer's Chrome trace (opens in Perfetto).
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    trace: Option<PathBuf>,
+    /// Does not print the logic trace.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The map: logic-map, maps/logic-map or core:maps/logic-map.dh-map.
+    #[arg(long, value_name = "M", allow_hyphen_values = true)]
+    map: Option<String>,
+    /// A script of console commands (`dh-engine help script`).
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    script: Option<PathBuf>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+struct BenchArgs {
+    /// A map name (as for `run --map`) or a built-in voxel scene.
+    #[arg(value_name = "SCENE")]
+    scene: Option<String>,
+    /// Also renders the default camera offscreen every tick at WxH.
+    #[arg(long, value_name = "WxH", allow_hyphen_values = true, value_parser = render_size)]
+    render: Option<[u32; 2]>,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+struct RenderArgs {
+    /// Where the pictures go.
+    #[arg(value_name = "OUTDIR")]
+    outdir: Option<PathBuf>,
+    /// Mounts pallet file P beside the embedded core pallet (repeatable, in order).
+    #[arg(long = "pallet", value_name = "P", allow_hyphen_values = true)]
+    pallets: Vec<PathBuf>,
+    /// The map: logic-map, maps/logic-map or core:maps/logic-map.dh-map.
+    #[arg(long, value_name = "M", allow_hyphen_values = true)]
+    map: Option<String>,
+    /// Photographs only this camera (by name or id).
+    #[arg(long, value_name = "NAME|ID", allow_hyphen_values = true)]
+    camera: Option<String>,
+    /// The picture size; a camera's stated w:h keeps its width.
+    #[arg(long, value_name = "WxH", allow_hyphen_values = true, value_parser = size)]
+    size: Option<[u32; 2]>,
+    /// World time to run before the shots.
+    #[arg(long = "worldSeconds", value_name = "T", allow_hyphen_values = true, value_parser = world_seconds)]
+    world_seconds: Option<String>,
+    /// A script of console commands run before the shots (`dh-engine help script`).
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    script: Option<PathBuf>,
+    /// Streams the voxel volumes the live client's way and reports GPU pass times.
+    #[arg(long = "gpuTimings")]
+    gpu_timings: bool,
+    /// Sets a preference before the map installs (`dh-engine help prefs`; repeatable).
+    #[arg(long = "set", value_name = "name=value", allow_hyphen_values = true)]
+    sets: Vec<String>,
+    /// Names a camera per frame, 'CAMERA [SECONDS]' a line.
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    timeline: Option<PathBuf>,
+    /// Shoots the map's mapThumbnail camera at its thumbnailSize into OUTDIR/thumbnail.png.
+    #[arg(long = "captureMapThumbnails")]
+    capture_thumbnails: bool,
+    /// Also writes the thumbnail to PNG.
+    #[arg(long = "thumbnailPng", value_name = "PNG", allow_hyphen_values = true)]
+    thumbnail_png: Option<PathBuf>,
+    /// The thumbnail's camera (by name or id) in place of the mapThumbnail camera.
+    #[arg(
+        long = "thumbnailCamera",
+        value_name = "NAME|ID",
+        allow_hyphen_values = true
+    )]
+    thumbnail_camera: Option<String>,
 }
 
 fn count<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, UsageError> {
@@ -111,85 +248,231 @@ fn count<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, UsageError> {
         .map_err(|_| UsageError(format!("{flag} takes a whole number, got '{v}'")))
 }
 
+fn ticks(v: &str) -> Result<u64, UsageError> {
+    count("--ticks", v)
+}
+
+fn workers(v: &str) -> Result<usize, UsageError> {
+    let n: usize = count("--workers", v)?;
+    if n == 0 {
+        return Err(UsageError("--workers takes at least 1".into()));
+    }
+    Ok(n)
+}
+
+fn render_size(v: &str) -> Result<[u32; 2], UsageError> {
+    parse_size_flag("--render", v)
+}
+
+fn size(v: &str) -> Result<[u32; 2], UsageError> {
+    parse_size_flag("--size", v)
+}
+
+fn world_seconds(v: &str) -> Result<String, UsageError> {
+    match v.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(v.to_string()),
+        _ => Err(UsageError(format!(
+            "--worldSeconds takes seconds ≥ 0, got '{v}'"
+        ))),
+    }
+}
+
+/// clap's `Command` for `dh-engine`: what the completion scripts are generated from.
+pub fn command() -> clap::Command {
+    Grammar::command()
+}
+
 /// Parses the arguments after the program name.
 pub fn parse(args: &[String]) -> Result<Cli, UsageError> {
-    let Some((command, rest)) = args.split_first() else {
+    let argv = std::iter::once("dh-engine".to_string()).chain(args.iter().cloned());
+    let grammar = match Grammar::try_parse_from(argv) {
+        Ok(g) => g,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            return Ok(match args.first().map(String::as_str) {
+                Some("-h" | "--help") => Cli::Help(None),
+                _ => Cli::HelpText(e.render().to_string()),
+            })
+        }
+        Err(e) => return Err(UsageError(usage_message(&e, args, COMMANDS))),
+    };
+    let Some(command) = grammar.command else {
         return Ok(Cli::Help(None));
     };
-    let bench = match command.as_str() {
-        "run" => false,
-        "bench" => true,
-        "render" => return crate::render_cmd::parse(rest).map(Cli::Render),
-        "help" | "--help" | "-h" => {
-            return match rest {
-                [] => Ok(Cli::Help(None)),
-                [topic] if topic == "prefs" || topic == "script" => {
-                    Ok(Cli::Help(Some(topic.clone())))
-                }
-                [other, ..] => Err(UsageError(format!(
-                    "help takes prefs or script, got '{other}'"
-                ))),
+    match command {
+        Command::Run(a) => {
+            let o = run_options(a.common, a.map, a.script, None);
+            if o.map.is_none() {
+                return Err(UsageError("run needs --map M".into()));
+            }
+            Ok(Cli::Run(o))
+        }
+        Command::Bench(a) => Ok(Cli::Bench(run_options(a.common, a.scene, None, a.render))),
+        Command::Render(a) => render_options(a).map(Cli::Render),
+        Command::Help { words } => match words.as_slice() {
+            [] => Ok(Cli::Help(None)),
+            [topic] if topic == "prefs" || topic == "script" => Ok(Cli::Help(Some(topic.clone()))),
+            [topic] if is_command(topic) => Ok(Cli::HelpText(command_help(topic))),
+            [other, ..] => Err(UsageError(format!(
+                "help takes prefs or script, got '{other}'"
+            ))),
+        },
+        Command::Completions { shell } => Ok(Cli::Completions(shell)),
+    }
+}
+
+fn is_command(word: &str) -> bool {
+    matches!(word, "run" | "bench" | "render" | "completions")
+}
+
+/// `<command> --help`, as clap renders it.
+fn command_help(name: &str) -> String {
+    match Grammar::try_parse_from(["dh-engine", name, "--help"]) {
+        Err(e) => e.render().to_string(),
+        Ok(_) => String::new(),
+    }
+}
+
+fn run_options(
+    c: CommonArgs,
+    map: Option<String>,
+    script: Option<PathBuf>,
+    render: Option<[u32; 2]>,
+) -> RunOptions {
+    RunOptions {
+        pallets: c.pallets,
+        map,
+        ticks: c.ticks,
+        script,
+        sets: c.sets,
+        workers: c.workers,
+        json: c.json,
+        trace: c.trace,
+        quiet: c.quiet,
+        render,
+    }
+}
+
+fn render_options(a: RenderArgs) -> Result<RenderOptions, UsageError> {
+    let outdir = a
+        .outdir
+        .ok_or_else(|| UsageError("render needs an output folder".into()))?;
+    let map = a
+        .map
+        .ok_or_else(|| UsageError("render needs --map M".into()))?;
+    if a.camera.is_some() && a.capture_thumbnails {
+        return Err(UsageError("--camera and --captureMapThumbnails are exclusive; --thumbnailCamera names the thumbnail's camera".into()));
+    }
+    Ok(RenderOptions {
+        outdir,
+        pallets: a.pallets,
+        map,
+        camera: a.camera,
+        size: a.size,
+        world_seconds: a.world_seconds,
+        script: a.script,
+        gpu_timings: a.gpu_timings,
+        sets: a.sets,
+        capture_thumbnails: a.capture_thumbnails,
+        thumbnail_png: a.thumbnail_png,
+        thumbnail_camera: a.thumbnail_camera,
+        timeline: a.timeline,
+    })
+}
+
+fn context_str(e: &clap::Error, kind: ContextKind) -> Option<String> {
+    match e.get(kind)? {
+        ContextValue::String(s) => Some(s.clone()),
+        ContextValue::Strings(v) => v.first().cloned(),
+        _ => None,
+    }
+}
+
+/// The flag an argument's display names (`--map <M>` names `--map`).
+fn flag_of(arg: &str) -> &str {
+    arg.split_whitespace().next().unwrap_or(arg)
+}
+
+/// clap's "did you mean" for `e`, as lines to add to a message (empty when it has none).
+pub fn suggestions(e: &clap::Error) -> String {
+    let mut tips = String::new();
+    if let Some(s) = context_str(e, ContextKind::SuggestedSubcommand) {
+        tips.push_str(&format!("\n  tip: a similar command exists: '{s}'"));
+    }
+    if let Some(s) = context_str(e, ContextKind::SuggestedArg) {
+        tips.push_str(&format!("\n  tip: a similar argument exists: '{s}'"));
+    }
+    if let Some(s) = context_str(e, ContextKind::SuggestedValue) {
+        tips.push_str(&format!("\n  tip: a similar value exists: '{s}'"));
+    }
+    if let Some(ContextValue::StyledStrs(list)) = e.get(ContextKind::Suggested) {
+        for s in list {
+            let s = s.to_string();
+            // Only the "`sub --flag` exists" kind; "use `-- x`" is no help here.
+            if s.ends_with("exists") {
+                tips.push_str(&format!("\n  tip: {s}"));
             }
         }
-        other => {
-            return Err(UsageError(format!(
-                "unknown command '{other}'; the commands are run, bench, render and help"
-            )))
+    }
+    tips
+}
+
+/// The usage message for a refused command line, in the engine's words: `args` are the
+/// arguments after the program name and `commands` lists the commands for an unknown one.
+/// clap's "did you mean" suggestions follow on lines of their own. `dh-bench` shares it.
+pub fn usage_message(e: &clap::Error, args: &[String], commands: &str) -> String {
+    let command = args
+        .first()
+        .filter(|a| !a.starts_with('-'))
+        .map_or("", String::as_str);
+    let tips = suggestions(e);
+    let message = match e.kind() {
+        ErrorKind::InvalidSubcommand => {
+            let word = context_str(e, ContextKind::InvalidSubcommand).unwrap_or_default();
+            format!("unknown command '{word}'; the commands are {commands}")
         }
+        ErrorKind::UnknownArgument => {
+            let word = context_str(e, ContextKind::InvalidArg).unwrap_or_default();
+            if command.is_empty() {
+                format!("unknown command '{word}'; the commands are {commands}")
+            } else {
+                format!("{command} does not take '{word}'")
+            }
+        }
+        ErrorKind::ValueValidation => match std::error::Error::source(e) {
+            Some(source) => match source.downcast_ref::<UsageError>() {
+                Some(usage) => usage.0.clone(),
+                None => source.to_string(),
+            },
+            None => clap_text(e),
+        },
+        ErrorKind::InvalidValue => {
+            let arg = context_str(e, ContextKind::InvalidArg).unwrap_or_default();
+            let value = context_str(e, ContextKind::InvalidValue).unwrap_or_default();
+            if value.is_empty() {
+                // A flag short of its value is the last word (values are taken as
+                // written, dashes and all), so name it as typed.
+                let typed = args.last().map_or(arg.as_str(), |a| {
+                    a.split_once('=').map_or(a.as_str(), |(f, _)| f)
+                });
+                format!("{} needs a value", flag_of(typed))
+            } else {
+                let valid = match e.get(ContextKind::ValidValue) {
+                    Some(ContextValue::Strings(v)) => v.join(", "),
+                    _ => String::new(),
+                };
+                format!("{} takes one of {valid}, got '{value}'", flag_of(&arg))
+            }
+        }
+        _ => clap_text(e),
     };
-    let mut o = RunOptions::default();
-    let mut it = rest.iter();
-    while let Some(arg) = it.next() {
-        // `--flag=value` reads as `--flag value`.
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") && f != "--set" => (f, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let take = |it: &mut std::slice::Iter<'_, String>| -> Result<String, UsageError> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None => value(flag, it).cloned(),
-            }
-        };
-        match flag {
-            "--pallet" => o.pallets.push(PathBuf::from(take(&mut it)?)),
-            "--map" if !bench => o.map = Some(take(&mut it)?),
-            "--ticks" => o.ticks = Some(count("--ticks", &take(&mut it)?)?),
-            "--script" if !bench => o.script = Some(PathBuf::from(take(&mut it)?)),
-            "--set" => o.sets.push(take(&mut it)?),
-            "--workers" => {
-                let n: usize = count("--workers", &take(&mut it)?)?;
-                if n == 0 {
-                    return Err(UsageError("--workers takes at least 1".into()));
-                }
-                o.workers = Some(n);
-            }
-            "--json" => o.json = true,
-            "--trace" => o.trace = Some(PathBuf::from(take(&mut it)?)),
-            "--quiet" => o.quiet = true,
-            "--render" if bench => {
-                o.render = Some(crate::render_cmd::parse_size_flag(
-                    "--render",
-                    &take(&mut it)?,
-                )?)
-            }
-            s if bench && !s.starts_with("--") && o.map.is_none() => o.map = Some(s.to_string()),
-            s => {
-                return Err(UsageError(format!(
-                    "{} does not take '{s}'",
-                    if bench { "bench" } else { "run" }
-                )))
-            }
-        }
-    }
-    if bench {
-        Ok(Cli::Bench(o))
-    } else {
-        if o.map.is_none() {
-            return Err(UsageError("run needs --map M".into()));
-        }
-        Ok(Cli::Run(o))
-    }
+    format!("{message}{tips}")
+}
+
+/// clap's own wording for an error, less its "error: " and its usage lines.
+fn clap_text(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
 }
 
 #[cfg(test)]
@@ -199,6 +482,14 @@ mod tests {
     fn p(s: &str) -> Result<Cli, UsageError> {
         let args: Vec<String> = s.split_whitespace().map(String::from).collect();
         parse(&args)
+    }
+
+    /// `render`'s options, as `render_cmd::parse` gave them before the grammar moved here.
+    fn pr(s: &str) -> Result<RenderOptions, UsageError> {
+        match p(&format!("render {s}"))? {
+            Cli::Render(o) => Ok(o),
+            other => panic!("render parsed as {other:?}"),
+        }
     }
 
     #[test]
@@ -302,6 +593,76 @@ mod tests {
         assert_eq!(
             UsageError("x".into()).to_string(),
             "x\nrun `dh-engine help` for usage"
+        );
+    }
+
+    #[test]
+    fn parses_the_options() {
+        let o = pr(
+            "out --map render-eval --camera white --size 320x200 --worldSeconds 1.5 --gpuTimings",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(o.outdir, PathBuf::from("out"));
+        assert_eq!(o.camera.as_deref(), Some("white"));
+        assert_eq!(o.size, Some([320, 200]));
+        assert_eq!(o.world_seconds.as_deref(), Some("1.5"));
+        assert!(o.gpu_timings);
+        let t = pr("out --map m --captureMapThumbnails --thumbnailPng maps/m.thumbnail.png")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(t.capture_thumbnails);
+        assert_eq!(
+            pr("--map m").unwrap_err().0,
+            "render needs an output folder"
+        );
+        assert_eq!(pr("out").unwrap_err().0, "render needs --map M");
+        assert!(pr("out --map m --size 10").is_err());
+        assert!(pr("out --map m --worldSeconds -1").is_err());
+        assert!(pr("out --map m a b").is_err());
+    }
+
+    #[test]
+    fn every_command_has_help_and_mistypes_get_suggestions() {
+        for command in ["run", "bench", "render", "completions"] {
+            match p(&format!("{command} --help")) {
+                Ok(Cli::HelpText(text)) => {
+                    assert!(text.contains(&format!("dh-engine {command}")), "{text}")
+                }
+                other => panic!("{command} --help gave {other:?}"),
+            }
+            assert!(matches!(
+                p(&format!("help {command}")),
+                Ok(Cli::HelpText(_))
+            ));
+        }
+        assert_eq!(p("--help"), Ok(Cli::Help(None)));
+        assert_eq!(
+            p("run --map m --tick 5").unwrap_err().0,
+            "run does not take '--tick'\n  tip: a similar argument exists: '--ticks'"
+        );
+        assert_eq!(
+            p("rendr").unwrap_err().0,
+            "unknown command 'rendr'; the commands are run, bench, render and help\n  tip: a similar command exists: 'render'"
+        );
+        assert_eq!(
+            p("completions bash"),
+            Ok(Cli::Completions(clap_complete::Shell::Bash))
+        );
+        assert!(p("completions tcsh").is_err());
+        assert_eq!(
+            p("run --map a --map b --json --json"),
+            Ok(Cli::Run(RunOptions {
+                map: Some("b".into()),
+                json: true,
+                ..RunOptions::default()
+            }))
+        );
+        assert_eq!(
+            p("run --map m --set=world.tickRate=128"),
+            Ok(Cli::Run(RunOptions {
+                map: Some("m".into()),
+                sets: vec!["world.tickRate=128".into()],
+                ..RunOptions::default()
+            }))
         );
     }
 }

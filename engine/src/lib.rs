@@ -9,6 +9,7 @@ pub mod extract;
 pub mod host;
 pub mod mesh_colliders;
 pub mod models;
+pub mod options;
 pub mod prefs;
 pub mod render_cmd;
 pub mod run;

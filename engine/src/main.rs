@@ -1,4 +1,4 @@
-//! `dh-engine`: the engine host binary (`run`, `bench`, `render`, `help`).
+//! `dh-engine`: the engine host binary (`run`, `bench`, `render`, `help`, `completions`).
 use mimalloc::MiMalloc;
 
 use dh_engine::cli::{self, Cli, USAGE};
@@ -24,6 +24,19 @@ fn main() {
             } else {
                 print!("{}", script::HELP);
             }
+            0
+        }
+        Ok(Cli::HelpText(text)) => {
+            print!("{text}");
+            0
+        }
+        Ok(Cli::Completions(shell)) => {
+            clap_complete::generate(
+                shell,
+                &mut cli::command(),
+                "dh-engine",
+                &mut std::io::stdout(),
+            );
             0
         }
         Ok(Cli::Run(o)) => {

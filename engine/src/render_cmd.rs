@@ -31,11 +31,11 @@ use dh_gpu::{Gpu, GpuDesc, Validation};
 use dh_jobs::{FrameTimer, Scheduler};
 
 use crate::catalog::Catalog;
-use crate::cli::UsageError;
 use crate::extract::{self, ExtractCache, Extracted, NamedCamera};
 use crate::host::{Host, HostOptions};
+pub use crate::options::RenderOptions;
+use crate::options::{Outcome, UsageError};
 use crate::prefs::Prefs;
-use crate::run::Outcome;
 use crate::script::{self, ScriptRunner};
 use crate::voxel::draw::VoxelDraw;
 
@@ -53,111 +53,6 @@ pub fn mesh_upload_budget(prefs: &Prefs) -> Duration {
     } else {
         Duration::ZERO
     }
-}
-
-/// `render`'s options.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RenderOptions {
-    /// Where the pictures go.
-    pub outdir: PathBuf,
-    /// `--pallet`, in order.
-    pub pallets: Vec<PathBuf>,
-    /// `--map`.
-    pub map: String,
-    /// `--camera NAME|ID`.
-    pub camera: Option<String>,
-    /// `--size WxH`.
-    pub size: Option<[u32; 2]>,
-    /// `--worldSeconds T`, as written (validated: a finite number ≥ 0).
-    pub world_seconds: Option<String>,
-    /// `--script S`.
-    pub script: Option<PathBuf>,
-    /// `--gpuTimings`.
-    pub gpu_timings: bool,
-    /// `--set name=value`.
-    pub sets: Vec<String>,
-    /// `--captureMapThumbnails`.
-    pub capture_thumbnails: bool,
-    /// `--thumbnailPng PATH`.
-    pub thumbnail_png: Option<PathBuf>,
-    /// `--thumbnailCamera NAME|ID`.
-    pub thumbnail_camera: Option<String>,
-    /// `--timeline FILE`.
-    pub timeline: Option<PathBuf>,
-}
-
-fn parse_size(v: &str) -> Result<[u32; 2], UsageError> {
-    parse_size_flag("--size", v)
-}
-
-/// Parses `WxH` given to `flag` (each edge 1 to 16384), as `render --size` and
-/// `bench --render` take it.
-pub fn parse_size_flag(flag: &str, v: &str) -> Result<[u32; 2], UsageError> {
-    let bad = || UsageError(format!("{flag} takes WxH (e.g. 1280x720), got '{v}'"));
-    let (w, h) = v.split_once(['x', 'X']).ok_or_else(bad)?;
-    let w: u32 = w.parse().map_err(|_| bad())?;
-    let h: u32 = h.parse().map_err(|_| bad())?;
-    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
-        return Err(UsageError(format!(
-            "{flag}: each edge must be 1 to 16384, got '{v}'"
-        )));
-    }
-    Ok([w, h])
-}
-
-/// Parses the arguments after `render`.
-pub fn parse(args: &[String]) -> Result<RenderOptions, UsageError> {
-    let mut o = RenderOptions::default();
-    let mut outdir = None;
-    let mut map = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") && f != "--set" => (f, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut take = || -> Result<String, UsageError> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None => it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| UsageError(format!("{flag} needs a value"))),
-            }
-        };
-        match flag {
-            "--pallet" => o.pallets.push(PathBuf::from(take()?)),
-            "--map" => map = Some(take()?),
-            "--camera" => o.camera = Some(take()?),
-            "--size" => o.size = Some(parse_size(&take()?)?),
-            "--worldSeconds" => {
-                let v = take()?;
-                match v.parse::<f64>() {
-                    Ok(t) if t.is_finite() && t >= 0.0 => o.world_seconds = Some(v),
-                    _ => {
-                        return Err(UsageError(format!(
-                            "--worldSeconds takes seconds ≥ 0, got '{v}'"
-                        )))
-                    }
-                }
-            }
-            "--script" => o.script = Some(PathBuf::from(take()?)),
-            "--gpuTimings" => o.gpu_timings = true,
-            "--set" => o.sets.push(take()?),
-            "--captureMapThumbnails" => o.capture_thumbnails = true,
-            "--thumbnailPng" => o.thumbnail_png = Some(PathBuf::from(take()?)),
-            "--thumbnailCamera" => o.thumbnail_camera = Some(take()?),
-            "--timeline" => o.timeline = Some(PathBuf::from(take()?)),
-            s if !s.starts_with("--") && outdir.is_none() => outdir = Some(PathBuf::from(s)),
-            s => return Err(UsageError(format!("render does not take '{s}'"))),
-        }
-    }
-    o.outdir = outdir.ok_or_else(|| UsageError("render needs an output folder".into()))?;
-    o.map = map.ok_or_else(|| UsageError("render needs --map M".into()))?;
-    if o.camera.is_some() && o.capture_thumbnails {
-        return Err(UsageError("--camera and --captureMapThumbnails are exclusive; --thumbnailCamera names the thumbnail's camera".into()));
-    }
-    Ok(o)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -831,36 +726,5 @@ impl BenchRender {
                 ""
             }
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn p(s: &str) -> Result<RenderOptions, UsageError> {
-        let args: Vec<String> = s.split_whitespace().map(String::from).collect();
-        parse(&args)
-    }
-
-    #[test]
-    fn parses_the_options() {
-        let o = p(
-            "out --map render-eval --camera white --size 320x200 --worldSeconds 1.5 --gpuTimings",
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(o.outdir, PathBuf::from("out"));
-        assert_eq!(o.camera.as_deref(), Some("white"));
-        assert_eq!(o.size, Some([320, 200]));
-        assert_eq!(o.world_seconds.as_deref(), Some("1.5"));
-        assert!(o.gpu_timings);
-        let t = p("out --map m --captureMapThumbnails --thumbnailPng maps/m.thumbnail.png")
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(t.capture_thumbnails);
-        assert_eq!(p("--map m").unwrap_err().0, "render needs an output folder");
-        assert_eq!(p("out").unwrap_err().0, "render needs --map M");
-        assert!(p("out --map m --size 10").is_err());
-        assert!(p("out --map m --worldSeconds -1").is_err());
-        assert!(p("out --map m a b").is_err());
     }
 }

@@ -5,8 +5,9 @@ use std::io::Write;
 
 use dh_jobs::{FrameTimer, Scheduler};
 
-use crate::cli::{RunOptions, UsageError};
 use crate::host::{Host, HostError, HostOptions};
+use crate::options::UsageError;
+pub use crate::options::{Outcome, RunOptions};
 use crate::script::{self, ScriptRunner};
 
 /// Ticks `run` takes with neither `--ticks` nor a script at the default 64 Hz: one second
@@ -16,28 +17,6 @@ pub const DEFAULT_RUN_TICKS: u64 = 64;
 pub const DEFAULT_BENCH_TICKS: u64 = 6400;
 /// The scene `bench` runs without one.
 pub const DEFAULT_BENCH_SCENE: &str = "core:maps/logic-map.dh-map";
-
-/// How a run ended.
-#[derive(Debug, PartialEq, Eq, Clone, Copy)]
-pub enum Outcome {
-    /// Every tick ran and every `expect` held.
-    Done,
-    /// An `expect` failed or the run failed (exit status 1).
-    Failed,
-    /// The command line, the map or the script was refused (exit status 2).
-    Usage,
-}
-
-impl Outcome {
-    /// The process exit status.
-    pub fn code(self) -> i32 {
-        match self {
-            Outcome::Done => 0,
-            Outcome::Failed => 1,
-            Outcome::Usage => 2,
-        }
-    }
-}
 
 /// The bench scene's script for the core logic-map, for `ticks` ticks: `doorPawn` stands at
 /// doorButton and presses it every 160 ticks (the door opens over 80 and closes over 80);

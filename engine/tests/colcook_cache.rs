@@ -9,72 +9,27 @@
 //! The model (`meshes/slab.glb`) is one node `slab` at `[0, 0.5, 0]` drawing a 4 × 1 × 4 box
 //! of material `stone`: its top is at y = 1, so a pawn dropped over it stands there.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use dh_content::colcook::cache::load_key;
-use dh_content::compile::{compile, CompileOptions};
 use dh_content::pallet::Pallet;
 use dh_engine::host::{Host, HostOptions};
-use dh_jobs::{FrameTimer, Scheduler};
+use support::{box_geometry, drop_pawn, without_companions, GlbBuilder, SourcePallet};
 
 /// A 4 × 1 × 4 box about the origin: 8 corners, 12 outward triangles.
 fn slab_glb() -> Vec<u8> {
-    let h = [2.0f32, 0.5, 2.0];
-    let mut pos = Vec::new();
-    for i in 0..8u8 {
-        for (a, bit) in [(0, 1), (1, 2), (2, 4)] {
-            let v = if i & bit == 0 { -h[a] } else { h[a] };
-            pos.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    let quads: [[u16; 4]; 6] = [
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-        [0, 1, 5, 4],
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-    ];
-    let mut idx = Vec::new();
-    for q in quads {
-        for i in [q[0], q[1], q[2], q[0], q[2], q[3]] {
-            idx.extend_from_slice(&i.to_le_bytes());
-        }
-    }
-    let mut bin = pos.clone();
-    let idx_at = bin.len();
-    bin.extend_from_slice(&idx);
-    while bin.len() % 4 != 0 {
-        bin.push(0);
-    }
-    let mut json = format!(
-        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{}}}],
-"bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":{}}},{{"buffer":0,"byteOffset":{idx_at},"byteLength":{}}}],
-"accessors":[{{"bufferView":0,"componentType":5126,"count":8,"type":"VEC3","min":[-2,-0.5,-2],"max":[2,0.5,2]}},
- {{"bufferView":1,"componentType":5123,"count":36,"type":"SCALAR"}}],
-"materials":[{{"name":"stone"}}],
-"meshes":[{{"name":"SlabMesh","primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"material":0}}]}}],
+    let mut g = GlbBuilder::new();
+    let (v, i) = box_geometry([4.0, 1.0, 4.0]);
+    let pos = g.positions(&v);
+    let idx = g.indices(&i);
+    g.finish(&format!(
+        r#""materials":[{{"name":"stone"}}],
+"meshes":[{{"name":"SlabMesh","primitives":[{{"attributes":{{"POSITION":{pos}}},"indices":{idx},"material":0}}]}}],
 "nodes":[{{"name":"slab","translation":[0,0.5,0],"mesh":0}}],
-"scenes":[{{"nodes":[0]}}],"scene":0}}"#,
-        bin.len(),
-        pos.len(),
-        idx.len()
-    );
-    while json.len() % 4 != 0 {
-        json.push(' ');
-    }
-    let total = 12 + 8 + json.len() + 8 + bin.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(json.as_bytes());
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin);
-    out
+"scenes":[{{"nodes":[0]}}],"scene":0"#
+    ))
 }
 
 const MAP: &str = r#"{
@@ -89,64 +44,13 @@ const MAP: &str = r#"{
 
 /// Builds the pallet, packs it again without its companions, and writes it under `dir`.
 fn build_companionless_pallet(dir: &Path) -> PathBuf {
-    let src = dir.join("src");
-    let write = |rel: &str, b: &[u8]| {
-        let p = src.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
-        std::fs::write(p, b).unwrap();
-    };
-    write(
-        "pallet.dh",
-        b"{ \"id\": \"dev.example.slab\", \"name\": \"Slab\", \"version\": \"1.0.0\" }",
-    );
-    write("meshes/slab.glb", &slab_glb());
-    write("materials/stone.dh-mat", b"{ \"tint\": [0.5, 0.5, 0.5] }");
-    write("maps/slab.dh-map", MAP.as_bytes());
-    let out = compile(
-        &src,
-        &CompileOptions {
-            write: false,
-            progress: None,
-        },
-    );
-    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
-    let assets: Vec<_> = out
-        .assets
-        .iter()
-        .filter(|a| !a.path.ends_with(".dh-colcook"))
-        .cloned()
-        .collect();
-    assert!(
-        assets.len() < out.assets.len(),
-        "the build shipped a companion to drop"
-    );
-    let manifest = out.manifest.as_ref().expect("a manifest");
-    let bytes = dh_content::compile::pack(manifest, &assets).unwrap_or_else(|e| panic!("{e}"));
-    let file = dir.join("slab.pallet");
-    std::fs::write(&file, bytes).unwrap();
-    file
-}
-
-/// Drops a pawn at `feet` and lets it fall for two seconds; its feet's height and whether
-/// it stands.
-fn drop_pawn(host: &mut Host, feet: [f32; 3]) -> (f32, bool) {
-    let script = format!(
-        "spawn p {} {} {}\nwait 128 ticks\nprint p.y\n",
-        feet[0], feet[1], feet[2]
-    );
-    let mut runner = dh_engine::script::ScriptRunner::new(
-        dh_engine::script::parse("test", &script).unwrap_or_else(|e| panic!("{e}")),
-    );
-    let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
-    let timer = FrameTimer::new();
-    while !runner.finished() {
-        host.step(Some(&mut runner), &scheduler, &timer)
-            .unwrap_or_else(|e| panic!("{e}"));
-        timer.end_frame();
-    }
-    let id = host.physics().pawn_ids()[0];
-    let s = host.physics().pawn_state(id).unwrap();
-    (s.feet[1], s.grounded)
+    let pallet = SourcePallet::at(dir);
+    pallet.manifest("dev.example.slab", "Slab");
+    pallet.write("meshes/slab.glb", &slab_glb());
+    pallet.write("materials/stone.dh-mat", b"{ \"tint\": [0.5, 0.5, 0.5] }");
+    pallet.write("maps/slab.dh-map", MAP.as_bytes());
+    let out = pallet.compile(false, "slab");
+    pallet.save("slab.pallet", &without_companions(&out))
 }
 
 /// Starts the host on the slab map; the cook-at-load log lines of the start, and where a
@@ -163,7 +67,8 @@ fn start(pallet: &Path, sets: &[&str]) -> (Vec<String>, (f32, bool)) {
         .into_iter()
         .filter(|l| l.contains("mesh collision cooked at load"))
         .collect();
-    (cooked, drop_pawn(&mut host, [0.5, 3.0, 0.5]))
+    let s = drop_pawn(&mut host, [0.5, 3.0, 0.5]);
+    (cooked, (s.feet[1], s.grounded))
 }
 
 #[test]

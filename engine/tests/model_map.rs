@@ -14,135 +14,21 @@
 //! 1 m, switches `lamp` off and gives `group/slab` a box collider; placement `yard2` stands
 //! at `[10, 0, 0]` turned 90° (yaw) and removes `lamp`.
 
-use std::path::{Path, PathBuf};
+mod support;
 
-use dh_content::compile::{compile, CompileOptions};
+use std::path::PathBuf;
+
 use dh_engine::catalog::Catalog;
 use dh_engine::extract::{self, ExtractCache};
 use dh_engine::host::{Host, HostOptions};
 use dh_gpu::render::frame::{Material, Shading};
-use dh_jobs::{FrameTimer, Scheduler};
 use dh_sims::{Collider, Disabled, ModelPart, Parent, PartRenderer, SimWorld};
+use support::{
+    angle, box_geometry, drop_pawn, near3, pallet_bytes, without_companions, GlbBuilder,
+    SourcePallet,
+};
 
-// ---- A GLB writer, independent of the importer ----------------------------------------------
-
-/// A box's 8 corners (centered, `size` full extents) and its 12 triangles, outward-wound,
-/// faces in the order +Y, -X, +X, -Y, -Z, +Z (two triangles each).
-fn box_geometry(size: [f32; 3]) -> (Vec<[f32; 3]>, Vec<u16>) {
-    let h = size.map(|s| s / 2.0);
-    let mut v = Vec::new();
-    for i in 0..8u8 {
-        v.push([
-            if i & 1 == 0 { -h[0] } else { h[0] },
-            if i & 2 == 0 { -h[1] } else { h[1] },
-            if i & 4 == 0 { -h[2] } else { h[2] },
-        ]);
-    }
-    // Corner index bits: x = 1, y = 2, z = 4.
-    let quads: [[u16; 4]; 6] = [
-        [2, 6, 7, 3], // +Y
-        [0, 4, 6, 2], // -X
-        [1, 3, 7, 5], // +X
-        [0, 1, 5, 4], // -Y
-        [0, 2, 3, 1], // -Z
-        [4, 5, 7, 6], // +Z
-    ];
-    let mut idx = Vec::new();
-    for q in quads {
-        idx.extend_from_slice(&[q[0], q[1], q[2], q[0], q[2], q[3]]);
-    }
-    (v, idx)
-}
-
-struct GlbBuilder {
-    bin: Vec<u8>,
-    views: Vec<String>,
-    accessors: Vec<String>,
-}
-
-impl GlbBuilder {
-    fn new() -> GlbBuilder {
-        GlbBuilder {
-            bin: Vec::new(),
-            views: Vec::new(),
-            accessors: Vec::new(),
-        }
-    }
-
-    fn view(&mut self, bytes: &[u8]) -> usize {
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
-        let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
-        self.views.push(format!(
-            r#"{{"buffer":0,"byteOffset":{offset},"byteLength":{}}}"#,
-            bytes.len()
-        ));
-        self.views.len() - 1
-    }
-
-    fn positions(&mut self, p: &[[f32; 3]]) -> usize {
-        let bytes: Vec<u8> = p.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
-        let view = self.view(&bytes);
-        let mut lo = [f32::INFINITY; 3];
-        let mut hi = [f32::NEG_INFINITY; 3];
-        for v in p {
-            for k in 0..3 {
-                lo[k] = lo[k].min(v[k]);
-                hi[k] = hi[k].max(v[k]);
-            }
-        }
-        self.accessors.push(format!(
-            r#"{{"bufferView":{view},"componentType":5126,"count":{},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}}"#,
-            p.len(),
-            lo[0],
-            lo[1],
-            lo[2],
-            hi[0],
-            hi[1],
-            hi[2]
-        ));
-        self.accessors.len() - 1
-    }
-
-    fn indices(&mut self, i: &[u16]) -> usize {
-        let bytes: Vec<u8> = i.iter().flat_map(|v| v.to_le_bytes()).collect();
-        let view = self.view(&bytes);
-        self.accessors.push(format!(
-            r#"{{"bufferView":{view},"componentType":5123,"count":{},"type":"SCALAR"}}"#,
-            i.len()
-        ));
-        self.accessors.len() - 1
-    }
-
-    fn finish(mut self, rest: &str) -> Vec<u8> {
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
-        let mut json = format!(
-            r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{}}}],"bufferViews":[{}],"accessors":[{}],{rest}}}"#,
-            self.bin.len(),
-            self.views.join(","),
-            self.accessors.join(",")
-        );
-        while json.len() % 4 != 0 {
-            json.push(' ');
-        }
-        let total = 12 + 8 + json.len() + 8 + self.bin.len();
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(b"glTF");
-        out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"JSON");
-        out.extend_from_slice(json.as_bytes());
-        out.extend_from_slice(&(self.bin.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&self.bin);
-        out
-    }
-}
+// ---- The model (written by support's GLB writer, independent of the importer) -----------
 
 /// The yard model described at the top of the file.
 fn yard_glb() -> Vec<u8> {
@@ -255,18 +141,9 @@ fn build_pallet(tag: &str) -> PathBuf {
 /// [`build_pallet`]; `drop_companions` packs the build again without its maps'
 /// `.dh-colcook` companions, so the host must cook their mesh collision at load.
 fn build_pallet_with(tag: &str, drop_companions: bool) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dh-model-map-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let src = dir.join("src");
-    let write = |rel: &str, b: &[u8]| {
-        let p = src.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
-        std::fs::write(p, b).unwrap();
-    };
-    write(
-        "pallet.dh",
-        b"{ \"id\": \"dev.example.yard\", \"name\": \"Yard\", \"version\": \"1.0.0\" }",
-    );
+    let pallet = SourcePallet::fresh("dh-model-map", tag);
+    let write = |rel: &str, b: &[u8]| pallet.write(rel, b);
+    pallet.manifest("dev.example.yard", "Yard");
     write("meshes/yard.glb", &yard_glb());
     write("materials/stone.dh-mat", b"{ \"tint\": [0.5, 0.5, 0.5] }");
     write("maps/yard.dh-map", map_text().as_bytes());
@@ -285,38 +162,13 @@ fn build_pallet_with(tag: &str, drop_companions: bool) -> PathBuf {
         "maps/world-mesh.dh-map",
         world_map_text("\"mesh\"").as_bytes(),
     );
-    let out = compile(
-        &src,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    assert!(
-        !out.diagnostics.has_errors(),
-        "the yard pallet builds: {}",
-        out.diagnostics
-    );
-    let mut bytes = out
-        .pallet
-        .unwrap_or_else(|| panic!("no pallet bytes: {}", out.diagnostics));
-    if drop_companions {
-        let assets: Vec<_> = out
-            .assets
-            .iter()
-            .filter(|a| !a.path.ends_with(".dh-colcook"))
-            .cloned()
-            .collect();
-        assert!(
-            assets.len() < out.assets.len(),
-            "the build shipped a companion"
-        );
-        let manifest = out.manifest.as_ref().expect("a manifest");
-        bytes = dh_content::compile::pack(manifest, &assets).unwrap_or_else(|e| panic!("{e}"));
-    }
-    let file = dir.join("yard.pallet");
-    std::fs::write(&file, bytes).unwrap();
-    file
+    let out = pallet.compile(true, "yard");
+    let bytes = if drop_companions {
+        without_companions(&out)
+    } else {
+        pallet_bytes(&out)
+    };
+    pallet.save("yard.pallet", &bytes)
 }
 
 fn start(tag: &str) -> (Host, Catalog, dh_content::schema::map::Map) {
@@ -402,19 +254,6 @@ fn assert_gray_slab(img: &dh_gpu::render::frame::Texture) {
 }
 
 // ---- Checks ----------------------------------------------------------------------------------
-
-fn near3(a: [f32; 3], b: [f32; 3], what: &str) {
-    assert!(
-        (0..3).all(|k| (a[k] - b[k]).abs() < 1e-5),
-        "{what}: {a:?}, expected {b:?}"
-    );
-}
-
-/// The rotation angle between two unit quaternions, degrees.
-fn angle(a: [f32; 4], b: [f32; 4]) -> f32 {
-    let d: f32 = (0..4).map(|k| a[k] * b[k]).sum();
-    2.0 * d.abs().min(1.0).acos().to_degrees()
-}
 
 fn part_named(sim: &SimWorld, instance: &str, path: &str) -> Option<hecs::Entity> {
     let inst = sim.entity_named(instance)?;
@@ -661,26 +500,6 @@ fn a_part_renamed_by_a_sidecar_draws_under_its_new_name() {
         Material::flat_white()
     );
     assert_eq!(cache.models().decodes(), 1);
-}
-
-/// Drops a pawn at `feet` in `map` and lets it fall for two seconds; its state.
-fn drop_pawn(host: &mut Host, feet: [f32; 3]) -> dh_sims::physics::PawnState {
-    let script = format!(
-        "spawn p {} {} {}\nwait 128 ticks\nprint p.y\n",
-        feet[0], feet[1], feet[2]
-    );
-    let mut runner = dh_engine::script::ScriptRunner::new(
-        dh_engine::script::parse("test", &script).unwrap_or_else(|e| panic!("{e}")),
-    );
-    let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
-    let timer = FrameTimer::new();
-    while !runner.finished() {
-        host.step(Some(&mut runner), &scheduler, &timer)
-            .unwrap_or_else(|e| panic!("{e}"));
-        timer.end_frame();
-    }
-    let id = host.physics().pawn_ids()[0];
-    host.physics().pawn_state(id).unwrap()
 }
 
 /// The issue's "done when": a map built around the model, with part overrides and

@@ -27,110 +27,41 @@
 //! `[0, 0, 0]`, removes `base/arm/hood` and names a `base/lid` the model lacks: base `(1, 0.5, -4)`, arm `(1, 2.5, -4)`, globe
 //! `(1, 3, -4)`.
 
-use std::path::{Path, PathBuf};
+mod support;
 
-use dh_content::compile::{compile, CompileOptions};
+use std::path::PathBuf;
+
 use dh_engine::catalog::Catalog;
 use dh_engine::extract::{self, ExtractCache};
 use dh_engine::host::{Host, HostOptions};
 use dh_gpu::render::frame::Material;
-use dh_jobs::{FrameTimer, Scheduler};
 use dh_sims::{Collider, ModelPart, Parent, PartRenderer, SimWorld};
+use support::{angle, box_geometry, drop_pawn, near3, pallet_bytes, GlbBuilder, SourcePallet};
 
-// ---- A GLB writer, independent of the importer and of dh build's writer -------------------
-
-/// A box's 8 corners (centered, `size` full extents) and its 12 triangles.
-fn box_geometry(size: [f32; 3]) -> (Vec<[f32; 3]>, Vec<u16>) {
-    let h = size.map(|s| s / 2.0);
-    let mut v = Vec::new();
-    for i in 0..8u8 {
-        v.push([
-            if i & 1 == 0 { -h[0] } else { h[0] },
-            if i & 2 == 0 { -h[1] } else { h[1] },
-            if i & 4 == 0 { -h[2] } else { h[2] },
-        ]);
-    }
-    let quads: [[u16; 4]; 6] = [
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-        [0, 1, 5, 4],
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-    ];
-    let mut idx = Vec::new();
-    for q in quads {
-        idx.extend_from_slice(&[q[0], q[1], q[2], q[0], q[2], q[3]]);
-    }
-    (v, idx)
-}
+// ---- The models (written by support's GLB writer, independent of the importer) ----------
 
 /// A GLB of one box mesh per entry of `boxes` (its size and material index), with
 /// `materials` (names) and `nodes` / `roots` as JSON.
 fn glb(boxes: &[([f32; 3], usize)], materials: &[&str], nodes: &str, roots: &str) -> Vec<u8> {
-    let mut bin: Vec<u8> = Vec::new();
-    let mut views = Vec::new();
-    let mut accessors = Vec::new();
+    let mut g = GlbBuilder::new();
     let mut meshes = Vec::new();
     for (k, (size, material)) in boxes.iter().enumerate() {
         let (v, i) = box_geometry(*size);
-        let pos: Vec<u8> = v.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
-        let idx: Vec<u8> = i.iter().flat_map(|x| x.to_le_bytes()).collect();
-        for bytes in [&pos, &idx] {
-            while !bin.len().is_multiple_of(4) {
-                bin.push(0);
-            }
-            views.push(format!(
-                r#"{{"buffer":0,"byteOffset":{},"byteLength":{}}}"#,
-                bin.len(),
-                bytes.len()
-            ));
-            bin.extend_from_slice(bytes);
-        }
-        accessors.push(format!(
-            r#"{{"bufferView":{},"componentType":5126,"count":8,"type":"VEC3"}}"#,
-            2 * k
-        ));
-        accessors.push(format!(
-            r#"{{"bufferView":{},"componentType":5123,"count":36,"type":"SCALAR"}}"#,
-            2 * k + 1
-        ));
+        let pos = g.positions_unbounded(&v);
+        let idx = g.indices(&i);
         meshes.push(format!(
-            r#"{{"name":"box{k}","primitives":[{{"attributes":{{"POSITION":{}}},"indices":{},"material":{material}}}]}}"#,
-            2 * k,
-            2 * k + 1
+            r#"{{"name":"box{k}","primitives":[{{"attributes":{{"POSITION":{pos}}},"indices":{idx},"material":{material}}}]}}"#
         ));
-    }
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
     }
     let mats: Vec<String> = materials
         .iter()
         .map(|m| format!(r#"{{"name":"{m}"}}"#))
         .collect();
-    let mut json = format!(
-        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{}}}],"bufferViews":[{}],"accessors":[{}],"materials":[{}],"meshes":[{}],"nodes":[{nodes}],"scenes":[{{"nodes":[{roots}]}}],"scene":0}}"#,
-        bin.len(),
-        views.join(","),
-        accessors.join(","),
+    g.finish(&format!(
+        r#""materials":[{}],"meshes":[{}],"nodes":[{nodes}],"scenes":[{{"nodes":[{roots}]}}],"scene":0"#,
         mats.join(","),
         meshes.join(",")
-    );
-    while !json.len().is_multiple_of(4) {
-        json.push(' ');
-    }
-    let total = 12 + 8 + json.len() + 8 + bin.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(json.as_bytes());
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin);
-    out
+    ))
 }
 
 fn lamp_glb() -> Vec<u8> {
@@ -215,19 +146,9 @@ const DOOR_MAP: &str = r#"{
 "#;
 
 fn build_pallet(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dh-object-models-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let src = dir.join("src");
-    let write = |rel: &str, b: &[u8]| {
-        let p = src.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
-        std::fs::write(p, b).unwrap();
-    };
-    write(
-        "pallet.dh",
-        format!("{{ \"id\": \"{PALLET}\", \"name\": \"Lamps\", \"version\": \"1.0.0\" }}")
-            .as_bytes(),
-    );
+    let pallet = SourcePallet::fresh("dh-object-models", tag);
+    let write = |rel: &str, b: &[u8]| pallet.write(rel, b);
+    pallet.manifest(PALLET, "Lamps");
     write("meshes/lamp.glb", &lamp_glb());
     write(
         "meshes/lamp.glb.dh-model",
@@ -239,24 +160,8 @@ fn build_pallet(tag: &str) -> PathBuf {
     write("maps/lamps.dh-map", MAP.as_bytes());
     write("objects/door.dh-obj", DOOR_OBJECT.as_bytes());
     write("maps/door.dh-map", DOOR_MAP.as_bytes());
-    let out = compile(
-        &src,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    assert!(
-        !out.diagnostics.has_errors(),
-        "the lamp pallet builds: {}",
-        out.diagnostics
-    );
-    let bytes = out
-        .pallet
-        .unwrap_or_else(|| panic!("no pallet bytes: {}", out.diagnostics));
-    let file = dir.join("lamps.pallet");
-    std::fs::write(&file, bytes).unwrap();
-    file
+    let out = pallet.compile(true, "lamp");
+    pallet.save("lamps.pallet", &pallet_bytes(&out))
 }
 
 fn start(tag: &str) -> (Host, Catalog, dh_content::schema::map::Map) {
@@ -281,19 +186,6 @@ fn start_map(tag: &str, name: &str) -> (Host, Catalog, dh_content::schema::map::
 }
 
 // ---- Checks ----------------------------------------------------------------------------------
-
-fn near3(a: [f32; 3], b: [f32; 3], what: &str) {
-    assert!(
-        (0..3).all(|k| (a[k] - b[k]).abs() < 1e-5),
-        "{what}: {a:?}, expected {b:?}"
-    );
-}
-
-/// The rotation angle between two unit quaternions, degrees.
-fn angle(a: [f32; 4], b: [f32; 4]) -> f32 {
-    let d: f32 = (0..4).map(|k| a[k] * b[k]).sum();
-    2.0 * d.abs().min(1.0).acos().to_degrees()
-}
 
 /// Every installed part of the placement named `instance` (its own and its added
 /// records'), as `(model file, path)` with the entity.
@@ -487,19 +379,7 @@ fn extraction_draws_every_placement_and_decodes_each_model_once() {
 #[test]
 fn a_pawn_dropped_above_lamp_b_stands_on_its_base() {
     let (mut host, _, _) = start("stand");
-    let mut runner = dh_engine::script::ScriptRunner::new(
-        dh_engine::script::parse("test", "spawn p 1 3 -4\nwait 128 ticks\nprint p.y\n")
-            .unwrap_or_else(|e| panic!("{e}")),
-    );
-    let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
-    let timer = FrameTimer::new();
-    while !runner.finished() {
-        host.step(Some(&mut runner), &scheduler, &timer)
-            .unwrap_or_else(|e| panic!("{e}"));
-        timer.end_frame();
-    }
-    let id = host.physics().pawn_ids()[0];
-    let s = host.physics().pawn_state(id).unwrap();
+    let s = drop_pawn(&mut host, [1.0, 3.0, -4.0]);
     // lampB's base: a 1 m box centered at [1, 0.5, -4]: its top is y = 1.
     assert!(s.grounded && (s.feet[1] - 1.0).abs() < 0.05, "{s:?}");
     near3(

@@ -2,17 +2,14 @@
 //! turned it: the logic-map's `crateDropped` starts 3 m up, tilted (25, 40, 15 degrees), and
 //! falls; once it has landed, its live box carries the body's rotation, not the authored tilt.
 
+mod support;
+
 use dh_engine::catalog::Catalog;
 use dh_engine::extract;
 use dh_engine::host::{Host, HostOptions};
 use dh_jobs::{FrameTimer, Scheduler};
 use dh_sims::Name;
-
-/// The angle between two rotations, degrees (a quaternion and its negation are one).
-fn angle(a: [f32; 4], b: [f32; 4]) -> f32 {
-    let d: f32 = (0..4).map(|k| a[k] * b[k]).sum();
-    2.0 * d.abs().min(1.0).acos().to_degrees()
-}
+use support::angle;
 
 #[test]
 fn a_fallen_prop_is_drawn_at_the_solvers_rotation() {

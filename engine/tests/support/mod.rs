@@ -1,0 +1,295 @@
+//! Support shared by the engine's integration tests: a small GLB writer, independent of
+//! the importer and of `dh build`'s writer (so every number a test checks is known by
+//! construction), the source-pallet scaffolding around `dh build`'s compiler, and the pawn
+//! drop the collision tests stand on.
+//!
+//! Each test binary uses its own share of it (`mod support;`), hence the `dead_code` allow.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use dh_content::compile::{compile, BuildOutput, CompileOptions};
+use dh_engine::host::Host;
+use dh_jobs::{FrameTimer, Scheduler};
+
+// ---- A GLB writer ----------------------------------------------------------------------------
+
+/// A box's 8 corners (centered, `size` full extents) and its 12 triangles, outward-wound,
+/// faces in the order +Y, -X, +X, -Y, -Z, +Z (two triangles each).
+pub fn box_geometry(size: [f32; 3]) -> (Vec<[f32; 3]>, Vec<u16>) {
+    let h = size.map(|s| s / 2.0);
+    let mut v = Vec::new();
+    for i in 0..8u8 {
+        v.push([
+            if i & 1 == 0 { -h[0] } else { h[0] },
+            if i & 2 == 0 { -h[1] } else { h[1] },
+            if i & 4 == 0 { -h[2] } else { h[2] },
+        ]);
+    }
+    // Corner index bits: x = 1, y = 2, z = 4.
+    let quads: [[u16; 4]; 6] = [
+        [2, 6, 7, 3], // +Y
+        [0, 4, 6, 2], // -X
+        [1, 3, 7, 5], // +X
+        [0, 1, 5, 4], // -Y
+        [0, 2, 3, 1], // -Z
+        [4, 5, 7, 6], // +Z
+    ];
+    let mut idx = Vec::new();
+    for q in quads {
+        idx.extend_from_slice(&[q[0], q[1], q[2], q[0], q[2], q[3]]);
+    }
+    (v, idx)
+}
+
+/// Builds a GLB: one binary buffer of 4-byte-aligned views, their accessors, and the rest
+/// of the document as JSON.
+pub struct GlbBuilder {
+    bin: Vec<u8>,
+    views: Vec<String>,
+    accessors: Vec<String>,
+}
+
+impl Default for GlbBuilder {
+    fn default() -> GlbBuilder {
+        GlbBuilder::new()
+    }
+}
+
+impl GlbBuilder {
+    /// An empty document.
+    pub fn new() -> GlbBuilder {
+        GlbBuilder {
+            bin: Vec::new(),
+            views: Vec::new(),
+            accessors: Vec::new(),
+        }
+    }
+
+    /// Adds `bytes` as a buffer view (4-byte aligned); its index.
+    pub fn view(&mut self, bytes: &[u8]) -> usize {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        self.views.push(format!(
+            r#"{{"buffer":0,"byteOffset":{offset},"byteLength":{}}}"#,
+            bytes.len()
+        ));
+        self.views.len() - 1
+    }
+
+    /// Adds a `VEC3` float accessor of `p` with its `min` / `max`; its index.
+    pub fn positions(&mut self, p: &[[f32; 3]]) -> usize {
+        let bytes: Vec<u8> = p.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+        let view = self.view(&bytes);
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for v in p {
+            for k in 0..3 {
+                lo[k] = lo[k].min(v[k]);
+                hi[k] = hi[k].max(v[k]);
+            }
+        }
+        self.accessors.push(format!(
+            r#"{{"bufferView":{view},"componentType":5126,"count":{},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}}"#,
+            p.len(),
+            lo[0],
+            lo[1],
+            lo[2],
+            hi[0],
+            hi[1],
+            hi[2]
+        ));
+        self.accessors.len() - 1
+    }
+
+    /// Adds a `VEC3` float accessor of `p` without `min` / `max`; its index.
+    pub fn positions_unbounded(&mut self, p: &[[f32; 3]]) -> usize {
+        let bytes: Vec<u8> = p.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+        let view = self.view(&bytes);
+        self.accessors.push(format!(
+            r#"{{"bufferView":{view},"componentType":5126,"count":{},"type":"VEC3"}}"#,
+            p.len()
+        ));
+        self.accessors.len() - 1
+    }
+
+    /// Adds a `u16` index accessor of `i`; its index.
+    pub fn indices(&mut self, i: &[u16]) -> usize {
+        let bytes: Vec<u8> = i.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = self.view(&bytes);
+        self.accessors.push(format!(
+            r#"{{"bufferView":{view},"componentType":5123,"count":{},"type":"SCALAR"}}"#,
+            i.len()
+        ));
+        self.accessors.len() - 1
+    }
+
+    /// The GLB: the asset, buffer, views and accessors, then `rest` (the document's other
+    /// members, comma-separated JSON), and the binary chunk.
+    pub fn finish(mut self, rest: &str) -> Vec<u8> {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let json = format!(
+            r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{}}}],"bufferViews":[{}],"accessors":[{}],{rest}}}"#,
+            self.bin.len(),
+            self.views.join(","),
+            self.accessors.join(",")
+        );
+        glb_container(json, &self.bin)
+    }
+}
+
+/// A GLB container of `json` (padded with spaces) and `bin` (already 4-byte aligned).
+pub fn glb_container(mut json: String, bin: &[u8]) -> Vec<u8> {
+    while !json.len().is_multiple_of(4) {
+        json.push(' ');
+    }
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(json.as_bytes());
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(bin);
+    out
+}
+
+// ---- Source pallets --------------------------------------------------------------------------
+
+/// A source pallet being written under a folder of the temp dir, compiled with `dh build`'s
+/// compiler and written out as a `.pallet` beside its sources.
+pub struct SourcePallet {
+    /// The folder holding `src/` and the built pallet.
+    pub dir: PathBuf,
+    /// The sources' root (where `pallet.dh` goes).
+    pub src: PathBuf,
+}
+
+impl SourcePallet {
+    /// A fresh (emptied) folder `<temp>/<prefix>-<tag>-<pid>`, unique per test.
+    pub fn fresh(prefix: &str, tag: &str) -> SourcePallet {
+        let dir = std::env::temp_dir().join(format!("{prefix}-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        SourcePallet::at(&dir)
+    }
+
+    /// Sources under `dir/src`, as `dir` stands.
+    pub fn at(dir: &Path) -> SourcePallet {
+        SourcePallet {
+            dir: dir.to_path_buf(),
+            src: dir.join("src"),
+        }
+    }
+
+    /// Writes `bytes` to the source file `rel`, making its folders.
+    pub fn write(&self, rel: &str, bytes: &[u8]) {
+        let p = self.src.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+
+    /// Writes `pallet.dh` naming pallet `id` (version 1.0.0).
+    pub fn manifest(&self, id: &str, name: &str) {
+        self.write(
+            "pallet.dh",
+            format!("{{ \"id\": \"{id}\", \"name\": \"{name}\", \"version\": \"1.0.0\" }}")
+                .as_bytes(),
+        );
+    }
+
+    /// Compiles the sources (`write`: let the compiler write its sidecars back), asserting
+    /// the build reports no error (`what` names the pallet in the failure).
+    pub fn compile(&self, write: bool, what: &str) -> BuildOutput {
+        let out = compile(
+            &self.src,
+            &CompileOptions {
+                write,
+                progress: None,
+            },
+        );
+        assert!(
+            !out.diagnostics.has_errors(),
+            "the {what} pallet builds: {}",
+            out.diagnostics
+        );
+        out
+    }
+
+    /// Writes `bytes` as `<dir>/<file>`; its path.
+    pub fn save(&self, file: &str, bytes: &[u8]) -> PathBuf {
+        let path = self.dir.join(file);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+}
+
+/// The built pallet's bytes, as compiled.
+pub fn pallet_bytes(out: &BuildOutput) -> Vec<u8> {
+    out.pallet
+        .clone()
+        .unwrap_or_else(|| panic!("no pallet bytes: {}", out.diagnostics))
+}
+
+/// The build packed again without its maps' `.dh-colcook` companions, so the host must cook
+/// their mesh collision at load.
+pub fn without_companions(out: &BuildOutput) -> Vec<u8> {
+    let assets: Vec<_> = out
+        .assets
+        .iter()
+        .filter(|a| !a.path.ends_with(".dh-colcook"))
+        .cloned()
+        .collect();
+    assert!(
+        assets.len() < out.assets.len(),
+        "the build shipped a companion to drop"
+    );
+    let manifest = out.manifest.as_ref().expect("a manifest");
+    dh_content::compile::pack(manifest, &assets).unwrap_or_else(|e| panic!("{e}"))
+}
+
+// ---- The world ---------------------------------------------------------------------------------
+
+/// Drops a pawn at `feet` and lets it fall for two seconds (128 ticks); its state.
+pub fn drop_pawn(host: &mut Host, feet: [f32; 3]) -> dh_sims::physics::PawnState {
+    let script = format!(
+        "spawn p {} {} {}\nwait 128 ticks\nprint p.y\n",
+        feet[0], feet[1], feet[2]
+    );
+    let mut runner = dh_engine::script::ScriptRunner::new(
+        dh_engine::script::parse("test", &script).unwrap_or_else(|e| panic!("{e}")),
+    );
+    let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
+    let timer = FrameTimer::new();
+    while !runner.finished() {
+        host.step(Some(&mut runner), &scheduler, &timer)
+            .unwrap_or_else(|e| panic!("{e}"));
+        timer.end_frame();
+    }
+    let id = host.physics().pawn_ids()[0];
+    host.physics().pawn_state(id).unwrap()
+}
+
+// ---- Checks ------------------------------------------------------------------------------------
+
+/// Asserts `a` is within 1e-5 of `b` on every axis.
+pub fn near3(a: [f32; 3], b: [f32; 3], what: &str) {
+    assert!(
+        (0..3).all(|k| (a[k] - b[k]).abs() < 1e-5),
+        "{what}: {a:?}, expected {b:?}"
+    );
+}
+
+/// The rotation angle between two unit quaternions, degrees (a quaternion and its negation
+/// are one rotation).
+pub fn angle(a: [f32; 4], b: [f32; 4]) -> f32 {
+    let d: f32 = (0..4).map(|k| a[k] * b[k]).sum();
+    2.0 * d.abs().min(1.0).acos().to_degrees()
+}
