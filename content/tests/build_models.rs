@@ -6,26 +6,16 @@
 //! Apache-2.0 draco tools over the same model); when absent the tests print a line and
 //! skip.
 
-use std::path::{Path, PathBuf};
+mod support;
 
-use dh_content::compile::{compile, BuildOutput, CompileOptions};
+use std::path::PathBuf;
+
+use dh_content::compile::BuildOutput;
 use dh_content::diag::Severity;
 use dh_content::jsonc::{parse, Kind, Value};
+use support::{fixture, glb, Pallet};
 
 const ID: &str = "7d2b1f0c-5a4e-4c3b-9f1d-2e6a8b0c4d11";
-
-fn fixture(rel: &str) -> Option<Vec<u8>> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures")
-        .join(rel);
-    match std::fs::read(&p) {
-        Ok(b) => Some(b),
-        Err(_) => {
-            println!("skipping: the fixture {} is absent", p.display());
-            None
-        }
-    }
-}
 
 /// The map's text: one model instance placing `meshes/<model>` (its `source` on line 5).
 fn map_text(model: &str) -> String {
@@ -37,28 +27,10 @@ fn map_text(model: &str) -> String {
 /// A temporary source pallet holding `meshes/<model>` (the fixture's bytes) and a map
 /// placing it; built, then removed.
 fn build(tag: &str, model: &str, bytes: &[u8]) -> BuildOutput {
-    let dir = std::env::temp_dir().join(format!("dh-build-models-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let write = |rel: &str, b: &[u8]| {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
-        std::fs::write(p, b).unwrap();
-    };
-    write(
-        "pallet.dh",
-        b"{ \"id\": \"dev.example.models\", \"name\": \"Models\", \"version\": \"1.0.0\" }",
-    );
-    write(&format!("meshes/{model}"), bytes);
-    write("maps/models.dh-map", map_text(model).as_bytes());
-    let out = compile(
-        &dir,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    out
+    let p = Pallet::new(&format!("build-models-{tag}"));
+    p.write(&format!("meshes/{model}"), bytes);
+    p.write("maps/models.dh-map", map_text(model).as_bytes());
+    p.build()
 }
 
 /// The JSON chunk of a GLB, read independently of the importer: the 12-byte header, then
@@ -192,66 +164,18 @@ fn a_draco_glb_is_an_error_at_the_instance_source() {
 /// A temporary source pallet holding `files` and a map placing `source` (its `source` on
 /// line 5); built (kept until the returned guard drops).
 struct Built {
-    dir: PathBuf,
+    pallet: Pallet,
     out: BuildOutput,
 }
 
-impl Drop for Built {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 fn build_files(tag: &str, source: &str, files: &[(&str, Vec<u8>)]) -> Built {
-    let dir = std::env::temp_dir().join(format!("dh-build-models-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let write = |rel: &str, b: &[u8]| {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
-        std::fs::write(p, b).unwrap();
-    };
-    write(
-        "pallet.dh",
-        b"{ \"id\": \"dev.example.models\", \"name\": \"Models\", \"version\": \"1.0.0\" }",
-    );
-    for (rel, bytes) in files {
-        write(rel, bytes);
-    }
+    let pallet = Pallet::with_files(&format!("build-models-{tag}"), files);
     let map = format!(
         "// a map placing one model\n{{\n  \"name\": \"Models\",\n  \"objects\": [\n    {{ \"$type\": \"instance\", \"id\": \"{ID}\", \"name\": \"world\", \"source\": \"{source}\" }},\n  ],\n}}\n"
     );
-    write("maps/models.dh-map", map.as_bytes());
-    let out = compile(
-        &dir,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    Built { dir, out }
-}
-
-fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.as_bytes().to_vec();
-    while j.len() & 3 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() & 3 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(0x4E4F534Au32.to_le_bytes());
-    out.extend(j);
-    out.extend((b.len() as u32).to_le_bytes());
-    out.extend(0x004E4942u32.to_le_bytes());
-    out.extend(b);
-    out
+    pallet.write("maps/models.dh-map", map.as_bytes());
+    let out = pallet.build();
+    Built { pallet, out }
 }
 
 /// A GLB of two one-triangle meshes (0: `tri` (0,0,0) (1,0,0) (0,1,0) drawing `grid`; 1:
@@ -352,7 +276,7 @@ fn a_folder_of_pieces_builds_as_one_model() {
     // The folder's identity sidecar lies beside the folder.
     assert_eq!(out.writes.len(), 1);
     assert_eq!(out.writes[0].path, "meshes/yard.dh-ids");
-    assert!(built.dir.join("meshes/yard.dh-ids").is_file());
+    assert!(built.pallet.dir.join("meshes/yard.dh-ids").is_file());
 
     // One file holding both pieces' nodes gives the same table (ids aside: the barcode
     // differs).
@@ -505,25 +429,9 @@ const PROP_SIDECAR: &str = r#"{ "ops": [
 
 /// Builds a pallet of `files` (and `pallet.dh`) under a fresh temporary folder.
 fn build_dir(tag: &str, files: &[(&str, Vec<u8>)]) -> Built {
-    let dir = std::env::temp_dir().join(format!("dh-build-models-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (rel, b) in files.iter().map(|(r, b)| (*r, b.as_slice())).chain([(
-        "pallet.dh",
-        b"{ \"id\": \"dev.example.models\", \"name\": \"Models\", \"version\": \"1.0.0\" }"
-            .as_slice(),
-    )]) {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
-        std::fs::write(p, b).unwrap();
-    }
-    let out = compile(
-        &dir,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    Built { dir, out }
+    let pallet = Pallet::with_files(&format!("build-models-{tag}"), files);
+    let out = pallet.build();
+    Built { pallet, out }
 }
 
 fn shipped<'a>(out: &'a BuildOutput, path: &str) -> &'a [u8] {

@@ -14,6 +14,8 @@
 //! The GLB fixtures come from `../shared/fixtures`; a case whose fixture is absent is
 //! skipped with a line, never recorded as different.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -26,34 +28,10 @@ use dh_content::gltf::import_glb;
 use dh_content::parts::{self, instance_pose, Placement};
 use dh_content::schema::common::{Guid, Vec3};
 use dh_content::schema::map::AutoCollision;
+use support::{fixture, glb, Pallet};
 
 const DATA: &str = "tests/data/byte_identity.txt";
 const RECORD_ENV: &str = "DH_RECORD_BYTE_IDENTITY";
-
-// ---- A small GLB writer ----------------------------------------------------------------
-
-fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.as_bytes().to_vec();
-    while j.len() & 3 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() & 3 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(0x4E4F534Au32.to_le_bytes());
-    out.extend(j);
-    out.extend((b.len() as u32).to_le_bytes());
-    out.extend(0x004E4942u32.to_le_bytes());
-    out.extend(b);
-    out
-}
 
 /// The yard of `parts_overrides.rs`, plus a box mesh so boxes and hulls have a volume:
 /// base (group) ─ wall (tri) ─ post (long, turned 90° about +Y) ─ crate (box, turned and
@@ -106,42 +84,14 @@ fn yard() -> Vec<u8> {
 
 // ---- Pallets on disk ----------------------------------------------------------------------
 
-const MANIFEST: &[u8] =
-    b"{ \"id\": \"dev.example.models\", \"name\": \"Models\", \"version\": \"1.0.0\" }";
-
 /// A temporary source pallet holding `files` and `pallet.dh`, built, its outputs taken,
 /// then removed.
 fn build_files(tag: &str, files: &[(String, Vec<u8>)]) -> BuildOutput {
-    let dir = std::env::temp_dir().join(format!("dh-byte-identity-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    for (rel, b) in files
+    let files: Vec<(&str, &[u8])> = files
         .iter()
         .map(|(r, b)| (r.as_str(), b.as_slice()))
-        .chain([("pallet.dh", MANIFEST)])
-    {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
-        std::fs::write(p, b).unwrap();
-    }
-    let out = compile(
-        &dir,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    out
-}
-
-fn fixture(rel: &str) -> Option<Vec<u8>> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures")
-        .join(rel);
-    let alt = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures")
-        .join(rel);
-    std::fs::read(&p).or_else(|_| std::fs::read(&alt)).ok()
+        .collect();
+    Pallet::with_files(&format!("byte-identity-{tag}"), &files).build()
 }
 
 /// The recorded outputs: `name → (length, SHA-256 hex)`.
@@ -296,8 +246,7 @@ fn fixture_builds(o: &mut Outputs) {
 
 /// The build cache's and the load cache's entries, and the load key, over the yard.
 fn cache_entries(o: &mut Outputs) {
-    let dir = std::env::temp_dir().join(format!("dh-byte-identity-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = support::temp_dir("byte-identity-cache");
     let cache = CookCache::new(&dir);
     let model = import_glb(&yard(), "meshes/yard.glb").unwrap();
     let mats: BTreeMap<String, String> = ["grid", "metal"]

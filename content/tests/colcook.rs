@@ -2,6 +2,8 @@
 //! "Automatic collision", "Nodes the bake skips", "hullOptions"; runtime assets, "Cooked
 //! map collision"). Expected values are worked out by hand from the models built here.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -18,6 +20,7 @@ use dh_content::schema::components::geometry::{BoxShape, ColliderState, Shape};
 use dh_content::schema::components::Collider;
 use dh_content::schema::map::{AutoCollision, HullOptions};
 use dh_content::schema::object_components::ObjectComponent;
+use support::temp_dir;
 
 // ---- Model builders ---------------------------------------------------------------------
 
@@ -1056,12 +1059,6 @@ fn bvh_ray_casts_agree_with_brute_force() {
 
 // ---- the cache and the load-time cook ----------------------------------------------------
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dh-colcook-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 #[test]
 fn a_cache_hit_returns_identical_bytes() {
     let dir = temp_dir("hit");
@@ -1149,19 +1146,9 @@ fn the_load_time_cook_matches_the_shipped_one() {
 
 // ---- a real fixture ------------------------------------------------------------------------
 
-fn fixture(name: &str) -> Option<Vec<u8>> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/gltf")
-        .join(name);
-    let alt = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/gltf")
-        .join(name);
-    std::fs::read(&p).or_else(|_| std::fs::read(&alt)).ok()
-}
-
 #[test]
 fn box_glb_cooks_to_twelve_triangles_over_eight_vertices() {
-    let Some(bytes) = fixture("Box.glb") else {
+    let Some(bytes) = support::fixture("gltf/Box.glb") else {
         println!("skipped: ../shared/fixtures/gltf/Box.glb is absent");
         return;
     };

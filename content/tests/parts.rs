@@ -3,6 +3,8 @@
 //! over hand-built GLBs whose expected poses and ids were worked out by hand (UUIDv5
 //! values from Python's `uuid` / `hashlib`, noted beside each).
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use dh_content::diag::{Diagnostics, Severity, SourceFile};
@@ -16,31 +18,9 @@ use dh_content::read::Mode;
 use dh_content::schema::common::{Guid, Vec3};
 use dh_content::schema::model::{read_model_sidecar, ModelSidecar};
 use dh_content::schema::object_components::ObjectComponent;
+use support::glb;
 
-// ---- A small GLB writer ----------------------------------------------------------------
-
-fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.as_bytes().to_vec();
-    while j.len() & 3 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() & 3 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(0x4E4F534Au32.to_le_bytes());
-    out.extend(j);
-    out.extend((b.len() as u32).to_le_bytes());
-    out.extend(0x004E4942u32.to_le_bytes());
-    out.extend(b);
-    out
-}
+// ---- The models ------------------------------------------------------------------------
 
 /// Three meshes, each one triangle of its own shape and size: 0 and 1 draw `grid`, 2 draws
 /// `metal` (and names a reflection probe).

@@ -9,11 +9,12 @@
 //! uuid.uuid5(ns, 'dev.example.models:meshes/yard.glb#' + path)
 //! ```
 
-use std::path::{Path, PathBuf};
+mod support;
 
-use dh_content::compile::{compile, BuildOutput, CompileOptions};
+use dh_content::compile::BuildOutput;
 use dh_content::diag::Severity;
 use dh_content::jsonc::{parse, Kind, Value};
+use support::{glb, Pallet};
 
 const WORLD: &str = "db71e214-0d00-4fde-b8e1-cd4ef06288bf";
 const FOLDER: &str = "f0000000-0000-4000-8000-0000000000aa";
@@ -32,30 +33,7 @@ const ID_CRATE: &str = "ae4ee6a8-2986-557b-a271-a76fadd22fb2";
 /// Python: uuid5(ns, 'dev.example.models:meshes/yard.glb#base/group').
 const ID_GROUP: &str = "2a5d09b1-179d-5b15-ab92-041691106845";
 
-// ---- A small GLB writer ----------------------------------------------------------------
-
-fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.as_bytes().to_vec();
-    while j.len() & 3 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() & 3 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(0x4E4F534Au32.to_le_bytes());
-    out.extend(j);
-    out.extend((b.len() as u32).to_le_bytes());
-    out.extend(0x004E4942u32.to_le_bytes());
-    out.extend(b);
-    out
-}
+// ---- The models ------------------------------------------------------------------------
 
 /// Two meshes of one triangle each: mesh 0 `tri` (0,0,0) (1,0,0) (0,1,0) drawing `grid`,
 /// mesh 1 `long` (0,0,0) (2,0,0) (0,0,-3) drawing `metal`.
@@ -99,60 +77,6 @@ fn yard() -> Vec<u8> {
 }
 
 // ---- A source pallet on disk -------------------------------------------------------------
-
-struct Pallet {
-    dir: PathBuf,
-}
-
-impl Pallet {
-    fn new(tag: &str) -> Pallet {
-        let dir =
-            std::env::temp_dir().join(format!("dh-parts-overrides-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let p = Pallet { dir };
-        p.write(
-            "pallet.dh",
-            b"{ \"id\": \"dev.example.models\", \"name\": \"Models\", \"version\": \"1.0.0\" }",
-        );
-        p
-    }
-
-    fn write(&self, rel: &str, bytes: &[u8]) {
-        let p = self.dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap_or(Path::new("."))).unwrap();
-        std::fs::write(p, bytes).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> Option<String> {
-        std::fs::read_to_string(self.dir.join(rel)).ok()
-    }
-
-    fn build(&self) -> BuildOutput {
-        compile(
-            &self.dir,
-            &CompileOptions {
-                write: true,
-                progress: None,
-            },
-        )
-    }
-
-    fn check(&self) -> BuildOutput {
-        compile(
-            &self.dir,
-            &CompileOptions {
-                write: false,
-                progress: None,
-            },
-        )
-    }
-}
-
-impl Drop for Pallet {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 /// A map whose records are `records` (each a JSON object's text).
 fn map(records: &[String]) -> String {

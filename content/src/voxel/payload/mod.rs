@@ -132,11 +132,11 @@ pub use chunk::{
     MODE_SPARSE, MODE_UNIFORM,
 };
 pub use error::PayloadError;
+pub use index::{ChunkEntry, RegionEntry};
 pub use model::{
     Blob, ChunkKey, Extra, ExtraKind, Grid, GridInfo, Layer, PaletteEntry, PayloadAxes,
     PayloadHeader, PropValue, Property, UpAxis, VoxelPayload, IDENTITY_TRANSFORM,
 };
-pub use index::{ChunkEntry, RegionEntry};
 pub use read::{decode_all, ChunkTable, PayloadReader};
 pub use write::{encode, encode_with, EncodeOptions, PayloadWriter};
 

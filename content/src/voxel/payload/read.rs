@@ -8,11 +8,11 @@ use crate::pallet::voxel_shard_name;
 use super::bytes::Cursor;
 use super::chunk::{chunk_body_cap, decode_record, CODEC_LZ4, CODEC_STORED};
 use super::error::PayloadError;
+use super::index::{ChunkEntry, RegionEntry, CHUNK_ENTRY_LEN, REGION_ENTRY_LEN};
 use super::model::{
     Blob, ChunkKey, Extra, ExtraKind, Grid, GridInfo, Layer, PaletteEntry, PayloadAxes,
     PayloadHeader, PropValue, Property, VoxelPayload,
 };
-use super::index::{ChunkEntry, RegionEntry, CHUNK_ENTRY_LEN, REGION_ENTRY_LEN};
 use super::{
     BLOCKS_LAYER, CHUNK_EDGES, MAGIC, MAX_BLOB_LEN, MAX_EXTRAS, MAX_GRIDS, MAX_LAYERS, MAX_PALETTE,
     MAX_REGIONS, MAX_REGION_CHUNKS, MAX_SHARDS, REGION_EDGE, UNNAMED, VERSION,

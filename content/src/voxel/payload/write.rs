@@ -8,10 +8,10 @@ use crate::pallet::{MAX_ENTRY_LEN, VOXEL_SHARD_BYTES};
 use super::bytes::Out;
 use super::chunk::ChunkEncoder;
 use super::error::PayloadError;
+use super::index::{RegionEntry, CHUNK_ENTRY_LEN, REGION_ENTRY_LEN};
 use super::model::{
     Blob, ChunkKey, Extra, GridInfo, Layer, PaletteEntry, PayloadHeader, PropValue, VoxelPayload,
 };
-use super::index::{RegionEntry, CHUNK_ENTRY_LEN, REGION_ENTRY_LEN};
 use super::{
     BLOCKS_LAYER, CHUNK_EDGES, MAGIC, MAX_BLOB_LEN, MAX_EXTRAS, MAX_GRIDS, MAX_LAYERS, MAX_PALETTE,
     MAX_REGIONS, MAX_REGION_CHUNKS, MAX_SHARDS, REGION_EDGE, VERSION,
