@@ -1,16 +1,26 @@
 //! The binary glTF container and the typed reads of its JSON: the 12-byte header, the
-//! chunk table, the JSON chunk (parsed by [`crate::jsonc::parse`]), the BIN chunk, buffers
-//! (the BIN chunk or a `data:` URI), buffer views and accessors. Every offset and length is
-//! checked against what remains before it is used, and every allocation against a cap.
+//! chunk table, the JSON chunk (read by `gltf-json`, after its length is checked against
+//! the file and [`MAX_JSON`]), the BIN chunk, buffers (the BIN chunk or a `data:` URI),
+//! buffer views and accessors. Every offset and length is checked against what remains
+//! before it is used, and an accessor's count × stride against its buffer view (and the
+//! importer's caps) before anything is allocated from those numbers.
+//!
+//! `gltf-json` keeps a node's transform as `f32`; the importer keeps it as the source
+//! wrote it, in `f64` ([`NodeTrs`], read from the same parse before `gltf-json` types it),
+//! so a model reads to the same matrices it always has.
 
 use std::borrow::Cow;
 
 use super::error::GlbErrorKind;
-use crate::jsonc::{Kind, Value};
+use gltf_json as json;
+use json::validation::Checked;
 
 const MAGIC: u32 = 0x4654_6C67; // "glTF"
 const CHUNK_JSON: u32 = 0x4E4F_534A;
 const CHUNK_BIN: u32 = 0x004E_4942;
+
+/// The largest JSON chunk read (the parse allocates in proportion to it).
+pub(crate) const MAX_JSON: usize = 256 << 20;
 
 pub(crate) type R<T> = Result<T, GlbErrorKind>;
 
@@ -83,6 +93,13 @@ pub(crate) fn split(bytes: &[u8]) -> R<Container<'_>> {
             )));
         };
         match (index, ty) {
+            (0, CHUNK_JSON) if data.len() > MAX_JSON => {
+                return Err(GlbErrorKind::TooLarge {
+                    what: "the JSON chunk (bytes)".into(),
+                    got: data.len(),
+                    limit: MAX_JSON,
+                })
+            }
             (0, CHUNK_JSON) => {
                 let text = std::str::from_utf8(data).map_err(|e| {
                     bad(format!(
@@ -110,19 +127,7 @@ pub(crate) fn split(bytes: &[u8]) -> R<Container<'_>> {
     Ok(Container { json, bin })
 }
 
-// ---- JSON helpers -----------------------------------------------------------------------
-
-pub(crate) fn array<'v>(v: &'v Value, key: &str, place: &str) -> R<&'v [Value]> {
-    match v.get(key) {
-        None => Ok(&[]),
-        Some(x) => x.as_array().ok_or_else(|| {
-            invalid(
-                join(place, key),
-                format!("an array, found {}", x.kind.describe()),
-            )
-        }),
-    }
-}
+// ---- The document -----------------------------------------------------------------------
 
 pub(crate) fn join(place: &str, key: &str) -> String {
     if place.is_empty() {
@@ -132,43 +137,23 @@ pub(crate) fn join(place: &str, key: &str) -> String {
     }
 }
 
-pub(crate) fn opt_index(v: &Value, key: &str, place: &str) -> R<Option<usize>> {
-    match v.get(key) {
-        None => Ok(None),
-        Some(x) => match x.kind {
-            Kind::Number(n) if n >= 0.0 && n.fract() == 0.0 && n < 4_294_967_296.0 => {
-                Ok(Some(n as usize))
-            }
-            _ => Err(invalid(
-                join(place, key),
-                format!("a non-negative integer, found {}", describe(x)),
-            )),
-        },
-    }
+/// A `gltf-json` number (a 64-bit length or offset) as a `usize`, saturating (every use
+/// is range-checked after).
+pub(crate) fn size(n: json::validation::USize64) -> usize {
+    usize::try_from(n.0).unwrap_or(usize::MAX)
 }
 
-pub(crate) fn req_index(v: &Value, key: &str, place: &str) -> R<usize> {
-    opt_index(v, key, place)?
-        .ok_or_else(|| invalid(join(place, key), "a non-negative integer, found nothing"))
+/// A node's transform members at the precision the JSON states them (`gltf-json` keeps
+/// `f32`; the importer keeps `f64`, as the source wrote).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NodeTrs {
+    pub matrix: Option<[f64; 16]>,
+    pub translation: Option<[f64; 3]>,
+    pub rotation: Option<[f64; 4]>,
+    pub scale: Option<[f64; 3]>,
 }
 
-pub(crate) fn opt_str<'v>(v: &'v Value, key: &str, place: &str) -> R<Option<&'v str>> {
-    match v.get(key) {
-        None => Ok(None),
-        Some(x) => x.as_str().map(Some).ok_or_else(|| {
-            invalid(
-                join(place, key),
-                format!("a string, found {}", x.kind.describe()),
-            )
-        }),
-    }
-}
-
-pub(crate) fn opt_numbers<const N: usize>(
-    v: &Value,
-    key: &str,
-    place: &str,
-) -> R<Option<[f64; N]>> {
+fn numbers<const N: usize>(v: &json::Value, key: &str, place: &str) -> R<Option<[f64; N]>> {
     let Some(x) = v.get(key) else {
         return Ok(None);
     };
@@ -179,39 +164,70 @@ pub(crate) fn opt_numbers<const N: usize>(
     }
     let mut out = [0.0; N];
     for (o, i) in out.iter_mut().zip(items) {
-        match i.kind {
-            Kind::Number(n) if n.is_finite() => *o = n,
+        match i.as_f64() {
+            Some(n) if n.is_finite() => *o = n,
             _ => return Err(err()),
         }
     }
     Ok(Some(out))
 }
 
-fn describe(v: &Value) -> String {
-    match &v.kind {
-        Kind::Number(n) => format!("{n}"),
-        k => k.describe().to_string(),
+/// A member of an `extras.dh` object (`extras` as `gltf-json` keeps it: raw JSON text).
+pub(crate) fn dh_extra(extras: &json::Extras, key: &str) -> Option<json::Value> {
+    let raw = extras.as_ref()?;
+    let v: json::Value = json::deserialize::from_str(raw.get()).ok()?;
+    v.get("dh")?.get(key).cloned()
+}
+
+/// The byte offset of serde_json's `line`:`column` in `text`.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
+/// Parses a JSON chunk: the document as `gltf-json` types it, and its nodes' transforms
+/// at full precision.
+pub(crate) fn parse_root(text: &str) -> R<(json::Root, Vec<NodeTrs>)> {
+    let value: json::Value = json::deserialize::from_str(text).map_err(|e| {
+        let said = e.to_string();
+        let message = match said.rfind(" at line ") {
+            Some(at) => said[..at].to_string(),
+            None => said,
+        };
+        GlbErrorKind::Json {
+            offset: offset_of(text, e.line(), e.column()),
+            message,
+        }
+    })?;
+    if !value.is_object() {
+        return Err(invalid("the document", "a JSON object at the top"));
     }
+    let mut trs = Vec::new();
+    if let Some(nodes) = value.get("nodes").and_then(json::Value::as_array) {
+        for (i, n) in nodes.iter().enumerate() {
+            let place = format!("nodes[{i}]");
+            trs.push(NodeTrs {
+                matrix: numbers::<16>(n, "matrix", &place)?,
+                translation: numbers::<3>(n, "translation", &place)?,
+                rotation: numbers::<4>(n, "rotation", &place)?,
+                scale: numbers::<3>(n, "scale", &place)?,
+            });
+        }
+    }
+    let root: json::Root = json::deserialize::from_value(value)
+        .map_err(|e| invalid("the document", format!("a glTF 2.0 document ({e})")))?;
+    Ok((root, trs))
 }
 
-/// The names in a string array member (`extensionsUsed`).
-pub(crate) fn strings<'v>(v: &'v Value, key: &str) -> R<Vec<&'v str>> {
-    let items = array(v, key, "")?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.as_str()
-                .ok_or_else(|| invalid(format!("{key}[{i}]"), "an extension name (a string)"))
-        })
-        .collect()
-}
-
-// ---- Buffers, views, accessors ----------------------------------------------------------
-
-/// A parsed document: its JSON and its buffers' bytes.
+/// A parsed document: its JSON (read by `gltf-json`), its nodes' transforms at full
+/// precision, and its buffers' bytes.
 pub(crate) struct Document<'a> {
-    pub json: Value,
+    pub root: json::Root,
+    pub trs: Vec<NodeTrs>,
     pub buffers: Vec<Option<Cow<'a, [u8]>>>,
 }
 
@@ -219,22 +235,13 @@ impl<'a> Document<'a> {
     /// Parses the JSON and resolves every buffer (the BIN chunk, or a base64 `data:` URI).
     /// A buffer naming an external file has no bytes; reading through it is an error.
     pub fn open(c: &Container<'a>, max_bytes: usize) -> R<Document<'a>> {
-        let json = crate::jsonc::parse(c.json).map_err(|e| GlbErrorKind::Json {
-            offset: e.offset,
-            message: e.message,
-        })?;
-        if json.as_object().is_none() {
-            return Err(invalid("the document", "a JSON object at the top"));
-        }
+        let (root, trs) = parse_root(c.json)?;
         let mut buffers = Vec::new();
-        for (i, b) in array(&json, "buffers", "")?.iter().enumerate() {
+        for (i, b) in root.buffers.iter().enumerate() {
             let place = format!("buffers[{i}]");
-            let len = req_index(b, "byteLength", &place)?;
-            let data: Option<Cow<'a, [u8]>> = match opt_str(b, "uri", &place)? {
-                None if i == 0 => match c.bin {
-                    Some(bin) => Some(Cow::Borrowed(bin)),
-                    None => None,
-                },
+            let len = size(b.byte_length);
+            let data: Option<Cow<'a, [u8]>> = match b.uri.as_deref() {
+                None if i == 0 => c.bin.map(Cow::Borrowed),
                 None => None,
                 Some(uri) => match uri.strip_prefix("data:") {
                     Some(rest) => {
@@ -277,12 +284,12 @@ impl<'a> Document<'a> {
                 }
             }));
         }
-        Ok(Document { json, buffers })
+        Ok(Document { root, trs, buffers })
     }
 
     /// The bytes of buffer view `i` and its stride (when it states one).
     pub fn view(&self, i: usize, place: &str) -> R<(&[u8], Option<usize>)> {
-        let views = array(&self.json, "bufferViews", "")?;
+        let views = &self.root.buffer_views;
         let v = views.get(i).ok_or_else(|| {
             invalid(
                 place,
@@ -290,10 +297,10 @@ impl<'a> Document<'a> {
             )
         })?;
         let vp = format!("bufferViews[{i}]");
-        let b = req_index(v, "buffer", &vp)?;
-        let off = opt_index(v, "byteOffset", &vp)?.unwrap_or(0);
-        let len = req_index(v, "byteLength", &vp)?;
-        let stride = opt_index(v, "byteStride", &vp)?;
+        let b = v.buffer.value();
+        let off = v.byte_offset.map_or(0, size);
+        let len = size(v.byte_length);
+        let stride = v.byte_stride.map(|s| s.0);
         if let Some(s) = stride {
             if !(4..=252).contains(&s) || s % 4 != 0 {
                 return Err(invalid(
@@ -331,7 +338,7 @@ impl<'a> Document<'a> {
 
     /// Accessor `i`'s description.
     pub fn accessor(&self, i: usize, place: &str) -> R<Accessor> {
-        let all = array(&self.json, "accessors", "")?;
+        let all = &self.root.accessors;
         let a = all.get(i).ok_or_else(|| {
             invalid(
                 place,
@@ -339,50 +346,46 @@ impl<'a> Document<'a> {
             )
         })?;
         let ap = format!("accessors[{i}]");
-        let component = req_index(a, "componentType", &ap)?;
-        let component = Component::of(component).ok_or_else(|| {
-            invalid(
-                join(&ap, "componentType"),
-                format!("one of 5120, 5121, 5122, 5123, 5125, 5126, found {component}"),
-            )
-        })?;
-        let ty = opt_str(a, "type", &ap)?.unwrap_or("");
-        let width = match ty {
-            "SCALAR" => 1,
-            "VEC2" => 2,
-            "VEC3" => 3,
-            "VEC4" => 4,
-            "MAT2" => 4,
-            "MAT3" => 9,
-            "MAT4" => 16,
-            _ => {
+        let component = match a.component_type {
+            Checked::Valid(json::accessor::GenericComponentType(c)) => Component::of(c),
+            Checked::Invalid => {
                 return Err(invalid(
-                    join(&ap, "type"),
-                    format!("SCALAR, VEC2, VEC3, VEC4 or MATn, found '{ty}'"),
+                    join(&ap, "componentType"),
+                    "one of 5120, 5121, 5122, 5123, 5125, 5126",
                 ))
             }
         };
-        let normalized = matches!(a.get("normalized").map(|v| &v.kind), Some(Kind::Bool(true)));
-        let sparse = a.get("sparse").is_some();
+        use json::accessor::Type;
+        let (width, matrix) = match a.type_ {
+            Checked::Valid(Type::Scalar) => (1, false),
+            Checked::Valid(Type::Vec2) => (2, false),
+            Checked::Valid(Type::Vec3) => (3, false),
+            Checked::Valid(Type::Vec4) => (4, false),
+            Checked::Valid(Type::Mat2) => (4, true),
+            Checked::Valid(Type::Mat3) => (9, true),
+            Checked::Valid(Type::Mat4) => (16, true),
+            Checked::Invalid => {
+                return Err(invalid(
+                    join(&ap, "type"),
+                    "SCALAR, VEC2, VEC3, VEC4 or MATn",
+                ))
+            }
+        };
         Ok(Accessor {
-            place: ap.clone(),
-            view: opt_index(a, "bufferView", &ap)?,
-            offset: opt_index(a, "byteOffset", &ap)?.unwrap_or(0),
+            place: ap,
+            view: a.buffer_view.map(|v| v.value()),
+            offset: a.byte_offset.map_or(0, size),
             component,
             width,
-            matrix: ty.starts_with("MAT"),
-            normalized,
-            count: req_index(a, "count", &ap)?,
-            sparse: if sparse {
-                a.get("sparse").cloned()
-            } else {
-                None
-            },
+            matrix,
+            normalized: a.normalized,
+            count: size(a.count),
+            sparse: a.sparse.clone(),
         })
     }
 
-    /// Reads accessor `acc` as `f32`s, `width` per element (the accessor's own width must
-    /// be `widths`' member), normalized integers mapped to [0, 1] / [-1, 1].
+    /// Reads accessor `acc` as `f32`s, `width` per element, normalized integers mapped to
+    /// [0, 1] / [-1, 1]. Every range is checked before anything is allocated.
     pub fn read_floats(&self, acc: &Accessor, cap: usize) -> R<Vec<f32>> {
         if acc.matrix {
             return Err(invalid(
@@ -399,13 +402,23 @@ impl<'a> Document<'a> {
                 got: acc.count.saturating_mul(acc.width),
                 limit: cap,
             })?;
-        let mut out = vec![0.0f32; n];
         let conv = |c: Component, raw: &[u8]| -> f32 { c.to_f32(raw, acc.normalized) };
-        if let Some(view) = acc.view {
-            let (data, stride) = self.view(view, &join(&acc.place, "bufferView"))?;
-            let elem = acc.component.size() * acc.width;
-            let stride = stride.unwrap_or(elem);
-            check_range(&acc.place, acc.offset, stride, elem, acc.count, data.len())?;
+        let dense = match acc.view {
+            Some(view) => {
+                let (data, stride) = self.view(view, &join(&acc.place, "bufferView"))?;
+                let elem = acc.component.size() * acc.width;
+                let stride = stride.unwrap_or(elem);
+                check_range(&acc.place, acc.offset, stride, elem, acc.count, data.len())?;
+                Some((data, stride))
+            }
+            None => None,
+        };
+        let sparse = match &acc.sparse {
+            Some(s) => Some(self.sparse(acc, s)?),
+            None => None,
+        };
+        let mut out = vec![0.0f32; n];
+        if let Some((data, stride)) = dense {
             let cs = acc.component.size();
             for (e, chunk) in out.chunks_exact_mut(acc.width).enumerate() {
                 let base = acc.offset + e * stride;
@@ -415,11 +428,11 @@ impl<'a> Document<'a> {
                 }
             }
         }
-        if let Some(sparse) = &acc.sparse {
-            let (idx, vals) = self.sparse(acc, sparse)?;
+        if let Some((idx, vals)) = sparse {
             for (j, i) in idx.into_iter().enumerate() {
-                let dst = out
-                    .get_mut(i * acc.width..(i + 1) * acc.width)
+                let dst = i
+                    .checked_mul(acc.width)
+                    .and_then(|s| out.get_mut(s..s + acc.width))
                     .ok_or_else(|| {
                         invalid(
                             join(&acc.place, "sparse.indices"),
@@ -457,19 +470,28 @@ impl<'a> Document<'a> {
                 limit: cap,
             });
         }
-        let mut out = vec![0u32; acc.count];
         let cs = acc.component.size();
-        if let Some(view) = acc.view {
-            let (data, stride) = self.view(view, &join(&acc.place, "bufferView"))?;
-            let stride = stride.unwrap_or(cs);
-            check_range(&acc.place, acc.offset, stride, cs, acc.count, data.len())?;
+        let dense = match acc.view {
+            Some(view) => {
+                let (data, stride) = self.view(view, &join(&acc.place, "bufferView"))?;
+                let stride = stride.unwrap_or(cs);
+                check_range(&acc.place, acc.offset, stride, cs, acc.count, data.len())?;
+                Some((data, stride))
+            }
+            None => None,
+        };
+        let sparse = match &acc.sparse {
+            Some(s) => Some(self.sparse(acc, s)?),
+            None => None,
+        };
+        let mut out = vec![0u32; acc.count];
+        if let Some((data, stride)) = dense {
             for (e, o) in out.iter_mut().enumerate() {
                 let at = acc.offset + e * stride;
                 *o = acc.component.to_u32(&data[at..at + cs]);
             }
         }
-        if let Some(sparse) = &acc.sparse {
-            let (idx, vals) = self.sparse(acc, sparse)?;
+        if let Some((idx, vals)) = sparse {
             for (j, i) in idx.into_iter().enumerate() {
                 let d = out.get_mut(i).ok_or_else(|| {
                     invalid(
@@ -484,9 +506,9 @@ impl<'a> Document<'a> {
     }
 
     /// A sparse accessor's indices and its values' bytes (`count × width × size`).
-    fn sparse(&self, acc: &Accessor, s: &Value) -> R<(Vec<usize>, &[u8])> {
+    fn sparse(&self, acc: &Accessor, s: &json::accessor::sparse::Sparse) -> R<(Vec<usize>, &[u8])> {
         let sp = join(&acc.place, "sparse");
-        let count = req_index(s, "count", &sp)?;
+        let count = size(s.count);
         if count > acc.count {
             return Err(invalid(
                 join(&sp, "count"),
@@ -494,16 +516,17 @@ impl<'a> Document<'a> {
             ));
         }
         let ip = join(&sp, "indices");
-        let iv = s.get("indices").ok_or_else(|| invalid(&ip, "an object"))?;
-        let ic = req_index(iv, "componentType", &ip)?;
-        let ic = match ic {
-            5121 => Component::U8,
-            5123 => Component::U16,
-            5125 => Component::U32,
-            _ => return Err(invalid(join(&ip, "componentType"), "5121, 5123 or 5125")),
+        let ic = match s.indices.component_type {
+            Checked::Valid(json::accessor::IndexComponentType(c)) => match Component::of(c) {
+                c @ (Component::U8 | Component::U16 | Component::U32) => c,
+                _ => return Err(invalid(join(&ip, "componentType"), "5121, 5123 or 5125")),
+            },
+            Checked::Invalid => {
+                return Err(invalid(join(&ip, "componentType"), "5121, 5123 or 5125"))
+            }
         };
-        let (idata, _) = self.view(req_index(iv, "bufferView", &ip)?, &ip)?;
-        let ioff = opt_index(iv, "byteOffset", &ip)?.unwrap_or(0);
+        let (idata, _) = self.view(s.indices.buffer_view.value(), &ip)?;
+        let ioff = size(s.indices.byte_offset);
         check_range(&ip, ioff, ic.size(), ic.size(), count, idata.len())?;
         let idx = (0..count)
             .map(|j| {
@@ -512,9 +535,8 @@ impl<'a> Document<'a> {
             })
             .collect();
         let vp = join(&sp, "values");
-        let vv = s.get("values").ok_or_else(|| invalid(&vp, "an object"))?;
-        let (vdata, _) = self.view(req_index(vv, "bufferView", &vp)?, &vp)?;
-        let voff = opt_index(vv, "byteOffset", &vp)?.unwrap_or(0);
+        let (vdata, _) = self.view(s.values.buffer_view.value(), &vp)?;
+        let voff = size(s.values.byte_offset);
         let elem = acc.component.size() * acc.width;
         check_range(&vp, voff, elem, elem, count, vdata.len())?;
         Ok((idx, &vdata[voff..voff + elem * count]))
@@ -558,7 +580,7 @@ pub(crate) struct Accessor {
     pub matrix: bool,
     pub normalized: bool,
     pub count: usize,
-    pub sparse: Option<Value>,
+    pub sparse: Option<json::accessor::sparse::Sparse>,
 }
 
 /// A glTF component type.
@@ -573,16 +595,16 @@ pub(crate) enum Component {
 }
 
 impl Component {
-    fn of(n: usize) -> Option<Component> {
-        Some(match n {
-            5120 => Component::I8,
-            5121 => Component::U8,
-            5122 => Component::I16,
-            5123 => Component::U16,
-            5125 => Component::U32,
-            5126 => Component::F32,
-            _ => return None,
-        })
+    fn of(c: json::accessor::ComponentType) -> Component {
+        use json::accessor::ComponentType as C;
+        match c {
+            C::I8 => Component::I8,
+            C::U8 => Component::U8,
+            C::I16 => Component::I16,
+            C::U16 => Component::U16,
+            C::U32 => Component::U32,
+            C::F32 => Component::F32,
+        }
     }
 
     pub fn size(self) -> usize {

@@ -2,11 +2,13 @@
 //! build leaves out (skins, morph targets, animations).
 
 use super::error::{GlbError, GlbErrorKind, ImportWarning};
-use super::glb::{self, array, invalid, join, opt_index, opt_numbers, opt_str, Document, R};
+use super::glb::{self, dh_extra, invalid, join, Document, NodeTrs, R};
 use super::tangent;
 use super::{math, ImportOptions, Mesh, Model, Node, Primitive, Purpose};
-use crate::jsonc::Value;
 use crate::mesh::MeshVertex;
+use gltf_json as json;
+use json::mesh::Semantic;
+use json::validation::Checked;
 
 /// The extensions whose geometry the importer cannot read: a file that requires one is
 /// refused.
@@ -87,25 +89,25 @@ fn read_raw_with(
 ) -> R<Raw> {
     let c = glb::split(bytes)?;
     let doc = Document::open(&c, opts.max_vertices.saturating_mul(72))?;
-    let json = &doc.json;
+    let root = &doc.root;
 
-    for ext in glb::strings(json, "extensionsRequired")? {
-        if REFUSED_EXTENSIONS.contains(&ext) {
+    for ext in &root.extensions_required {
+        if REFUSED_EXTENSIONS.contains(&ext.as_str()) {
             return Err(GlbErrorKind::Compressed(ext.to_string()));
         }
     }
-    let ignored: Vec<String> = glb::strings(json, "extensionsUsed")?
-        .into_iter()
+    let ignored: Vec<String> = root
+        .extensions_used
+        .iter()
         .filter(|e| *e == "EXT_mesh_gpu_instancing")
-        .map(str::to_string)
+        .cloned()
         .collect();
 
-    let scenes = array(json, "scenes", "")?;
-    let scene_index = opt_index(json, "scene", "")?.unwrap_or(0);
-    let scene = scenes.get(scene_index).ok_or(GlbErrorKind::NoScene)?;
+    let scene_index = root.scene.map_or(0, |s| s.value());
+    let scene = root.scenes.get(scene_index).ok_or(GlbErrorKind::NoScene)?;
     let scene_place = format!("scenes[{scene_index}]");
 
-    let gnodes = array(json, "nodes", "")?;
+    let gnodes = &root.nodes;
     if gnodes.len() > opts.max_nodes {
         return Err(GlbErrorKind::TooLarge {
             what: "nodes".into(),
@@ -113,19 +115,20 @@ fn read_raw_with(
             limit: opts.max_nodes,
         });
     }
-    let gmeshes = array(json, "meshes", "")?;
-    let materials = array(json, "materials", "")?;
+    let gmeshes = &root.meshes;
+    let materials = &root.materials;
 
     // The node arena mirrors the file's numbering; `compact` drops what the scene does
     // not reach.
     let mut nodes: Vec<Node> = Vec::with_capacity(gnodes.len());
     for (i, n) in gnodes.iter().enumerate() {
-        nodes.push(read_node(n, i, gnodes.len(), gmeshes.len())?);
+        let trs = doc.trs.get(i).cloned().unwrap_or_default();
+        nodes.push(read_node(n, &trs, i, gnodes.len(), gmeshes.len())?);
     }
     let mut roots = Vec::new();
-    for (k, r) in array(scene, "nodes", &scene_place)?.iter().enumerate() {
+    for (k, r) in scene.nodes.iter().enumerate() {
         let place = format!("{scene_place}.nodes[{k}]");
-        let i = index_value(r, &place)?;
+        let i = r.value();
         if i >= nodes.len() {
             return Err(invalid(
                 place,
@@ -167,28 +170,22 @@ fn read_raw_with(
     let mut mesh_skinned = vec![false; gmeshes.len()];
     let mut mesh_morph = vec![false; gmeshes.len()];
     for (m, mesh) in gmeshes.iter().enumerate() {
-        let place = format!("meshes[{m}]");
-        for (p, prim) in array(mesh, "primitives", &place)?.iter().enumerate() {
-            let pp = format!("{place}.primitives[{p}]");
-            let attrs = prim
-                .get("attributes")
-                .and_then(Value::as_object)
-                .ok_or_else(|| {
-                    invalid(join(&pp, "attributes"), "an object of attribute accessors")
-                })?;
-            if attrs
-                .iter()
-                .any(|a| a.key.starts_with("JOINTS_") || a.key.starts_with("WEIGHTS_"))
-            {
+        for prim in &mesh.primitives {
+            if prim.attributes.keys().any(|a| {
+                matches!(
+                    a,
+                    Checked::Valid(Semantic::Joints(_) | Semantic::Weights(_))
+                )
+            }) {
                 mesh_skinned[m] = true;
             }
-            if !array(prim, "targets", &pp)?.is_empty() {
+            if prim.targets.as_ref().is_some_and(|t| !t.is_empty()) {
                 mesh_morph[m] = true;
             }
         }
     }
-    for (i, (node, g)) in nodes.iter_mut().zip(gnodes).enumerate() {
-        let has_skin = opt_index(g, "skin", &format!("nodes[{i}]"))?.is_some();
+    for (node, g) in nodes.iter_mut().zip(gnodes) {
+        let has_skin = g.skin.is_some();
         if let Some(m) = node.mesh {
             node.skinned = has_skin || mesh_skinned[m];
             node.morph = mesh_morph[m];
@@ -241,33 +238,28 @@ fn read_raw_with(
     model.compact();
     let paths = model.node_paths();
     let mut tracks = Vec::new();
-    for (a, anim) in array(json, "animations", "")?.iter().enumerate() {
-        let ap = format!("animations[{a}]");
-        let aname = match opt_str(anim, "name", &ap)? {
+    for (a, anim) in root.animations.iter().enumerate() {
+        let aname = match anim.name.as_deref() {
             Some(s) if !s.is_empty() => s.to_string(),
             _ => format!("#{a}"),
         };
-        for (k, ch) in array(anim, "channels", &ap)?.iter().enumerate() {
-            let cp = format!("{ap}.channels[{k}]");
-            let target = ch.get("target");
-            let node = match target {
-                Some(t) => opt_index(t, "node", &join(&cp, "target"))?,
-                None => None,
+        for ch in &anim.channels {
+            let n = ch.target.node.value();
+            let what = match ch.target.path {
+                Checked::Valid(json::animation::Property::Translation) => "translation",
+                Checked::Valid(json::animation::Property::Rotation) => "rotation",
+                Checked::Valid(json::animation::Property::Scale) => "scale",
+                Checked::Valid(json::animation::Property::MorphTargetWeights) => "weights",
+                Checked::Invalid => "?",
             };
-            let what = target
-                .map(|t| opt_str(t, "path", &join(&cp, "target")))
-                .transpose()?
-                .flatten()
-                .unwrap_or("?");
             // The file's node number, through the compaction, to the node's path.
-            let who = node
-                .and_then(|n| new_index.get(n).copied().flatten())
+            let who = new_index
+                .get(n)
+                .copied()
+                .flatten()
                 .and_then(|n| paths.get(n))
                 .cloned()
-                .unwrap_or_else(|| match node {
-                    Some(n) => format!("nodes[{n}]"),
-                    None => "(no node)".to_string(),
-                });
+                .unwrap_or_else(|| format!("nodes[{n}]"));
             tracks.push(format!("{aname}/{who}.{what}"));
         }
     }
@@ -331,20 +323,19 @@ pub(crate) fn finish(raw: Raw, purpose: Purpose) -> R<Model> {
     Ok(model)
 }
 
-fn index_value(v: &Value, place: &str) -> R<usize> {
-    match v.as_f64() {
-        Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 4_294_967_296.0 => Ok(n as usize),
-        _ => Err(invalid(place, "a non-negative integer index")),
-    }
-}
-
-fn read_node(n: &Value, i: usize, node_count: usize, mesh_count: usize) -> R<Node> {
+fn read_node(
+    n: &json::Node,
+    trs: &NodeTrs,
+    i: usize,
+    node_count: usize,
+    mesh_count: usize,
+) -> R<Node> {
     let place = format!("nodes[{i}]");
-    let mut node = Node::new(opt_str(n, "name", &place)?.unwrap_or(""));
+    let mut node = Node::new(n.name.as_deref().unwrap_or(""));
     node.source = Some(i);
-    for (k, c) in array(n, "children", &place)?.iter().enumerate() {
+    for (k, c) in n.children.iter().flatten().enumerate() {
         let cp = format!("{place}.children[{k}]");
-        let ci = index_value(c, &cp)?;
+        let ci = c.value();
         if ci >= node_count {
             return Err(invalid(
                 cp,
@@ -356,15 +347,15 @@ fn read_node(n: &Value, i: usize, node_count: usize, mesh_count: usize) -> R<Nod
         }
         node.children.push(ci);
     }
-    if let Some(m) = opt_numbers::<16>(n, "matrix", &place)? {
+    if let Some(m) = trs.matrix {
         node.local = m;
     } else {
-        let t = opt_numbers::<3>(n, "translation", &place)?.unwrap_or([0.0; 3]);
-        let r = opt_numbers::<4>(n, "rotation", &place)?.unwrap_or(math::QUAT_IDENTITY);
-        let s = opt_numbers::<3>(n, "scale", &place)?.unwrap_or([1.0; 3]);
+        let t = trs.translation.unwrap_or([0.0; 3]);
+        let r = trs.rotation.unwrap_or(math::QUAT_IDENTITY);
+        let s = trs.scale.unwrap_or([1.0; 3]);
         node.local = math::from_trs(t, r, s);
     }
-    if let Some(m) = opt_index(n, "mesh", &place)? {
+    if let Some(m) = n.mesh.map(|m| m.value()) {
         if m >= mesh_count {
             return Err(invalid(
                 join(&place, "mesh"),
@@ -375,17 +366,12 @@ fn read_node(n: &Value, i: usize, node_count: usize, mesh_count: usize) -> R<Nod
         node.source_mesh = Some(m);
     }
     // `extras.dh` keeps a role through a GLB `dh build` rewrote ([`super::write_glb`]).
-    let role = |key: &str| {
-        n.get("extras")
-            .and_then(|e| e.get("dh"))
-            .and_then(|d| d.get(key))
-            .is_some_and(|v| matches!(v.kind, crate::jsonc::Kind::Bool(true)))
-    };
-    node.camera = n.get("camera").is_some() || role("camera");
+    let role = |key: &str| matches!(dh_extra(&n.extras, key), Some(json::Value::Bool(true)));
+    node.camera = n.camera.is_some() || role("camera");
     node.light = n
-        .get("extensions")
-        .and_then(|e| e.get("KHR_lights_punctual"))
-        .is_some()
+        .extensions
+        .as_ref()
+        .is_some_and(|e| e.khr_lights_punctual.is_some())
         || role("light");
     node.skinned = role("skinned");
     Ok(node)
@@ -403,16 +389,37 @@ fn mode_name(mode: u64) -> &'static str {
     }
 }
 
+/// A primitive's mode, refused unless TRIANGLES.
+fn triangles(prim: &json::mesh::Primitive, place: &str) -> R<()> {
+    let mode = match prim.mode {
+        Checked::Valid(m) => u64::from(m.as_gl_enum()),
+        Checked::Invalid => {
+            return Err(invalid(
+                join(place, "mode"),
+                "a glTF primitive mode (an integer)",
+            ))
+        }
+    };
+    if mode != 4 {
+        return Err(GlbErrorKind::NotTriangles {
+            place: place.to_string(),
+            mode,
+            name: mode_name(mode),
+        });
+    }
+    Ok(())
+}
+
 fn read_mesh(
     doc: &Document<'_>,
-    mesh: &Value,
+    mesh: &json::Mesh,
     m: usize,
-    materials: &[Value],
+    materials: &[json::Material],
     opts: &ImportOptions,
     budget: &mut Budget,
 ) -> R<Mesh> {
     let place = format!("meshes[{m}]");
-    let name = opt_str(mesh, "name", &place)?.unwrap_or("").to_string();
+    let name = mesh.name.clone().unwrap_or_default();
     let label = if name.is_empty() {
         place.clone()
     } else {
@@ -422,7 +429,7 @@ fn read_mesh(
         name,
         primitives: Vec::new(),
     };
-    for (p, prim) in array(mesh, "primitives", &place)?.iter().enumerate() {
+    for (p, prim) in mesh.primitives.iter().enumerate() {
         let pp = format!("{label} primitives[{p}]");
         out.primitives
             .push(read_primitive(doc, prim, &pp, materials, opts, budget)?);
@@ -432,34 +439,15 @@ fn read_mesh(
 
 /// A mesh's name and each primitive's material slot and reflection probe, its geometry
 /// left unread (no vertices, no indices).
-fn read_mesh_slots(mesh: &Value, m: usize, materials: &[Value]) -> R<Mesh> {
+fn read_mesh_slots(mesh: &json::Mesh, m: usize, materials: &[json::Material]) -> R<Mesh> {
     let place = format!("meshes[{m}]");
-    let name = opt_str(mesh, "name", &place)?.unwrap_or("").to_string();
     let mut out = Mesh {
-        name,
+        name: mesh.name.clone().unwrap_or_default(),
         primitives: Vec::new(),
     };
-    for (p, prim) in array(mesh, "primitives", &place)?.iter().enumerate() {
+    for (p, prim) in mesh.primitives.iter().enumerate() {
         let pp = format!("{place}.primitives[{p}]");
-        let mode = match prim.get("mode") {
-            None => 4,
-            Some(v) => match v.as_f64() {
-                Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 1e15 => n as u64,
-                _ => {
-                    return Err(invalid(
-                        join(&pp, "mode"),
-                        "a glTF primitive mode (an integer)",
-                    ))
-                }
-            },
-        };
-        if mode != 4 {
-            return Err(GlbErrorKind::NotTriangles {
-                place: pp,
-                mode,
-                name: mode_name(mode),
-            });
-        }
+        triangles(prim, &pp)?;
         out.primitives.push(Primitive {
             material: material_slot(prim, &pp, materials)?,
             reflection_probe: reflection_probe(prim),
@@ -470,8 +458,12 @@ fn read_mesh_slots(mesh: &Value, m: usize, materials: &[Value]) -> R<Mesh> {
 }
 
 /// A primitive's material slot: the material's name, `#index` for an unnamed one.
-fn material_slot(prim: &Value, place: &str, materials: &[Value]) -> R<Option<String>> {
-    Ok(match opt_index(prim, "material", place)? {
+fn material_slot(
+    prim: &json::mesh::Primitive,
+    place: &str,
+    materials: &[json::Material],
+) -> R<Option<String>> {
+    Ok(match prim.material.map(|m| m.value()) {
         None => None,
         Some(i) => {
             let mat = materials.get(i).ok_or_else(|| {
@@ -480,7 +472,7 @@ fn material_slot(prim: &Value, place: &str, materials: &[Value]) -> R<Option<Str
                     format!("a material index below {}, found {i}", materials.len()),
                 )
             })?;
-            match opt_str(mat, "name", &format!("materials[{i}]"))? {
+            match mat.name.as_deref() {
                 Some(s) if !s.is_empty() => Some(s.to_string()),
                 _ => Some(format!("#{i}")),
             }
@@ -489,30 +481,30 @@ fn material_slot(prim: &Value, place: &str, materials: &[Value]) -> R<Option<Str
 }
 
 /// The reflection probe a primitive's `extras.dh.reflectionProbe` names.
-fn reflection_probe(prim: &Value) -> Option<String> {
-    prim.get("extras")
-        .and_then(|e| e.get("dh"))
-        .and_then(|d| d.get("reflectionProbe"))
-        .and_then(Value::as_str)
-        .map(str::to_string)
+fn reflection_probe(prim: &json::mesh::Primitive) -> Option<String> {
+    match dh_extra(&prim.extras, "reflectionProbe") {
+        Some(json::Value::String(s)) => Some(s),
+        _ => None,
+    }
 }
 
 /// An attribute's accessor, its count checked against POSITION's.
 fn attribute(
     doc: &Document<'_>,
-    attrs: &Value,
-    key: &str,
+    prim: &json::mesh::Primitive,
+    key: Semantic,
     place: &str,
     positions: usize,
 ) -> R<Option<glb::Accessor>> {
-    let Some(i) = opt_index(attrs, key, &join(place, "attributes"))? else {
+    let name = key.to_string();
+    let Some(i) = prim.attributes.get(&Checked::Valid(key)) else {
         return Ok(None);
     };
-    let acc = doc.accessor(i, &format!("{place}.attributes.{key}"))?;
+    let acc = doc.accessor(i.value(), &format!("{place}.attributes.{name}"))?;
     if acc.count != positions {
         return Err(GlbErrorKind::CountMismatch {
             place: place.to_string(),
-            attribute: key.to_string(),
+            attribute: name,
             count: acc.count,
             positions,
         });
@@ -533,46 +525,19 @@ fn expect_width(acc: &glb::Accessor, key: &str, widths: &[usize], what: &str) ->
 
 fn read_primitive(
     doc: &Document<'_>,
-    prim: &Value,
+    prim: &json::mesh::Primitive,
     place: &str,
-    materials: &[Value],
+    materials: &[json::Material],
     opts: &ImportOptions,
     budget: &mut Budget,
 ) -> R<Primitive> {
-    let mode = match prim.get("mode") {
-        None => 4,
-        Some(v) => match v.as_f64() {
-            Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 1e15 => n as u64,
-            _ => {
-                return Err(invalid(
-                    join(place, "mode"),
-                    "a glTF primitive mode (an integer)",
-                ))
-            }
-        },
-    };
-    if mode != 4 {
-        return Err(GlbErrorKind::NotTriangles {
-            place: place.to_string(),
-            mode,
-            name: mode_name(mode),
-        });
-    }
-    let attrs = prim
-        .get("attributes")
-        .filter(|a| a.as_object().is_some())
-        .ok_or_else(|| {
-            invalid(
-                join(place, "attributes"),
-                "an object of attribute accessors",
-            )
-        })?;
-    let Some(pos_index) = opt_index(attrs, "POSITION", &join(place, "attributes"))? else {
+    triangles(prim, place)?;
+    let Some(pos_index) = prim.attributes.get(&Checked::Valid(Semantic::Positions)) else {
         return Err(GlbErrorKind::NoPosition {
             place: place.to_string(),
         });
     };
-    let pos = doc.accessor(pos_index, &format!("{place}.attributes.POSITION"))?;
+    let pos = doc.accessor(pos_index.value(), &format!("{place}.attributes.POSITION"))?;
     if pos.width != 3 || pos.matrix || !pos.component.is_float() {
         return Err(invalid(
             format!("{} (POSITION)", pos.place),
@@ -590,14 +555,14 @@ fn read_primitive(
     }
     budget.vertices += n;
 
-    let normal = attribute(doc, attrs, "NORMAL", place, n)?;
-    let tangent_acc = attribute(doc, attrs, "TANGENT", place, n)?;
+    let normal = attribute(doc, prim, Semantic::Normals, place, n)?;
+    let tangent_acc = attribute(doc, prim, Semantic::Tangents, place, n)?;
     let mut uvs = Vec::new();
     for k in 0..4 {
-        uvs.push(attribute(doc, attrs, &format!("TEXCOORD_{k}"), place, n)?);
+        uvs.push(attribute(doc, prim, Semantic::TexCoords(k), place, n)?);
     }
-    let color0 = attribute(doc, attrs, "COLOR_0", place, n)?;
-    let color1 = attribute(doc, attrs, "COLOR_1", place, n)?;
+    let color0 = attribute(doc, prim, Semantic::Colors(0), place, n)?;
+    let color1 = attribute(doc, prim, Semantic::Colors(1), place, n)?;
     // The authored count reaches the highest lane the source fills (a file that authors
     // TEXCOORD_3 alone has four sets, three of them zero), so every authored lane is kept.
     let uv_sets = uvs.iter().rposition(Option::is_some).map_or(0, |k| k + 1) as u8;
@@ -684,7 +649,7 @@ fn read_primitive(
         c1 = None;
     }
 
-    let mut indices = match opt_index(prim, "indices", place)? {
+    let mut indices = match prim.indices.map(|i| i.value()) {
         Some(i) => {
             let acc = doc.accessor(i, &join(place, "indices"))?;
             let room = opts.max_indices.saturating_sub(budget.indices);

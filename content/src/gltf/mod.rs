@@ -1,7 +1,9 @@
 //! GLB import (spec: runtime assets, "Mesh vertex format" through "What the map importer
 //! leaves out"; dh.map, "Geometry" and "A folder of pieces"): a binary glTF 2.0 file, or a
 //! folder of them joined as one, read into a DH-owned [`Model`] — a node hierarchy whose
-//! meshes are lists of [`Primitive`]s of 72-byte [`MeshVertex`] records.
+//! meshes are lists of [`Primitive`]s of 72-byte [`MeshVertex`] records. The JSON is read
+//! by `gltf-json` (the container, its chunk lengths and every accessor range are checked
+//! here first, so untrusted sizes never reach an allocation unchecked).
 //!
 //! * Positions, normals, tangents and the four UV sets land in their `MeshVertex` lanes;
 //!   TEXCOORD_0..3 are read verbatim and [`Primitive::uv_sets`] records how many the

@@ -4,7 +4,7 @@
 //! accessors or glTF extensions is refused rather than joined wrongly.
 
 use super::error::{GlbError, GlbErrorKind};
-use super::glb::{self, array};
+use super::glb;
 use super::import::{finish, read_raw, Raw};
 use super::{ImportOptions, Model, Purpose};
 
@@ -20,36 +20,29 @@ pub struct Piece<'a> {
 /// Why a piece may not be joined, if it may not.
 fn refusal(bytes: &[u8]) -> Result<Option<String>, GlbErrorKind> {
     let c = glb::split(bytes)?;
-    let json = crate::jsonc::parse(c.json).map_err(|e| GlbErrorKind::Json {
-        offset: e.offset,
-        message: e.message,
-    })?;
-    for (key, what) in [
-        ("images", "images"),
-        ("textures", "textures"),
-        ("skins", "skins"),
-        ("animations", "animations"),
-        ("cameras", "cameras"),
+    let (root, _) = glb::parse_root(c.json)?;
+    for (n, what) in [
+        (root.images.len(), "images"),
+        (root.textures.len(), "textures"),
+        (root.skins.len(), "skins"),
+        (root.animations.len(), "animations"),
+        (root.cameras.len(), "cameras"),
     ] {
-        let n = array(&json, key, "")?.len();
         if n > 0 {
             return Ok(Some(format!(
                 "it carries {n} {what}; a piece may carry only meshes, nodes and materials"
             )));
         }
     }
-    let sparse = array(&json, "accessors", "")?
-        .iter()
-        .filter(|a| a.get("sparse").is_some())
-        .count();
+    let sparse = root.accessors.iter().filter(|a| a.sparse.is_some()).count();
     if sparse > 0 {
         return Ok(Some(format!(
             "it has {sparse} sparse accessor(s); a piece may carry only meshes, nodes and materials"
         )));
     }
-    let mut exts = glb::strings(&json, "extensionsUsed")?;
-    for e in glb::strings(&json, "extensionsRequired")? {
-        if !exts.contains(&e) {
+    let mut exts: Vec<&str> = root.extensions_used.iter().map(String::as_str).collect();
+    for e in &root.extensions_required {
+        if !exts.contains(&e.as_str()) {
             exts.push(e);
         }
     }
