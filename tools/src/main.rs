@@ -5,11 +5,17 @@
 //! dh check <dir> [--json]
 //! dh inspect <file.pallet> [--json]
 //! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
+//! dh completions <shell>
 //! ```
+//!
+//! The command line is clap's (derive): every command takes `--help`, and a mistyped
+//! command or flag gets clap's "did you mean". Usage errors exit 2, a failed build 1.
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{CommandFactory, Parser, Subcommand};
 use dh_content::compile::{compile, BuildOutput, CompileOptions};
 use dh_content::diag::Severity;
 use dh_content::pallet::{Codec, Pallet};
@@ -37,8 +43,11 @@ USAGE:
         Import a MagicaVoxel or Teardown .vox: writes <name>.dh-vox and its
         <name>.dh-vox.bin payload into the pallet folder (default: beside the file).
         The platform (magicavoxel, teardown, or an id) is detected when not given.
-    dh help
-        Show this text.
+    dh completions <shell>
+        Print a completion script for bash, zsh, fish, elvish or powershell, e.g.
+        `dh completions bash > /etc/bash_completion.d/dh`.
+    dh help [<command>]
+        Show this text, or a command's options (the same as `dh <command> --help`).
 
 OPTIONS:
     -o, --output <file>   Where `dh build` writes the pallet.
@@ -47,6 +56,7 @@ OPTIONS:
     --json                Machine-readable output: diagnostics as one JSON object per line
                           (build, check) or one JSON document (inspect).
     --quiet               No progress bar and no summary line.
+    -h, --help            Every command's own options.
 
 Diagnostics print as `file:line:col: error|warning: path: message`.";
 
@@ -58,10 +68,121 @@ enum CliError {
     Failed(String),
 }
 
+/// `dh`'s grammar.
+#[derive(Debug, Parser)]
+#[command(
+    name = "dh",
+    override_help = USAGE,
+    disable_help_subcommand = true,
+    args_override_self = true
+)]
+struct Grammar {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Compiles the source pallet in <dir> (its root holds pallet.dh) into a .pallet.
+    ///
+    /// The output defaults to <dir>.pallet beside the folder. The same sources always give
+    /// a byte-identical pallet. Exits 1 when any error is reported.
+    #[command(args_override_self = true)]
+    Build {
+        /// The source pallet's folder.
+        #[arg(value_name = "dir", required = true)]
+        dir: Option<PathBuf>,
+        /// Where the pallet is written (default: <dir>.pallet beside the folder).
+        #[arg(
+            short = 'o',
+            long = "output",
+            value_name = "file",
+            allow_hyphen_values = true
+        )]
+        output: Option<PathBuf>,
+        /// Diagnostics as one JSON object per line.
+        #[arg(long)]
+        json: bool,
+        /// No progress bar and no summary line.
+        #[arg(short = 'q', long)]
+        quiet: bool,
+    },
+    /// Validates a source pallet without writing anything; reports every error.
+    #[command(args_override_self = true)]
+    Check {
+        /// The source pallet's folder.
+        #[arg(value_name = "dir", required = true)]
+        dir: Option<PathBuf>,
+        /// Diagnostics as one JSON object per line.
+        #[arg(long)]
+        json: bool,
+        /// No summary line.
+        #[arg(short = 'q', long)]
+        quiet: bool,
+    },
+    /// Lists a compiled pallet's manifest and entries, or summarizes a voxel payload file.
+    ///
+    /// A pallet's voxel payloads are summarized too; a payload file's shards
+    /// <payload>.<n> are read from beside it.
+    #[command(args_override_self = true)]
+    Inspect {
+        /// A .pallet or a .dh-vox.bin payload.
+        #[arg(value_name = "file", required = true)]
+        file: Option<PathBuf>,
+        /// One JSON document.
+        #[arg(long)]
+        json: bool,
+        /// (No effect on inspect.)
+        #[arg(short = 'q', long, hide = true)]
+        quiet: bool,
+    },
+    /// Imports a MagicaVoxel or Teardown .vox: `dh import vox <file.vox>`.
+    ///
+    /// Writes <name>.dh-vox and its <name>.dh-vox.bin payload into the pallet folder
+    /// (default: beside the file). The platform (magicavoxel, teardown, or an id) is
+    /// detected when not given.
+    #[command(args_override_self = true)]
+    Import {
+        /// The importer.
+        #[arg(value_name = "format", value_parser = ["vox"], required = true)]
+        format: Option<String>,
+        /// The file to import.
+        #[arg(value_name = "file", required = true)]
+        file: Option<PathBuf>,
+        /// The platform the .vox follows (magicavoxel, teardown, or an id).
+        #[arg(long, value_name = "id", allow_hyphen_values = true)]
+        platform: Option<String>,
+        /// The source pallet folder the import writes into.
+        #[arg(long, value_name = "dir", allow_hyphen_values = true)]
+        into: Option<PathBuf>,
+        /// (No effect on import.)
+        #[arg(long, hide = true)]
+        json: bool,
+        /// No summary line.
+        #[arg(short = 'q', long)]
+        quiet: bool,
+    },
+    /// Prints a shell completion script.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        #[arg(value_name = "shell")]
+        shell: clap_complete::Shell,
+    },
+    /// Shows the usage, or a command's options.
+    #[command(disable_help_flag = true)]
+    Help {
+        /// A command.
+        #[arg(
+            value_name = "command",
+            trailing_var_arg = true,
+            allow_hyphen_values = true
+        )]
+        words: Vec<String>,
+    },
+}
+
 struct Args {
     command: String,
-    /// Extra positional words (`dh import vox <file>`).
-    rest: Vec<String>,
     platform: Option<String>,
     into: Option<PathBuf>,
     input: Option<PathBuf>,
@@ -70,13 +191,120 @@ struct Args {
     quiet: bool,
 }
 
-fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, CliError> {
-    let command = it.next().ok_or_else(|| {
+/// What the command line asks for.
+enum Request {
+    /// A command to run.
+    Run(Args),
+    /// Text to print on stdout (the usage, a command's help).
+    Print(String),
+    /// A completion script.
+    Completions(clap_complete::Shell),
+}
+
+fn context_str(e: &clap::Error, kind: ContextKind) -> Option<String> {
+    match e.get(kind)? {
+        ContextValue::String(s) => Some(s.clone()),
+        ContextValue::Strings(v) => v.first().cloned(),
+        _ => None,
+    }
+}
+
+/// A refused command line in `dh`'s words, with clap's "did you mean" after it.
+fn usage_message(e: &clap::Error, args: &[String]) -> String {
+    let in_command = args.first().is_some_and(|a| !a.starts_with('-'));
+    let mut tips = String::new();
+    if let Some(s) = context_str(e, ContextKind::SuggestedSubcommand) {
+        tips.push_str(&format!("\n  tip: a similar command exists: '{s}'"));
+    }
+    if let Some(s) = context_str(e, ContextKind::SuggestedArg) {
+        tips.push_str(&format!("\n  tip: a similar option exists: '{s}'"));
+    }
+    if let Some(s) = context_str(e, ContextKind::SuggestedValue) {
+        tips.push_str(&format!("\n  tip: a similar value exists: '{s}'"));
+    }
+    let arg = context_str(e, ContextKind::InvalidArg).unwrap_or_default();
+    let message = match e.kind() {
+        ErrorKind::InvalidSubcommand => {
+            let word = context_str(e, ContextKind::InvalidSubcommand).unwrap_or_default();
+            format!("unknown command '{word}'; expected build, check, inspect, import or help")
+        }
+        ErrorKind::UnknownArgument if !in_command => {
+            format!("unknown command '{arg}'; expected build, check, inspect, import or help")
+        }
+        ErrorKind::UnknownArgument if arg.starts_with('-') => format!("unknown option '{arg}'"),
+        ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'"),
+        ErrorKind::MissingRequiredArgument => {
+            let command = args.first().map_or("", String::as_str);
+            match (command, arg.as_str()) {
+                ("import", "<format>") => {
+                    "`dh import` needs a format; expected `dh import vox <file.vox>`".to_string()
+                }
+                ("import", _) => "`dh import vox` needs the .vox file".to_string(),
+                ("inspect", _) => "`dh inspect` needs a .pallet or .dh-vox.bin file".to_string(),
+                _ => format!("`dh {command}` needs the source pallet's folder"),
+            }
+        }
+        ErrorKind::InvalidValue => {
+            let value = context_str(e, ContextKind::InvalidValue).unwrap_or_default();
+            let flag = arg.split_whitespace().next().unwrap_or_default();
+            if arg.contains("format") {
+                format!(
+                    "`dh import {value}` is not an importer; expected `dh import vox <file.vox>`"
+                )
+            } else if !value.is_empty() {
+                let valid = match e.get(ContextKind::ValidValue) {
+                    Some(ContextValue::Strings(v)) => v.join(", "),
+                    _ => String::new(),
+                };
+                format!("'{value}' is not one of {valid}")
+            } else {
+                // A flag short of its value is the last word (values are taken as written,
+                // dashes and all), so name it as typed.
+                let typed = args
+                    .last()
+                    .map_or(flag, |a| a.split('=').next().unwrap_or(a));
+                let what = match flag {
+                    "--platform" => "a platform id",
+                    "--into" => "a folder",
+                    _ => "a file path",
+                };
+                format!("'{typed}' needs {what} after it")
+            }
+        }
+        _ => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            first.strip_prefix("error: ").unwrap_or(first).to_string()
+        }
+    };
+    format!("{message}{tips}")
+}
+
+/// `dh <command> --help`, as clap renders it.
+fn command_help(name: &str) -> String {
+    match Grammar::try_parse_from(["dh", name, "--help"]) {
+        Err(e) => e.render().to_string(),
+        Ok(_) => String::new(),
+    }
+}
+
+fn parse_args(args: &[String]) -> Result<Request, CliError> {
+    let argv = std::iter::once("dh".to_string()).chain(args.iter().cloned());
+    let grammar = match Grammar::try_parse_from(argv) {
+        Ok(g) => g,
+        Err(e) if e.kind() == ErrorKind::DisplayHelp => {
+            return Ok(Request::Print(match args.first().map(String::as_str) {
+                Some("-h" | "--help") => USAGE.to_string(),
+                _ => e.render().to_string().trim_end().to_string(),
+            }))
+        }
+        Err(e) => return Err(CliError::Usage(usage_message(&e, args))),
+    };
+    let command = grammar.command.ok_or_else(|| {
         CliError::Usage("no command given; expected build, check or inspect".into())
     })?;
-    let mut args = Args {
-        command,
-        rest: Vec::new(),
+    let mut a = Args {
+        command: String::new(),
         platform: None,
         into: None,
         input: None,
@@ -84,41 +312,65 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, CliError> {
         json: false,
         quiet: false,
     };
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-o" | "--output" => {
-                let v = it
-                    .next()
-                    .ok_or_else(|| CliError::Usage(format!("'{a}' needs a file path after it")))?;
-                args.output = Some(PathBuf::from(v));
+    match command {
+        Command::Build {
+            dir,
+            output,
+            json,
+            quiet,
+        } => {
+            a.command = "build".into();
+            (a.input, a.output, a.json, a.quiet) = (dir, output, json, quiet);
+        }
+        Command::Check { dir, json, quiet } => {
+            a.command = "check".into();
+            (a.input, a.json, a.quiet) = (dir, json, quiet);
+        }
+        Command::Inspect { file, json, quiet } => {
+            a.command = "inspect".into();
+            (a.input, a.json, a.quiet) = (file, json, quiet);
+        }
+        Command::Import {
+            format,
+            file,
+            platform,
+            into,
+            json,
+            quiet,
+        } => {
+            if format.is_none() {
+                return Err(CliError::Usage(
+                    "`dh import` needs a format; expected `dh import vox <file.vox>`".into(),
+                ));
             }
-            "--platform" => {
-                args.platform = Some(it.next().ok_or_else(|| {
-                    CliError::Usage("'--platform' needs a platform id after it".into())
-                })?);
-            }
-            "--into" => {
-                args.into = Some(PathBuf::from(it.next().ok_or_else(|| {
-                    CliError::Usage("'--into' needs a folder after it".into())
-                })?));
-            }
-            "--json" => args.json = true,
-            "--quiet" | "-q" => args.quiet = true,
-            "-h" | "--help" => args.command = "help".into(),
-            s if s.starts_with('-') => {
-                return Err(CliError::Usage(format!("unknown option '{s}'")));
-            }
-            _ if args.command == "import" && args.rest.is_empty() => args.rest.push(a),
-            _ if args.input.is_none() => args.input = Some(PathBuf::from(a)),
-            _ => return Err(CliError::Usage(format!("unexpected argument '{a}'"))),
+            a.command = "import".into();
+            (a.input, a.platform, a.into, a.json, a.quiet) = (file, platform, into, json, quiet);
+        }
+        Command::Completions { shell } => return Ok(Request::Completions(shell)),
+        Command::Help { words } => {
+            return Ok(Request::Print(match words.first().map(String::as_str) {
+                Some(c @ ("build" | "check" | "inspect" | "import" | "completions")) => {
+                    command_help(c).trim_end().to_string()
+                }
+                _ => USAGE.to_string(),
+            }))
         }
     }
-    Ok(args)
+    Ok(Request::Run(a))
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(a) => a,
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = match parse_args(&argv) {
+        Ok(Request::Run(a)) => a,
+        Ok(Request::Print(text)) => {
+            println!("{text}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Request::Completions(shell)) => {
+            clap_complete::generate(shell, &mut Grammar::command(), "dh", &mut std::io::stdout());
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("dh: {e}");
             return ExitCode::from(2);
@@ -127,14 +379,7 @@ fn main() -> ExitCode {
     let result = match args.command.as_str() {
         "build" | "check" => build_or_check(&args),
         "inspect" => inspect(&args),
-        "import" => import(&args),
-        "help" => {
-            println!("{USAGE}");
-            Ok(true)
-        }
-        other => Err(CliError::Usage(format!(
-            "unknown command '{other}'; expected build, check, inspect, import or help"
-        ))),
+        _ => import(&args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -292,19 +537,6 @@ fn print_diagnostics(out: &BuildOutput, json: bool) {
 }
 
 fn import(args: &Args) -> Result<bool, CliError> {
-    match args.rest.first().map(String::as_str) {
-        Some("vox") => {}
-        Some(other) => {
-            return Err(CliError::Usage(format!(
-                "`dh import {other}` is not an importer; expected `dh import vox <file.vox>`"
-            )))
-        }
-        None => {
-            return Err(CliError::Usage(
-                "`dh import` needs a format; expected `dh import vox <file.vox>`".into(),
-            ))
-        }
-    }
     let file = args
         .input
         .clone()
