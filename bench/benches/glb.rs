@@ -176,7 +176,7 @@ fn bench(c: &mut Criterion) {
                     &ids,
                     &Placement {
                         instance_id: Guid([1; 16]),
-                        pose: math::IDENTITY,
+                        pose: glam::DMat4::IDENTITY,
                         first_id: 0,
                         materials: &materials,
                     },
