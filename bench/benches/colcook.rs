@@ -164,7 +164,7 @@ fn table(model: &Model, materials: &BTreeMap<String, String>) -> PartsTable {
 fn placement(materials: &BTreeMap<String, String>) -> Placement<'_> {
     Placement {
         instance_id: Guid([1; 16]),
-        pose: math::IDENTITY,
+        pose: glam::DMat4::IDENTITY,
         first_id: 0,
         materials,
     }

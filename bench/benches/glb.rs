@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use dh_content::gltf::{import_glb, math};
+use dh_content::gltf::import_glb;
 use dh_content::parts::{bake_parts_table, match_identities, Placement};
 use dh_content::schema::common::Guid;
 
@@ -176,7 +176,7 @@ fn bench(c: &mut Criterion) {
                     &ids,
                     &Placement {
                         instance_id: Guid([1; 16]),
-                        pose: math::IDENTITY,
+                        pose: glam::DMat4::IDENTITY,
                         first_id: 0,
                         materials: &materials,
                     },

@@ -1534,9 +1534,11 @@ pub fn record_worlds(objects: &[crate::schema::records::Record]) -> Vec<crate::g
     use crate::schema::records::Record;
     let local = |r: &Record| match r {
         Record::Folder(_) => IDENTITY,
-        Record::Object(o) => instance_pose(o.position, o.rotation, o.scale),
-        Record::BoxBrush(b) => instance_pose(b.object.position, b.object.rotation, b.object.scale),
-        Record::Instance(i) => instance_pose(i.position, i.rotation, i.scale),
+        Record::Object(o) => instance_pose(o.position, o.rotation, o.scale).to_cols_array(),
+        Record::BoxBrush(b) => {
+            instance_pose(b.object.position, b.object.rotation, b.object.scale).to_cols_array()
+        }
+        Record::Instance(i) => instance_pose(i.position, i.rotation, i.scale).to_cols_array(),
     };
     let index: BTreeMap<crate::schema::common::Guid, usize> = objects
         .iter()
@@ -1694,8 +1696,7 @@ fn bake_model_instances(
             instance_id,
             pose: worlds
                 .get(i)
-                .copied()
-                .unwrap_or(crate::gltf::math::IDENTITY),
+                .map_or(glam::DMat4::IDENTITY, glam::DMat4::from_cols_array),
             first_id: next_id,
             materials: &materials,
         };

@@ -85,7 +85,7 @@ pub fn fuzz_glb(data: &[u8]) {
         let materials = Default::default();
         let placement = crate::parts::Placement {
             instance_id: crate::schema::common::Guid([7; 16]),
-            pose: gltf::math::IDENTITY,
+            pose: glam::DMat4::IDENTITY,
             first_id: 0,
             materials: &materials,
         };

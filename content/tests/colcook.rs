@@ -116,7 +116,7 @@ fn bake_with(
     let ids = parts::match_identities(model, "test:model.glb", None);
     let placement = Placement {
         instance_id: INSTANCE,
-        pose,
+        pose: glam::DMat4::from_cols_array(&pose),
         first_id: 0,
         materials: mats,
     };
@@ -252,7 +252,7 @@ fn a_mesh_shared_by_two_nodes_and_two_placements_cooks_once() {
     for (k, instance) in [Guid([1; 16]), Guid([2; 16])].into_iter().enumerate() {
         let placement = Placement {
             instance_id: instance,
-            pose: t(100.0 * k as f64),
+            pose: glam::DMat4::from_cols_array(&t(100.0 * k as f64)),
             first_id: first,
             materials: &mats,
         };
@@ -1068,7 +1068,7 @@ fn a_cache_hit_returns_identical_bytes() {
         let ids = parts::match_identities(&model, "test:model.glb", None);
         let placement = Placement {
             instance_id: INSTANCE,
-            pose: math::IDENTITY,
+            pose: glam::DMat4::IDENTITY,
             first_id: 0,
             materials: &mats,
         };

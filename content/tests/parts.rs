@@ -448,7 +448,7 @@ fn a_sheared_node_keeps_its_decomposition_and_is_named_once() {
         &ids,
         &Placement {
             instance_id: Guid([1; 16]),
-            pose: math::IDENTITY,
+            pose: glam::DMat4::IDENTITY,
             first_id: 0,
             materials: &BTreeMap::new(),
         },

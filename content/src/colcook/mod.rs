@@ -506,7 +506,8 @@ impl MapCollision {
         states: &[PartState],
     ) -> InstanceCollision {
         let mut out = InstanceCollision::default();
-        let (collapsed, warning) = collapsed_nodes(model, &placement.pose);
+        let pose = placement.pose.to_cols_array();
+        let (collapsed, warning) = collapsed_nodes(model, &pose);
         out.warnings.extend(warning);
         let worlds = model.world_matrices();
         let paths = model.node_paths();
@@ -532,8 +533,8 @@ impl MapCollision {
                     let w = table
                         .worlds
                         .get(k)
-                        .copied()
-                        .unwrap_or_else(|| math::mul(&placement.pose, &worlds[node]));
+                        .map(glam::DMat4::to_cols_array)
+                        .unwrap_or_else(|| math::mul(&pose, &worlds[node]));
                     part_space(part, &w).ok().map(|transform| PartGeometry {
                         mesh,
                         transform,

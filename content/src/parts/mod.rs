@@ -21,9 +21,11 @@ pub use hashes::{sha1, uuid_v5};
 pub use ids::{IdsEntry, IdsError, IdsFile, IDS_VERSION};
 pub use overrides::{apply_overrides, Applied, OverrideNote, Resolution};
 
-use crate::gltf::math::{self, Mat4};
+use glam::{DMat4, DQuat, DVec3};
+
 use crate::gltf::Model;
 use crate::jsonc::Span;
+use crate::math;
 use crate::read::Table;
 use crate::schema::common::{Guid, Vec3, Vec4};
 use crate::schema::object_components::{ObjectComponent, Renderer};
@@ -347,7 +349,7 @@ pub struct Placement<'a> {
     /// The instance record's id.
     pub instance_id: Guid,
     /// The instance's world pose ([`instance_pose`]).
-    pub pose: Mat4,
+    pub pose: DMat4,
     /// The map-wide id of this placement's first part (the previous placement's
     /// [`PartsTable::next_id`], 0 for the first).
     pub first_id: u32,
@@ -357,13 +359,13 @@ pub struct Placement<'a> {
 
 /// The world pose of a record: `T · R · S` from its position, euler degrees (Z·Y·X) and
 /// per-axis scale; an absent member is its identity.
-pub fn instance_pose(position: Option<Vec3>, rotation: Option<Vec3>, scale: Option<Vec3>) -> Mat4 {
+pub fn instance_pose(position: Option<Vec3>, rotation: Option<Vec3>, scale: Option<Vec3>) -> DMat4 {
     math::from_trs(
-        position.map(|v| v.0).unwrap_or([0.0; 3]),
-        rotation
-            .map(|r| math::quat_from_euler_degrees(r.0))
-            .unwrap_or(math::QUAT_IDENTITY),
-        scale.map(|s| s.0).unwrap_or([1.0; 3]),
+        position.map_or(DVec3::ZERO, |v| DVec3::from_array(v.0)),
+        rotation.map_or(DQuat::IDENTITY, |r| {
+            math::quat_from_euler_degrees(DVec3::from_array(r.0))
+        }),
+        scale.map_or(DVec3::ONE, |s| DVec3::from_array(s.0)),
     )
 }
 
@@ -377,7 +379,7 @@ pub struct PartsTable {
     /// The world matrix of each entry (placement included, and once
     /// [`apply_overrides`] ran, its override's delta too): what moves the part's
     /// vertices from the model's mesh space into the map.
-    pub worlds: Vec<Mat4>,
+    pub worlds: Vec<DMat4>,
     /// The id the next placement's parts count on from.
     pub next_id: u32,
     /// Warnings (one naming every sheared node).
@@ -388,12 +390,14 @@ const EPS: f64 = 1e-9;
 
 /// The bounds of `mesh`'s vertices under world matrix `w`, `None` when the mesh has no
 /// vertex or a bound is not finite.
-pub fn mesh_bounds(mesh: &crate::gltf::Mesh, w: &Mat4) -> Option<([f64; 3], [f64; 3])> {
+pub fn mesh_bounds(mesh: &crate::gltf::Mesh, w: &DMat4) -> Option<([f64; 3], [f64; 3])> {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
     for p in &mesh.primitives {
         for v in &p.vertices {
-            let q = math::transform_point(w, v.position.map(f64::from));
+            let q = w
+                .transform_point3(DVec3::from_array(v.position.map(f64::from)))
+                .to_array();
             for a in 0..3 {
                 lo[a] = lo[a].min(q[a]);
                 hi[a] = hi[a].max(q[a]);
@@ -419,17 +423,18 @@ pub fn bake_parts_table(model: &Model, ids: &ModelIds, placement: &Placement<'_>
             continue;
         };
         let local = ids.local_ids.get(k).copied().unwrap_or_default();
-        let w = math::mul(&placement.pose, &worlds[*n]);
+        let w = math::mul(&placement.pose, &DMat4::from_cols_array(&worlds[*n]));
         let d = math::decompose(&w);
         if d.sheared {
             sheared.push(paths[*n].clone());
         }
         let rot_identity = d
             .rotation
+            .to_array()
             .iter()
-            .zip(math::QUAT_IDENTITY)
+            .zip(DQuat::IDENTITY.to_array())
             .all(|(a, b)| (a - b).abs() < EPS);
-        let scale_one = d.scale.iter().all(|s| (s - 1.0).abs() < EPS);
+        let scale_one = d.scale.to_array().iter().all(|s| (s - 1.0).abs() < EPS);
         let mesh = node.mesh.and_then(|m| model.meshes.get(m));
         let mut components = Vec::new();
         let mut aabb = None;
@@ -475,9 +480,9 @@ pub fn bake_parts_table(model: &Model, ids: &ModelIds, placement: &Placement<'_>
             name: Some(node.name.clone()),
             path: Some(paths[*n].clone()),
             structural: mesh.is_none().then_some(true),
-            pivot: Some(Vec3(d.translation)),
-            rotation: (!rot_identity).then_some(Vec4(d.rotation)),
-            scale: (!scale_one).then_some(Vec3(d.scale)),
+            pivot: Some(Vec3(d.translation.to_array())),
+            rotation: (!rot_identity).then_some(Vec4(d.rotation.to_array())),
+            scale: (!scale_one).then_some(Vec3(d.scale.to_array())),
             parent: None,
             components,
             aabb,

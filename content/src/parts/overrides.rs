@@ -26,8 +26,10 @@
 use std::collections::HashMap;
 
 use super::{ModelIds, PartsTable};
-use crate::gltf::math::{self, Mat4};
+use glam::{DMat4, DQuat, DVec3};
+
 use crate::gltf::Model;
+use crate::math;
 use crate::schema::common::{Guid, Vec3, Vec4};
 use crate::schema::components::MapComponent;
 use crate::schema::object_components::{ObjectComponent, Shared};
@@ -198,31 +200,33 @@ pub fn apply_overrides(
 
 /// `T(position) · W · R(rotation) · S(scale)`: the override's delta laid over world matrix
 /// `w` (a member left out is its identity).
-pub fn delta_world(w: &Mat4, o: &PartOverride) -> Mat4 {
-    let r = o
-        .rotation
-        .map(|r| math::quat_from_euler_degrees(r.0))
-        .unwrap_or(math::QUAT_IDENTITY);
-    let s = o.scale.map(|s| s.axes().0).unwrap_or([1.0; 3]);
-    let local = math::from_trs([0.0; 3], r, s);
-    let d = o.position.map(|p| p.0).unwrap_or([0.0; 3]);
-    let shift = math::from_trs(d, math::QUAT_IDENTITY, [1.0; 3]);
+pub fn delta_world(w: &DMat4, o: &PartOverride) -> DMat4 {
+    let r = o.rotation.map_or(DQuat::IDENTITY, |r| {
+        math::quat_from_euler_degrees(DVec3::from_array(r.0))
+    });
+    let s = o
+        .scale
+        .map_or(DVec3::ONE, |s| DVec3::from_array(s.axes().0));
+    let local = math::from_trs(DVec3::ZERO, r, s);
+    let d = o.position.map_or(DVec3::ZERO, |p| DVec3::from_array(p.0));
+    let shift = math::from_trs(d, DQuat::IDENTITY, DVec3::ONE);
     math::mul(&shift, &math::mul(w, &local))
 }
 
 /// Writes world matrix `w` into `part`'s pivot, rotation, scale and (for a mesh part) its
 /// bounds; `true` when `w` carries a shear that was dropped.
-fn set_pose(part: &mut Part, w: &Mat4, node: Option<&crate::gltf::Node>, model: &Model) -> bool {
+fn set_pose(part: &mut Part, w: &DMat4, node: Option<&crate::gltf::Node>, model: &Model) -> bool {
     let d = math::decompose(w);
     let rot_identity = d
         .rotation
+        .to_array()
         .iter()
-        .zip(math::QUAT_IDENTITY)
+        .zip(DQuat::IDENTITY.to_array())
         .all(|(a, b)| (a - b).abs() < EPS);
-    let scale_one = d.scale.iter().all(|s| (s - 1.0).abs() < EPS);
-    part.pivot = Some(Vec3(d.translation));
-    part.rotation = (!rot_identity).then_some(Vec4(d.rotation));
-    part.scale = (!scale_one).then_some(Vec3(d.scale));
+    let scale_one = d.scale.to_array().iter().all(|s| (s - 1.0).abs() < EPS);
+    part.pivot = Some(Vec3(d.translation.to_array()));
+    part.rotation = (!rot_identity).then_some(Vec4(d.rotation.to_array()));
+    part.scale = (!scale_one).then_some(Vec3(d.scale.to_array()));
     if let Some(mesh) = node.and_then(|n| n.mesh).and_then(|m| model.meshes.get(m)) {
         part.aabb = super::mesh_bounds(mesh, w).map(|(lo, hi)| Aabb {
             min: Vec3(lo),
