@@ -20,42 +20,34 @@
 
 mod mikk;
 
+use glam::{DVec3, Vec3};
+
 use crate::mesh::MeshVertex;
 
-type V3 = [f64; 3];
-
-fn sub(a: V3, b: V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+// The vector steps are glam's (`-`, `dot`, `cross`, `/`), whose f64 operations are the ones
+// this module always did, in the same order: the bits are unchanged.
+fn norm(a: DVec3) -> Option<DVec3> {
+    let l = a.dot(a).sqrt();
+    (l.is_finite() && l > 1e-30).then(|| a / l)
 }
-fn dot(a: V3, b: V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+fn f64s3(a: [f32; 3]) -> DVec3 {
+    Vec3::from_array(a).as_dvec3()
 }
-fn cross(a: V3, b: V3) -> V3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-fn norm(a: V3) -> Option<V3> {
-    let l = dot(a, a).sqrt();
-    (l.is_finite() && l > 1e-30).then(|| a.map(|v| v / l))
-}
-fn f64s3(a: [f32; 3]) -> V3 {
-    a.map(f64::from)
+fn f32s3(a: DVec3) -> [f32; 3] {
+    a.as_vec3().to_array()
 }
 
 /// Gives each corner of an unwelded triangle list (vertex `3k + c` is corner `c` of
 /// triangle `k`) its triangle's flat normal; a zero-area triangle takes `+Y`.
 pub(crate) fn flat_normals(vertices: &mut [MeshVertex]) {
     for tri in vertices.chunks_exact_mut(3) {
-        let n = norm(cross(
-            sub(f64s3(tri[1].position), f64s3(tri[0].position)),
-            sub(f64s3(tri[2].position), f64s3(tri[0].position)),
-        ))
-        .unwrap_or([0.0, 1.0, 0.0]);
+        let n = norm(
+            (f64s3(tri[1].position) - f64s3(tri[0].position))
+                .cross(f64s3(tri[2].position) - f64s3(tri[0].position)),
+        )
+        .unwrap_or(DVec3::Y);
         for c in tri.iter_mut() {
-            c.normal = n.map(|x| x as f32);
+            c.normal = f32s3(n);
         }
     }
 }
@@ -63,26 +55,22 @@ pub(crate) fn flat_normals(vertices: &mut [MeshVertex]) {
 /// `t` made a unit tangent perpendicular to the unit normal `n` (Gram–Schmidt), or any
 /// perpendicular when `t` is zero or along `n`.
 pub(crate) fn orthonormal_tangent(n: [f32; 3], t: [f32; 3]) -> [f32; 3] {
-    let n = norm(f64s3(n)).unwrap_or([0.0, 1.0, 0.0]);
+    let n = norm(f64s3(n)).unwrap_or(DVec3::Y);
     let t = f64s3(t);
-    let r = norm(sub(t, n.map(|v| v * dot(n, t)))).unwrap_or_else(|| perpendicular(n));
-    r.map(|v| v as f32)
+    let r = norm(t - n * n.dot(t)).unwrap_or_else(|| perpendicular(n));
+    f32s3(r)
 }
 
 /// `n` at unit length, `+Y` when it has none.
 pub(crate) fn unit_normal(n: [f32; 3]) -> [f32; 3] {
-    norm(f64s3(n)).unwrap_or([0.0, 1.0, 0.0]).map(|v| v as f32)
+    f32s3(norm(f64s3(n)).unwrap_or(DVec3::Y))
 }
 
 /// Any unit vector perpendicular to `n`.
-fn perpendicular(n: V3) -> V3 {
-    let a = if n[0].abs() < 0.9 {
-        [1.0, 0.0, 0.0]
-    } else {
-        [0.0, 1.0, 0.0]
-    };
-    let t = sub(a, n.map(|v| v * dot(a, n)));
-    norm(t).unwrap_or([1.0, 0.0, 0.0])
+fn perpendicular(n: DVec3) -> DVec3 {
+    let a = if n.x.abs() < 0.9 { DVec3::X } else { DVec3::Y };
+    let t = a - n * a.dot(n);
+    norm(t).unwrap_or(DVec3::X)
 }
 
 /// Fills every vertex's tangent by MikkTSpace from its position, normal and `uv0`; when the
@@ -90,8 +78,8 @@ fn perpendicular(n: V3) -> V3 {
 /// `indices` are triangles (a trailing partial one is ignored) into `vertices`.
 pub(crate) fn derive_tangents(vertices: &mut [MeshVertex], indices: &[u32], has_uv0: bool) {
     let default = |v: &MeshVertex| {
-        let t = perpendicular(norm(f64s3(v.normal)).unwrap_or([0.0, 1.0, 0.0]));
-        [t[0] as f32, t[1] as f32, t[2] as f32, 1.0]
+        let t = f32s3(perpendicular(norm(f64s3(v.normal)).unwrap_or(DVec3::Y)));
+        [t[0], t[1], t[2], 1.0]
     };
     if !has_uv0 {
         for v in vertices.iter_mut() {

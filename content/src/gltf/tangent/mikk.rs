@@ -32,6 +32,15 @@
 //! Quads are not taken (glTF primitives are triangles), so the reference's quad-only steps
 //! (`AvgTSpace`, the quad orientation fix, degenerate quads) have nothing to do and are
 //! left out. Inputs that are not finite read as `0`.
+//!
+//! Why a port and not the `mikktspace` / `bevy_mikktspace` crate: their interface hands
+//! back one finished tangent per face corner and does not say whether a corner's space was
+//! derived from a group of good triangles or is the reference's default fallback; the
+//! importer's per-vertex choice ([`super::derive_tangents`]: the first *derived* corner)
+//! needs exactly that, and the two deviations above (no recursion, no quadratic subgroup
+//! pass) keep untrusted meshes from overflowing the stack or stalling a build. Neither
+//! crate is in the lock, so their bits were not compared against this port's on the
+//! fixtures in this change; the port's bits are pinned by the importer's tests.
 
 use std::collections::BTreeMap;
 
