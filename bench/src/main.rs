@@ -2,6 +2,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use clap::{Parser, Subcommand};
 use mimalloc::MiMalloc;
 
 use dh_bench::city::{City, CityOptions, DEFAULT_BLOCKS, DEFAULT_SEED};
@@ -21,6 +22,7 @@ usage:
   dh-bench city [--blocks N] [--seed S] [--ticks T] [--warmup T] [--workers W[,W...]]
                 [--json] [--emit DIR]
   dh-bench help
+  dh-bench city --help
 
 city    generates the logic city (N blocks of 15 logic entities each: a button and its
         door, a pressure plate, a timer, and / or / not gates and their lights, a lift with
@@ -38,6 +40,7 @@ city    generates the logic city (N blocks of 15 logic entities each: a button a
   --workers LIST    job-system threads per run, the main thread included (default 1,2)
   --json            prints one JSON object instead of the tables
   --emit DIR        also writes the city's pallet sources (pallet.dh, the map, materials)
+  -h, --help        city's options
 
 exit status: 0 done, 1 a run failed, 2 a usage error.
 ";
@@ -53,6 +56,66 @@ struct Options {
     emit: Option<PathBuf>,
 }
 
+/// `dh-bench`'s grammar (clap, derive).
+#[derive(Debug, Parser)]
+#[command(
+    name = "dh-bench",
+    override_help = USAGE,
+    disable_help_subcommand = true,
+    args_override_self = true
+)]
+struct Grammar {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generates the logic city, builds it, installs it once per worker count and runs the
+    /// runs side by side, printing ticks per second, the frame timers and the state digests.
+    ///
+    /// The runs take turns 32 ticks at a time, so a noisy machine slows all alike;
+    /// identical digests mean the same end state.
+    #[command(args_override_self = true)]
+    City(CityArgs),
+    /// Prints the usage.
+    #[command(disable_help_flag = true)]
+    Help {
+        /// Ignored.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        words: Vec<String>,
+    },
+}
+
+/// `--workers W[,W...]`, parsed.
+#[derive(Debug, Clone)]
+struct WorkerList(Vec<usize>);
+
+#[derive(Debug, clap::Args)]
+struct CityArgs {
+    /// Blocks (default 256: 3840 logic entities, 256 pawns).
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = blocks)]
+    blocks: Option<usize>,
+    /// The generator's seed (default 0xc17e5eed; decimal or 0x hex).
+    #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = seed)]
+    seed: Option<u64>,
+    /// Measured ticks per run (default 640: 10 s of game time).
+    #[arg(long, value_name = "T", allow_hyphen_values = true, value_parser = ticks)]
+    ticks: Option<u64>,
+    /// Ticks run before measuring, not timed (default 64).
+    #[arg(long, value_name = "T", allow_hyphen_values = true, value_parser = warmup)]
+    warmup: Option<u64>,
+    /// Job-system threads per run, the main thread included (default 1,2).
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true, value_parser = workers)]
+    workers: Option<WorkerList>,
+    /// Prints one JSON object instead of the tables.
+    #[arg(long)]
+    json: bool,
+    /// Also writes the city's pallet sources (pallet.dh, the map, materials).
+    #[arg(long, value_name = "DIR", allow_hyphen_values = true)]
+    emit: Option<PathBuf>,
+}
+
 fn number(flag: &str, v: &str) -> Result<u64, String> {
     let parsed = match v.strip_prefix("0x") {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),
@@ -61,74 +124,76 @@ fn number(flag: &str, v: &str) -> Result<u64, String> {
     parsed.ok_or_else(|| format!("{flag} takes a whole number, got '{v}'"))
 }
 
+fn blocks(v: &str) -> Result<usize, String> {
+    let n = number("--blocks", v)?;
+    if n == 0 {
+        return Err("--blocks takes at least 1".into());
+    }
+    usize::try_from(n).map_err(|_| format!("--blocks {n} is too many"))
+}
+
+fn seed(v: &str) -> Result<u64, String> {
+    number("--seed", v)
+}
+
+fn ticks(v: &str) -> Result<u64, String> {
+    number("--ticks", v)
+}
+
+fn warmup(v: &str) -> Result<u64, String> {
+    number("--warmup", v)
+}
+
+fn workers(v: &str) -> Result<WorkerList, String> {
+    let mut list = Vec::new();
+    for w in v.split(',') {
+        let n = number("--workers", w.trim())?;
+        if n == 0 {
+            return Err("--workers takes counts of at least 1".into());
+        }
+        list.push(usize::try_from(n).map_err(|_| format!("--workers {n} is too many"))?);
+    }
+    Ok(WorkerList(list))
+}
+
+/// The parsed grammar, or clap's refusal (help requests included).
+fn grammar(args: &[String]) -> Result<Grammar, clap::Error> {
+    Grammar::try_parse_from(std::iter::once("dh-bench".to_string()).chain(args.iter().cloned()))
+}
+
+/// The options of `city`, or `None` where the command line asks for help.
 fn parse(args: &[String]) -> Result<Option<Options>, String> {
-    let Some((command, rest)) = args.split_first() else {
+    let command = match grammar(args) {
+        Ok(g) => g.command,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => return Ok(None),
+        Err(e) => return Err(dh_engine::cli::usage_message(&e, args, "city and help")),
+    };
+    let Some(Command::City(a)) = command else {
         return Ok(None);
     };
-    match command.as_str() {
-        "city" => {}
-        "help" | "--help" | "-h" => return Ok(None),
-        other => {
-            return Err(format!(
-                "unknown command '{other}'; the commands are city and help"
-            ))
+    Ok(Some(Options {
+        blocks: a.blocks.unwrap_or(DEFAULT_BLOCKS),
+        seed: a.seed.unwrap_or(DEFAULT_SEED),
+        ticks: a.ticks.unwrap_or(640),
+        warmup: a.warmup.unwrap_or(64),
+        workers: a.workers.map_or_else(|| vec![1, 2], |w| w.0),
+        json: a.json,
+        emit: a.emit,
+    }))
+}
+
+/// What a help request prints: `city --help` gets clap's page for `city`, the rest
+/// (`help`, `--help`, no arguments) [`USAGE`].
+fn help_text(args: &[String]) -> String {
+    match grammar(args) {
+        Err(e)
+            if e.kind() == clap::error::ErrorKind::DisplayHelp
+                && args.first().is_some_and(|a| a == "city") =>
+        {
+            e.render().to_string()
         }
+        _ => USAGE.to_string(),
     }
-    let mut o = Options {
-        blocks: DEFAULT_BLOCKS,
-        seed: DEFAULT_SEED,
-        ticks: 640,
-        warmup: 64,
-        workers: vec![1, 2],
-        json: false,
-        emit: None,
-    };
-    let mut it = rest.iter();
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = || -> Result<String, String> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None => it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| format!("{flag} needs a value")),
-            }
-        };
-        match flag {
-            "--blocks" => {
-                let n = number(flag, &value()?)?;
-                if n == 0 {
-                    return Err("--blocks takes at least 1".into());
-                }
-                o.blocks = usize::try_from(n).map_err(|_| format!("--blocks {n} is too many"))?;
-            }
-            "--seed" => o.seed = number(flag, &value()?)?,
-            "--ticks" => o.ticks = number(flag, &value()?)?,
-            "--warmup" => o.warmup = number(flag, &value()?)?,
-            "--workers" => {
-                let v = value()?;
-                let mut list = Vec::new();
-                for w in v.split(',') {
-                    let n = number(flag, w.trim())?;
-                    if n == 0 {
-                        return Err("--workers takes counts of at least 1".into());
-                    }
-                    list.push(
-                        usize::try_from(n).map_err(|_| format!("--workers {n} is too many"))?,
-                    );
-                }
-                o.workers = list;
-            }
-            "--json" => o.json = true,
-            "--emit" => o.emit = Some(PathBuf::from(value()?)),
-            s => return Err(format!("city does not take '{s}'")),
-        }
-    }
-    Ok(Some(o))
 }
 
 /// One run's figures.
@@ -217,7 +282,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            let _ = write!(out, "{USAGE}");
+            let _ = write!(out, "{}", help_text(&args));
             return;
         }
         Err(e) => {
@@ -376,6 +441,18 @@ mod tests {
         assert_eq!(
             e("fly"),
             "unknown command 'fly'; the commands are city and help"
+        );
+    }
+
+    #[test]
+    fn city_has_help_and_mistypes_get_suggestions() {
+        let args = |s: &str| -> Vec<String> { s.split_whitespace().map(String::from).collect() };
+        assert_eq!(p("city --help"), Ok(None));
+        assert!(help_text(&args("city --help")).contains("dh-bench city"));
+        assert_eq!(help_text(&args("help")), USAGE);
+        assert_eq!(
+            p("city --tick 5").err().unwrap_or_default(),
+            "city does not take '--tick'\n  tip: a similar argument exists: '--ticks'"
         );
     }
 }
