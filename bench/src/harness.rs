@@ -106,9 +106,9 @@ impl CityState {
         for p in &self.poses {
             match p {
                 Some(p) => {
-                    h.floats(&p.position);
-                    h.floats(&p.rotation.0);
-                    h.floats(&p.scale);
+                    h.floats(&p.position.to_array());
+                    h.floats(&p.rotation.to_array());
+                    h.floats(&p.scale.to_array());
                 }
                 None => h.u64(u64::MAX),
             }

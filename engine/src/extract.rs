@@ -601,7 +601,7 @@ pub fn extract_with(
             // A prop stands where the solver carried it, turned as the solver turned it.
             let (position, rotation) = match host.prop_pose(e) {
                 Some(p) => (p.position, p.rotation),
-                None => (pose.position, pose.rotation.0),
+                None => (pose.position.to_array(), pose.rotation.to_array()),
             };
             let inst = BoxInstance {
                 position,
@@ -629,10 +629,10 @@ pub fn extract_with(
                     kind,
                     position: [0, 1, 2].map(|k| pose.position[k] + offset[k]),
                     direction: normalize_or(
-                        rotate(pose.rotation.0, [0.0, -1.0, 0.0]),
+                        rotate(pose.rotation.to_array(), [0.0, -1.0, 0.0]),
                         [0.0, -1.0, 0.0],
                     ),
-                    radiance: eff.color.map(|c| c * eff.intensity),
+                    radiance: eff.color.to_array().map(|c| c * eff.intensity),
                     range: eff.range,
                     falloff: match eff.falloff {
                         Some(MapFalloff::Unity) => Falloff::Unity,
@@ -658,8 +658,8 @@ pub fn extract_with(
                     .map(|r| r.0.to_string())
                     .unwrap_or_default(),
                 view: View {
-                    position: pose.position,
-                    rotation: pose.rotation.0,
+                    position: pose.position.to_array(),
+                    rotation: pose.rotation.to_array(),
                     projection,
                     near: c.near.unwrap_or(dh_gpu::render::camera::DEFAULT_NEAR),
                     far: c.far,
@@ -820,7 +820,11 @@ fn model_parts(
         }
         frame.meshes.push(MeshInstance {
             mesh: Arc::clone(&mesh.asset),
-            world: trs(pose.position, pose.rotation.0, pose.scale),
+            world: trs(
+                pose.position.to_array(),
+                pose.rotation.to_array(),
+                pose.scale.to_array(),
+            ),
             materials,
             casts_shadows: true,
         });

@@ -41,7 +41,7 @@ use dh_sims::physics::{
 use dh_sims::{
     Body, BodyRole, Button, Collider, ColliderShape, Input, Light, MapContext, Mover, Name,
     OverlapSource, PawnId, PhysicsProp, PressurePlate, ResolvedObject, SimWorld, SpawnPoint,
-    TraceLine, Trigger,
+    SpecQuat, TraceLine, Trigger, Vec3,
 };
 
 use crate::catalog::{Catalog, CatalogError};
@@ -119,11 +119,15 @@ struct Held {
 /// from every worker at once, each test only the pawns near them.
 struct Overlaps(physics::PawnOverlaps);
 
+/// A sims pose (its scale aside) as the physics world's pose.
+fn physics_pose(pose: &dh_sims::Pose) -> physics::Pose {
+    physics::Pose::new(pose.position.to_array(), pose.rotation.to_array())
+}
+
 impl OverlapSource for Overlaps {
-    fn pawns_in_box(&self, pose: &dh_sims::Pose, half_extents: [f32; 3]) -> Vec<PawnId> {
-        let p = physics::Pose::new(pose.position, pose.rotation.0);
+    fn pawns_in_box(&self, pose: &dh_sims::Pose, half_extents: Vec3) -> Vec<PawnId> {
         self.0
-            .pawns_overlapping_box(p, half_extents)
+            .pawns_overlapping_box(physics_pose(pose), half_extents.to_array())
             .unwrap_or_default()
     }
 }
@@ -328,19 +332,13 @@ fn grip_of(catalog: &Catalog, sim: &SimWorld, slot: Option<dh_sims::MaterialSlot
 
 fn shape_spec(
     shape: &ColliderShape,
-    scale: [f32; 3],
+    scale: Vec3,
     grip: f32,
     cooked: Option<&dh_content::colcook::CookedMesh>,
 ) -> Option<ShapeSpec> {
-    let s = |v: [f32; 3]| [v[0] * scale[0], v[1] * scale[1], v[2] * scale[2]];
-    let a = |v: [f32; 3]| {
-        [
-            v[0] * scale[0].abs(),
-            v[1] * scale[1].abs(),
-            v[2] * scale[2].abs(),
-        ]
-    };
-    let max_scale = scale.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let s = |v: Vec3| (v * scale).to_array();
+    let a = |v: Vec3| (v * scale.abs()).to_array();
+    let max_scale = scale.to_array().iter().fold(0.0f32, |m, v| m.max(v.abs()));
     Some(match shape {
         ColliderShape::Box {
             center,
@@ -348,7 +346,7 @@ fn shape_spec(
             half_extents,
             ..
         } => ShapeSpec {
-            local: physics::Pose::new(s(*center), rotation.0),
+            local: physics::Pose::new(s(*center), rotation.to_array()),
             shape: physics::ColliderShape::Box {
                 half_extents: a(*half_extents),
             },
@@ -368,7 +366,7 @@ fn shape_spec(
             height,
             ..
         } => ShapeSpec {
-            local: physics::Pose::new(s(*center), rotation.0),
+            local: physics::Pose::new(s(*center), rotation.to_array()),
             shape: physics::ColliderShape::Capsule {
                 radius: radius * max_scale,
                 height: height * max_scale,
@@ -456,7 +454,7 @@ fn add_bodies(
     if shapes.is_empty() {
         return Ok(());
     }
-    let ppose = physics::Pose::new(pose.position, pose.rotation.0);
+    let ppose = physics_pose(&pose);
     let handle = physics.add_body(kind, ppose, &shapes).map_err(|err| {
         HostError::Physics(format!(
             "{}: {err}",
@@ -602,7 +600,7 @@ impl Host {
             };
             let name = self.sim.name_of(e).unwrap_or_else(|| v.volume.clone());
             let pose = self.sim.world_pose(e).unwrap_or_default();
-            let m = pose_matrix(pose.position, pose.rotation.0, pose.scale);
+            let m = pose_matrix(pose.position, pose.rotation, pose.scale);
             let opened =
                 open_volume(&self.catalog, &name, &v.volume, m, &v.grids).map_err(|err| {
                     HostError::Install {
@@ -774,7 +772,7 @@ impl Host {
                 if let Some(p) = self.sim.world_pose(e) {
                     let (yaw, _) = p.rotation.yaw_pitch_degrees();
                     self.spawns.push(SpawnPose {
-                        feet: p.position,
+                        feet: p.position.to_array(),
                         yaw,
                     });
                 }
@@ -933,10 +931,7 @@ impl Host {
                 for (e, body) in &bodies.kinematic {
                     if let Some(p) = targets.get(e) {
                         // A body whose target is refused keeps its last pose.
-                        let _ = phys.set_kinematic_target(
-                            *body,
-                            physics::Pose::new(p.position, p.rotation.0),
-                        );
+                        let _ = phys.set_kinematic_target(*body, physics_pose(p));
                     }
                 }
                 phys.step_with(&JobsParallel(scheduler));
@@ -966,15 +961,26 @@ impl Host {
                 let Ok(state) = self.physics.pawn_state(t.pawn) else {
                     continue;
                 };
-                let moved = t.apply(state.feet, state.yaw, state.pitch, state.velocity);
+                let moved = t.apply(
+                    state.feet.into(),
+                    state.yaw,
+                    state.pitch,
+                    state.velocity.into(),
+                );
                 use dh_content::schema::components::logic::TeleportVelocity as Authored;
                 let velocity = match t.velocity {
                     Authored::Keep => TeleportVelocity::Keep,
                     Authored::Zero => TeleportVelocity::Zero,
-                    Authored::Turn => TeleportVelocity::Turn(t.frame_change().0),
+                    Authored::Turn => TeleportVelocity::Turn(t.frame_change().to_array()),
                 };
                 self.physics
-                    .teleport_pawn(t.pawn, moved.position, moved.yaw, moved.pitch, velocity)
+                    .teleport_pawn(
+                        t.pawn,
+                        moved.position.to_array(),
+                        moved.yaw,
+                        moved.pitch,
+                        velocity,
+                    )
                     .map_err(|e| HostError::Physics(e.to_string()))?;
             }
         }
@@ -1235,7 +1241,7 @@ impl ScriptHost for Host {
                     return self.physics.body_pose(*h).ok().map(|p| p.position);
                 }
             }
-            sim.world_pose(e).map(|p| p.position)
+            sim.world_pose(e).map(|p| p.position.to_array())
         };
         let num = |v: f64| Ok(Value::Number(v));
         let missing = |what: &str| Err(format!("{entity} has no {what}, so no '{property}'"));

@@ -325,26 +325,50 @@ fn each_placement_installs_its_parts_at_their_world_poses() {
         std::f32::consts::FRAC_1_SQRT_2,
     ];
     let pose = |e| sim.world_pose(e).unwrap();
-    near3(pose(group).position, [2.0, 0.0, 0.0], "yard group");
-    near3(pose(slab).position, [2.0, 0.5, 0.0], "yard slab");
-    near3(pose(post).position, [3.0, 3.0, 0.0], "yard post (moved up)");
+    near3(
+        pose(group).position.to_array(),
+        [2.0, 0.0, 0.0],
+        "yard group",
+    );
+    near3(pose(slab).position.to_array(), [2.0, 0.5, 0.0], "yard slab");
+    near3(
+        pose(post).position.to_array(),
+        [3.0, 3.0, 0.0],
+        "yard post (moved up)",
+    );
     assert!(
-        angle(pose(post).rotation.0, q90) < 0.05,
+        angle(pose(post).rotation.to_array(), q90) < 0.05,
         "the post's turn: {:?}",
         pose(post).rotation
     );
-    near3(pose(lamp).position, [-3.0, 1.0, 0.0], "yard lamp");
+    near3(
+        pose(lamp).position.to_array(),
+        [-3.0, 1.0, 0.0],
+        "yard lamp",
+    );
     // yard2 at [10,0,0] turned +90° about +Y, which takes +X to -Z: group [10,0,-2];
     // slab [10,0.5,-2]; post (3,2,0) -> (0,2,-3) -> [10,2,-3], turned 180° in all.
     let g2 = part_named(sim, "yard2", "group").unwrap();
     let s2 = part_named(sim, "yard2", "group/slab").unwrap();
     let p2 = part_named(sim, "yard2", "group/post").unwrap();
     assert_eq!(sim.get::<Parent>(g2), Some(Parent(yard2)));
-    near3(pose(g2).position, [10.0, 0.0, -2.0], "yard2 group");
-    near3(pose(s2).position, [10.0, 0.5, -2.0], "yard2 slab");
-    near3(pose(p2).position, [10.0, 2.0, -3.0], "yard2 post");
+    near3(
+        pose(g2).position.to_array(),
+        [10.0, 0.0, -2.0],
+        "yard2 group",
+    );
+    near3(
+        pose(s2).position.to_array(),
+        [10.0, 0.5, -2.0],
+        "yard2 slab",
+    );
+    near3(
+        pose(p2).position.to_array(),
+        [10.0, 2.0, -3.0],
+        "yard2 post",
+    );
     assert!(
-        angle(pose(p2).rotation.0, [0.0, 1.0, 0.0, 0.0]) < 0.05,
+        angle(pose(p2).rotation.to_array(), [0.0, 1.0, 0.0, 0.0]) < 0.05,
         "the post turned twice"
     );
 
@@ -478,7 +502,7 @@ fn a_part_renamed_by_a_sidecar_draws_under_its_new_name() {
     assert!(part_named(sim, "renamed", "group/post").is_none());
     // [1,2,0] under the group at [2,0,0], moved up 1 m by the override on its new path.
     near3(
-        sim.world_pose(pillar).unwrap().position,
+        sim.world_pose(pillar).unwrap().position.to_array(),
         [3.0, 3.0, 0.0],
         "the pillar",
     );

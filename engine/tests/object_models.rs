@@ -273,11 +273,31 @@ fn an_objects_model_installs_its_parts_in_the_loaders_order() {
 
     // World poses, worked by hand at the top of the file.
     let pose = |e| sim.world_pose(e).unwrap();
-    near3(pose(base).position, [10.0, 0.5, -1.0], "lampA base");
-    near3(pose(arm).position, [10.0, 2.5, -1.0], "lampA arm");
-    near3(pose(hood).position, [10.0, 2.5, -1.0], "lampA hood");
-    near3(pose(bulb).position, [10.0, 3.0, -1.0], "lampA bulb record");
-    near3(pose(globe).position, [10.0, 3.0, -1.0], "lampA globe");
+    near3(
+        pose(base).position.to_array(),
+        [10.0, 0.5, -1.0],
+        "lampA base",
+    );
+    near3(
+        pose(arm).position.to_array(),
+        [10.0, 2.5, -1.0],
+        "lampA arm",
+    );
+    near3(
+        pose(hood).position.to_array(),
+        [10.0, 2.5, -1.0],
+        "lampA hood",
+    );
+    near3(
+        pose(bulb).position.to_array(),
+        [10.0, 3.0, -1.0],
+        "lampA bulb record",
+    );
+    near3(
+        pose(globe).position.to_array(),
+        [10.0, 3.0, -1.0],
+        "lampA globe",
+    );
     let yaw90 = [
         0.0,
         std::f32::consts::FRAC_1_SQRT_2,
@@ -286,21 +306,33 @@ fn an_objects_model_installs_its_parts_in_the_loaders_order() {
     ];
     for e in [base, arm, hood, globe] {
         assert!(
-            angle(pose(e).rotation.0, yaw90) < 0.05,
+            angle(pose(e).rotation.to_array(), yaw90) < 0.05,
             "lampA's parts inherit the object's yaw: {:?}",
             pose(e).rotation
         );
     }
     near3(
-        pose(sim.entity_named("lampA").unwrap()).position,
+        pose(sim.entity_named("lampA").unwrap()).position.to_array(),
         [10.0, 0.0, 0.0],
         "lampA",
     );
     let b = |p: &str| pose(part(sim, "lampB", p));
-    near3(b("base").position, [1.0, 0.5, -4.0], "lampB base");
-    near3(b("base/arm").position, [1.0, 2.5, -4.0], "lampB arm");
-    near3(b("globe").position, [1.0, 3.0, -4.0], "lampB globe");
-    assert!(angle(b("base").rotation.0, [0.0, 0.0, 0.0, 1.0]) < 0.05);
+    near3(
+        b("base").position.to_array(),
+        [1.0, 0.5, -4.0],
+        "lampB base",
+    );
+    near3(
+        b("base/arm").position.to_array(),
+        [1.0, 2.5, -4.0],
+        "lampB arm",
+    );
+    near3(
+        b("globe").position.to_array(),
+        [1.0, 3.0, -4.0],
+        "lampB globe",
+    );
+    assert!(angle(b("base").rotation.to_array(), [0.0, 0.0, 0.0, 1.0]) < 0.05);
 
     // Each placement's base carries its own collider; nothing else collides.
     for inst in ["lampA", "lampB"] {
@@ -399,12 +431,12 @@ fn a_door_object_carries_its_models_parts() {
     let sim = host.sim();
     let pose = |p: &str| sim.world_pose(part(sim, "door", p)).unwrap();
     near3(
-        pose("base").position,
+        pose("base").position.to_array(),
         [0.0, 0.5, 9.0],
         "the open door's base",
     );
     near3(
-        pose("base/arm/hood").position,
+        pose("base/arm/hood").position.to_array(),
         [0.0, 2.5, 9.0],
         "the open door's hood",
     );
@@ -414,7 +446,11 @@ fn a_door_object_carries_its_models_parts() {
         0.0,
         std::f32::consts::FRAC_1_SQRT_2,
     ];
-    assert!(angle(pose("base").rotation.0, yaw90) < 0.05);
+    assert!(angle(pose("base").rotation.to_array(), yaw90) < 0.05);
     // Nothing was left out: proxy stands too, turned with the rest: (5, 0, 0) -> (0, 0, -5).
-    near3(pose("proxy").position, [0.0, 0.0, 5.0], "the proxy");
+    near3(
+        pose("proxy").position.to_array(),
+        [0.0, 0.0, 5.0],
+        "the proxy",
+    );
 }

@@ -34,7 +34,7 @@ fn a_fallen_prop_is_drawn_at_the_solvers_rotation() {
         .world_pose(crate_e)
         .unwrap_or_else(|| panic!("no pose"))
         .rotation
-        .0;
+        .to_array();
     let at_start = host
         .prop_pose(crate_e)
         .unwrap_or_else(|| panic!("crateDropped is a physics prop"));

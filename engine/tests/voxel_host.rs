@@ -334,7 +334,7 @@ fn a_compiled_pallets_grid_read_by_range_cooks_as_its_whole_decode() {
     catalog
         .mount_file(&pallet)
         .unwrap_or_else(|e| panic!("{e}"));
-    let pose = pose_matrix(AT, [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+    let pose = pose_matrix(AT.into(), glam::Quat::IDENTITY, glam::Vec3::ONE);
     let opened = open_volume(
         &catalog,
         "ground",

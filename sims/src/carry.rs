@@ -18,7 +18,7 @@ use hecs::{Entity, World};
 use crate::components::{
     Heading, LightProbeGroup, LightProbeVolume, Motion, Mover, PhysicsProp, SpinSegment,
 };
-use crate::math::{Quat, Rigid};
+use crate::math::{Quat, Rigid, SpecQuat};
 use crate::parallel::Parallel;
 
 /// A record's place in the depth-ordered carry arrays.
@@ -202,7 +202,7 @@ pub(crate) fn motion_delta(m: &Mover, tick: u64, tick_rate: f64) -> Rigid {
             if d == 0.0 {
                 Rigid::IDENTITY
             } else {
-                Rigid::translation(direction.map(|c| (c * d) as f32))
+                Rigid::translation((direction * d).as_vec3())
             }
         }
         Motion::Rotate { axis, angle } => {

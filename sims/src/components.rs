@@ -19,7 +19,7 @@ use dh_content::schema::components::view::{CameraRole, Projection};
 use dh_content::schema::components::voxel_volume::VoxelLighting;
 
 use crate::logic::Wire;
-use crate::math::{Pose, Quat, Vec3};
+use crate::math::{DVec3, Pose, Quat, Vec3};
 use crate::PawnId;
 
 // ---- Identity and hierarchy ----------------------------------------------------------------
@@ -416,7 +416,7 @@ impl Default for ProbeSwitch {
         ProbeSwitch {
             on: true,
             tint_srgb: [1.0; 3],
-            tint: [1.0; 3],
+            tint: Vec3::ONE,
             intensity: 1.0,
         }
     }
@@ -510,16 +510,12 @@ impl BodyBox {
     /// and its half extents scaled by the owner's scale.
     pub fn world(&self, pose: &Pose) -> (Pose, Vec3) {
         let center = pose.apply(self.center);
-        let half = [
-            self.half_extents[0] * pose.scale[0].abs(),
-            self.half_extents[1] * pose.scale[1].abs(),
-            self.half_extents[2] * pose.scale[2].abs(),
-        ];
+        let half = self.half_extents * pose.scale.abs();
         (
             Pose {
                 position: center,
                 rotation: pose.rotation,
-                scale: [1.0; 3],
+                scale: Vec3::ONE,
             },
             half,
         )
@@ -541,21 +537,21 @@ pub enum Motion {
     /// A straight line.
     Slide {
         /// Unit direction, world axes.
-        direction: [f64; 3],
+        direction: DVec3,
         /// Travel, meters.
         distance: f64,
     },
     /// A turn about the object's origin.
     Rotate {
         /// Unit axis, world axes (the authored axis turned by the object's rotation).
-        axis: [f64; 3],
+        axis: DVec3,
         /// Degrees from closed to open.
         angle: f64,
     },
     /// An endless turn about the object's origin.
     Spin {
         /// Unit axis, world axes.
-        axis: [f64; 3],
+        axis: DVec3,
         /// Degrees a second once up to speed.
         rate: f64,
     },

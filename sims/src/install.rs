@@ -26,7 +26,7 @@ use hecs::{Entity, EntityBuilder};
 use crate::carry::Hierarchy;
 use crate::components::*;
 use crate::logic::{quantize_ticks, Wire, WireAction, WireCall};
-use crate::math::{self, Pose, Quat};
+use crate::math::{self, DVec3, Pose, Quat, SpecQuat, Vec3};
 use crate::world::{SimWorld, TICK_RATE};
 
 /// What an object placement's source resolves to: the object's root components with its
@@ -265,12 +265,12 @@ struct Staged {
     object: Option<ResolvedObject>,
 }
 
-fn v3(v: Option<CVec3>, default: [f64; 3]) -> [f64; 3] {
-    v.map(|v| v.0).unwrap_or(default)
+fn v3(v: Option<CVec3>, default: DVec3) -> DVec3 {
+    v.map_or(default, |v| DVec3::from_array(v.0))
 }
 
-fn f3(v: CVec3) -> math::Vec3 {
-    v.0.map(|x| x as f32)
+fn f3(v: CVec3) -> Vec3 {
+    DVec3::from_array(v.0).as_vec3()
 }
 
 impl SimWorld {
@@ -629,9 +629,9 @@ fn stage(
             };
             s.enabled = o.enabled.unwrap_or(true);
             s.pose = Pose::from_authored(
-                v3(o.position, [0.0; 3]),
-                v3(o.rotation, [0.0; 3]),
-                v3(o.scale, [1.0; 3]),
+                v3(o.position, DVec3::ZERO),
+                v3(o.rotation, DVec3::ZERO),
+                v3(o.scale, DVec3::ONE),
             );
             s.components = o.components.clone();
             s.connections = o.connections.clone();
@@ -639,9 +639,9 @@ fn stage(
         Record::Instance(inst) => {
             s.enabled = inst.enabled.unwrap_or(true);
             s.pose = Pose::from_authored(
-                v3(inst.position, [0.0; 3]),
-                v3(inst.rotation, [0.0; 3]),
-                v3(inst.scale, [1.0; 3]),
+                v3(inst.position, DVec3::ZERO),
+                v3(inst.rotation, DVec3::ZERO),
+                v3(inst.scale, DVec3::ONE),
             );
             match inst.source_kind() {
                 Some(SourceKind::Model) => {
@@ -675,18 +675,24 @@ fn stage(
                     // The one merge rule: the placement's transform member by member over
                     // the object root's own.
                     s.pose = Pose::from_authored(
-                        inst.position
-                            .map(|v| v.0)
-                            .or(resolved.position)
-                            .unwrap_or([0.0; 3]),
-                        inst.rotation
-                            .map(|v| v.0)
-                            .or(resolved.rotation)
-                            .unwrap_or([0.0; 3]),
-                        inst.scale
-                            .map(|v| v.0)
-                            .or(resolved.scale)
-                            .unwrap_or([1.0; 3]),
+                        DVec3::from_array(
+                            inst.position
+                                .map(|v| v.0)
+                                .or(resolved.position)
+                                .unwrap_or([0.0; 3]),
+                        ),
+                        DVec3::from_array(
+                            inst.rotation
+                                .map(|v| v.0)
+                                .or(resolved.rotation)
+                                .unwrap_or([0.0; 3]),
+                        ),
+                        DVec3::from_array(
+                            inst.scale
+                                .map(|v| v.0)
+                                .or(resolved.scale)
+                                .unwrap_or([1.0; 3]),
+                        ),
                     );
                     let mut object = resolved;
                     let over: Vec<Value> =
@@ -854,7 +860,9 @@ fn install_components(
                     let shape = match sh {
                         Shape::Box(bs) => ColliderShape::Box {
                             center: f3(bs.center.unwrap_or_default()),
-                            rotation: Quat::from_euler_degrees(bs.rotation.unwrap_or_default().0),
+                            rotation: Quat::from_euler_degrees(DVec3::from_array(
+                                bs.rotation.unwrap_or_default().0,
+                            )),
                             half_extents: f3(bs.half_extents),
                             material: slot(bs.material.as_deref(), materials)?,
                         },
@@ -865,7 +873,9 @@ fn install_components(
                         },
                         Shape::Capsule(cp) => ColliderShape::Capsule {
                             center: f3(cp.center.unwrap_or_default()),
-                            rotation: Quat::from_euler_degrees(cp.rotation.unwrap_or_default().0),
+                            rotation: Quat::from_euler_degrees(DVec3::from_array(
+                                cp.rotation.unwrap_or_default().0,
+                            )),
                             radius: cp.radius as f32,
                             height: cp.height as f32,
                             material: slot(cp.material.as_deref(), materials)?,
@@ -880,7 +890,7 @@ fn install_components(
                         },
                         Shape::Auto(_) => match &auto_box {
                             Some(bs) => ColliderShape::Box {
-                                center: [0.0; 3],
+                                center: Vec3::ZERO,
                                 rotation: Quat::IDENTITY,
                                 half_extents: f3(bs.half_extents),
                                 material: None,
@@ -974,8 +984,8 @@ fn install_components(
                 rank(BodyRole::Sensor, &mut role_from_logic);
                 b.add(PressurePlate {
                     body: body_box.unwrap_or(BodyBox {
-                        center: [0.0; 3],
-                        half_extents: [0.0; 3],
+                        center: Vec3::ZERO,
+                        half_extents: Vec3::ZERO,
                     }),
                     occupants: Vec::new(),
                 });
@@ -985,8 +995,8 @@ fn install_components(
                 rank(BodyRole::Sensor, &mut role_from_logic);
                 b.add(Trigger {
                     body: body_box.unwrap_or(BodyBox {
-                        center: [0.0; 3],
-                        half_extents: [0.0; 3],
+                        center: Vec3::ZERO,
+                        half_extents: Vec3::ZERO,
                     }),
                     enabled: t.enabled(),
                     starts_enabled: t.enabled(),
@@ -1055,7 +1065,7 @@ fn install_components(
                         .unwrap_or(dh_content::schema::components::light::DEFAULT_RANGE)
                         as f32,
                     falloff: l.falloff,
-                    offset: l.offset.map(f3).unwrap_or([0.0; 3]),
+                    offset: l.offset.map_or(Vec3::ZERO, f3),
                     inner_cone: inner as f32,
                     outer_cone: outer as f32,
                     mode: l.mode_or_default(),
@@ -1113,16 +1123,14 @@ pub(crate) fn runtime_mover(
     pose: &Pose,
     tick_rate: f64,
 ) -> Mover {
-    let unit = |v: Option<CVec3>| v.map(|v| v.0).unwrap_or([0.0, 1.0, 0.0]);
-    let turn = |axis: [f64; 3]| {
-        let a = pose.rotation.rotate(axis.map(|x| x as f32));
-        let len =
-            (a[0] as f64 * a[0] as f64 + a[1] as f64 * a[1] as f64 + a[2] as f64 * a[2] as f64)
-                .sqrt();
+    let unit = |v: Option<CVec3>| v.map_or(DVec3::Y, |v| DVec3::from_array(v.0));
+    let turn = |axis: DVec3| {
+        let a = pose.rotation.rotate(axis.as_vec3()).as_dvec3();
+        let len = a.dot(a).sqrt();
         if len > 0.0 {
-            [a[0] as f64 / len, a[1] as f64 / len, a[2] as f64 / len]
+            a / len
         } else {
-            [0.0, 1.0, 0.0]
+            DVec3::Y
         }
     };
     let motion = match m.motion() {
@@ -1265,20 +1273,11 @@ fn at_or_under(path: &str, root: &str) -> bool {
 /// already composed into it by `dh build` (`dh_content::parts::apply_overrides`).
 fn part_pose(part: &dh_content::schema::records::Part) -> Pose {
     Pose {
-        position: part
-            .pivot
-            .map(|v| v.0)
-            .unwrap_or([0.0; 3])
-            .map(|v| v as f32),
+        position: part.pivot.map_or(Vec3::ZERO, f3),
         rotation: part
             .rotation
-            .map(|q| Quat(q.0.map(|v| v as f32)))
-            .unwrap_or(Quat::IDENTITY),
-        scale: part
-            .scale
-            .map(|v| v.0)
-            .unwrap_or([1.0; 3])
-            .map(|v| v as f32),
+            .map_or(Quat::IDENTITY, |q| Quat::from_array(q.0.map(|v| v as f32))),
+        scale: part.scale.map_or(Vec3::ONE, f3),
     }
 }
 
@@ -1456,9 +1455,9 @@ pub const MAX_RECORD_DEPTH: usize = 8;
 /// `pose` as a matrix (`T · R · S`).
 fn pose_matrix(p: &Pose) -> Mat4 {
     m4::from_trs(
-        p.position.map(f64::from),
-        p.rotation.0.map(f64::from),
-        p.scale.map(f64::from),
+        p.position.as_dvec3().to_array(),
+        p.rotation.to_array().map(f64::from),
+        p.scale.as_dvec3().to_array(),
     )
 }
 
@@ -1466,9 +1465,9 @@ fn pose_matrix(p: &Pose) -> Mat4 {
 fn matrix_pose(m: &Mat4) -> Pose {
     let d = m4::decompose(m);
     Pose {
-        position: d.translation.map(|v| v as f32),
-        rotation: Quat(d.rotation.map(|v| v as f32)),
-        scale: d.scale.map(|v| v as f32),
+        position: Vec3::from_array(d.translation.map(|v| v as f32)),
+        rotation: Quat::from_array(d.rotation.map(|v| v as f32)),
+        scale: Vec3::from_array(d.scale.map(|v| v as f32)),
     }
 }
 

@@ -28,7 +28,7 @@ pub use logic::{
     quantize_ticks, Input, NoPawns, OverlapSource, TeleportEvent, Teleported, TickEvents,
     TraceLine, BUTTON_COOLDOWN_TICKS, MAX_CALL_DEPTH,
 };
-pub use math::{Pose, Quat, Rigid};
+pub use math::{Pose, Quat, Rigid, SpecQuat, Vec3};
 pub use parallel::{Parallel, Serial};
 pub use world::{BakeSetState, SimWorld, TICK_RATE};
 

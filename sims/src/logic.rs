@@ -30,7 +30,7 @@ use hecs::Entity;
 use crate::carry::{self, HierSlot, MoverCall};
 use crate::components::*;
 use crate::install::value_text;
-use crate::math::{self, Pose, Quat, Vec3};
+use crate::math::{self, DVec3, Pose, Quat, SpecQuat, Vec3};
 use crate::parallel::{Parallel, Serial};
 use crate::world::{BakeSetState, SimWorld};
 use crate::PawnId;
@@ -249,10 +249,7 @@ impl TeleportEvent {
         use dh_content::schema::components::logic::{Facing, TeleportVelocity};
         let turn = self.frame_change();
         let position = if self.keep_offset {
-            math::add(
-                self.destination.position,
-                turn.rotate(math::sub(position, self.source_frame.position)),
-            )
+            self.destination.position + turn.rotate(position - self.source_frame.position)
         } else {
             self.destination.position
         };
@@ -260,12 +257,16 @@ impl TeleportEvent {
             Facing::Destination => self.destination.rotation.yaw_pitch_degrees(),
             Facing::Keep => (yaw, pitch),
             Facing::Turn => turn
-                .compose(Quat::from_euler_degrees([pitch as f64, yaw as f64, 0.0]))
+                .compose(Quat::from_euler_degrees(DVec3::new(
+                    pitch as f64,
+                    yaw as f64,
+                    0.0,
+                )))
                 .yaw_pitch_degrees(),
         };
         let velocity = match self.velocity {
             TeleportVelocity::Keep => velocity,
-            TeleportVelocity::Zero => [0.0; 3],
+            TeleportVelocity::Zero => Vec3::ZERO,
             TeleportVelocity::Turn => turn.rotate(velocity),
         };
         Teleported {

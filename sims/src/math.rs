@@ -1,134 +1,90 @@
-//! The small amount of 3D math the simulation needs, in `f32` (what every runtime pose is
-//! stored as) with the few places that must not drift computed in `f64` first.
+//! The simulation's math vocabulary is glam's ([`Vec3`], [`Quat`], and [`DVec3`] where a value
+//! must not drift before it is stored as `f32`). What stays here is only the spec's own
+//! conventions, as small functions on glam types ([`SpecQuat`]), the two component structs
+//! built on them ([`Pose`], [`Rigid`]), and the sRGB curve.
 //!
-//! Conventions (spec, dh.map "The object transform"): meters, world axes with +Y up; a
-//! rotation is authored as euler degrees `[pitch, yaw, roll]` and means exactly what
-//! `Quaternion.CreateFromYawPitchRoll(yaw, pitch, roll)` means: roll about Z first, then
+//! Conventions (spec 000, dh.map "The object transform", lines 423–434): meters, world axes
+//! with +Y up; a rotation is authored as euler degrees `[pitch, yaw, roll]` and means exactly
+//! what `Quaternion.CreateFromYawPitchRoll(yaw, pitch, roll)` means: roll about Z first, then
 //! pitch about X, then yaw about Y (`q = yaw · pitch · roll`). Yaw 0 faces -Z, yaw 90 faces
 //! -X, and a positive pitch looks up.
+//!
+//! Bit identity: glam's `Quat * Quat` and `Quat * Vec3` sum their terms in another order than
+//! the formulas the traces were recorded with, so [`SpecQuat::compose`] and
+//! [`SpecQuat::rotate`] keep the project's formulas (on glam's scalar `Vec3`, whose
+//! component-wise operations round exactly as before). Do not replace them with `*`.
 
-/// A vector of three `f32`s.
-pub type Vec3 = [f32; 3];
+pub use glam::{DQuat, DVec3, Quat, Vec3};
 
-/// `a + b`.
-pub fn add(a: Vec3, b: Vec3) -> Vec3 {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+/// The spec's rotation conventions on glam's [`Quat`] (bring the trait into scope to call
+/// `Quat::from_euler_degrees`, `q.rotate(v)` and friends).
+pub trait SpecQuat: Sized {
+    /// The rotation authored as euler degrees `[pitch, yaw, roll]` (`x` pitch, `y` yaw, `z`
+    /// roll): roll about Z, then pitch about X, then yaw about Y (spec 000 line 423, "applied
+    /// in Z·Y·X order"; `CreateFromYawPitchRoll`, line 434). Computed in `f64`.
+    fn from_euler_degrees(pitch_yaw_roll: DVec3) -> Self;
+
+    /// A turn of `degrees` about the unit `axis` (right-handed), computed in `f64`.
+    fn from_axis_angle_degrees(axis: DVec3, degrees: f64) -> Self;
+
+    /// The Hamilton product `self · other`: `other` applied first, then `self`. The project's
+    /// formula, not glam's `*` (bit identity: glam associates the sums differently).
+    fn compose(self, other: Self) -> Self;
+
+    /// `v` rotated by this quaternion; the identity returns `v` bit for bit. The project's
+    /// formula, not glam's `*` (bit identity).
+    fn rotate(self, v: Vec3) -> Vec3;
+
+    /// The yaw (about +Y, degrees, 0 facing -Z) and pitch (degrees, positive up) of the
+    /// direction this rotation faces (its rotated -Z; spec 000 line 423).
+    fn yaw_pitch_degrees(self) -> (f32, f32);
 }
 
-/// `a - b`.
-pub fn sub(a: Vec3, b: Vec3) -> Vec3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-/// `a * s`.
-pub fn scale(a: Vec3, s: f32) -> Vec3 {
-    [a[0] * s, a[1] * s, a[2] * s]
-}
-
-/// Component-wise `a * b`.
-pub fn mul(a: Vec3, b: Vec3) -> Vec3 {
-    [a[0] * b[0], a[1] * b[1], a[2] * b[2]]
-}
-
-/// `a × b`.
-pub fn cross(a: Vec3, b: Vec3) -> Vec3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-/// `a · b`.
-pub fn dot(a: Vec3, b: Vec3) -> f32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-/// A rotation as a unit quaternion `[x, y, z, w]`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Quat(pub [f32; 4]);
-
-impl Default for Quat {
-    fn default() -> Self {
-        Quat::IDENTITY
-    }
-}
-
-impl Quat {
-    /// No rotation.
-    pub const IDENTITY: Quat = Quat([0.0, 0.0, 0.0, 1.0]);
-
-    /// The rotation authored as euler degrees `[pitch, yaw, roll]`: roll about Z, then pitch
-    /// about X, then yaw about Y (`CreateFromYawPitchRoll`). Computed in `f64`.
-    pub fn from_euler_degrees(pitch_yaw_roll: [f64; 3]) -> Quat {
-        let [pitch, yaw, roll] = pitch_yaw_roll.map(|d| d.to_radians() * 0.5);
+impl SpecQuat for Quat {
+    fn from_euler_degrees(pitch_yaw_roll: DVec3) -> Quat {
+        let [pitch, yaw, roll] = pitch_yaw_roll.to_array().map(|d| d.to_radians() * 0.5);
         let (sp, cp) = pitch.sin_cos();
         let (sy, cy) = yaw.sin_cos();
         let (sr, cr) = roll.sin_cos();
-        Quat([
-            (cy * sp * cr + sy * cp * sr) as f32,
-            (sy * cp * cr - cy * sp * sr) as f32,
-            (cy * cp * sr - sy * sp * cr) as f32,
-            (cy * cp * cr + sy * sp * sr) as f32,
-        ])
+        DQuat::from_xyzw(
+            cy * sp * cr + sy * cp * sr,
+            sy * cp * cr - cy * sp * sr,
+            cy * cp * sr - sy * sp * cr,
+            cy * cp * cr + sy * sp * sr,
+        )
+        .as_quat()
     }
 
-    /// A turn of `degrees` about the unit `axis` (right-handed), computed in `f64`.
-    pub fn from_axis_angle_degrees(axis: [f64; 3], degrees: f64) -> Quat {
-        let half = degrees.to_radians() * 0.5;
-        let (s, c) = half.sin_cos();
-        Quat([
-            (axis[0] * s) as f32,
-            (axis[1] * s) as f32,
-            (axis[2] * s) as f32,
-            c as f32,
-        ])
+    fn from_axis_angle_degrees(axis: DVec3, degrees: f64) -> Quat {
+        // glam's from_axis_angle halves the angle and scales the axis as the project did.
+        DQuat::from_axis_angle(axis, degrees.to_radians()).as_quat()
     }
 
-    /// The Hamilton product `self · other`: `other` applied first, then `self` (also
-    /// written `self * other`).
-    pub fn compose(self, other: Quat) -> Quat {
-        let [ax, ay, az, aw] = self.0;
-        let [bx, by, bz, bw] = other.0;
-        Quat([
+    fn compose(self, other: Quat) -> Quat {
+        let [ax, ay, az, aw] = self.to_array();
+        let [bx, by, bz, bw] = other.to_array();
+        Quat::from_xyzw(
             aw * bx + ax * bw + ay * bz - az * by,
             aw * by - ax * bz + ay * bw + az * bx,
             aw * bz + ax * by - ay * bx + az * bw,
             aw * bw - ax * bx - ay * by - az * bz,
-        ])
+        )
     }
 
-    /// The inverse of a unit quaternion (its conjugate).
-    pub fn inverse(self) -> Quat {
-        let [x, y, z, w] = self.0;
-        Quat([-x, -y, -z, w])
-    }
-
-    /// `v` rotated by this quaternion. The identity returns `v` bit for bit.
-    pub fn rotate(self, v: Vec3) -> Vec3 {
-        let [x, y, z, w] = self.0;
-        if x == 0.0 && y == 0.0 && z == 0.0 {
+    fn rotate(self, v: Vec3) -> Vec3 {
+        let q = self.xyz();
+        if q.x == 0.0 && q.y == 0.0 && q.z == 0.0 {
             return v;
         }
-        let q = [x, y, z];
-        let t = scale(cross(q, v), 2.0);
-        add(add(v, scale(t, w)), cross(q, t))
+        let t = q.cross(v) * 2.0;
+        v + t * self.w + q.cross(t)
     }
 
-    /// The yaw (about +Y, degrees, 0 facing -Z) and pitch (degrees, positive up) of the
-    /// direction this rotation faces (its rotated -Z).
-    pub fn yaw_pitch_degrees(self) -> (f32, f32) {
-        let f = self.rotate([0.0, 0.0, -1.0]);
-        let yaw = (-f[0]).atan2(-f[2]).to_degrees();
-        let pitch = f[1].clamp(-1.0, 1.0).asin().to_degrees();
+    fn yaw_pitch_degrees(self) -> (f32, f32) {
+        let f = self.rotate(Vec3::NEG_Z);
+        let yaw = (-f.x).atan2(-f.z).to_degrees();
+        let pitch = f.y.clamp(-1.0, 1.0).asin().to_degrees();
         (yaw, pitch)
-    }
-}
-
-impl std::ops::Mul for Quat {
-    type Output = Quat;
-    fn mul(self, other: Quat) -> Quat {
-        self.compose(other)
     }
 }
 
@@ -153,24 +109,24 @@ impl Default for Pose {
 impl Pose {
     /// At the origin, unturned, unscaled.
     pub const IDENTITY: Pose = Pose {
-        position: [0.0; 3],
+        position: Vec3::ZERO,
         rotation: Quat::IDENTITY,
-        scale: [1.0; 3],
+        scale: Vec3::ONE,
     };
 
     /// A record's authored transform (`position`, `rotation` as `[pitch, yaw, roll]`
     /// degrees, `scale`), each defaulting as the spec says.
-    pub fn from_authored(position: [f64; 3], rotation: [f64; 3], scale: [f64; 3]) -> Pose {
+    pub fn from_authored(position: DVec3, rotation: DVec3, scale: DVec3) -> Pose {
         Pose {
-            position: position.map(|v| v as f32),
+            position: position.as_vec3(),
             rotation: Quat::from_euler_degrees(rotation),
-            scale: scale.map(|v| v as f32),
+            scale: scale.as_vec3(),
         }
     }
 
     /// Where point `p` of the owner's frame stands.
     pub fn apply(&self, p: Vec3) -> Vec3 {
-        add(self.position, self.rotation.rotate(mul(self.scale, p)))
+        self.position + self.rotation.rotate(self.scale * p)
     }
 }
 
@@ -194,7 +150,7 @@ impl Rigid {
     /// No motion.
     pub const IDENTITY: Rigid = Rigid {
         rotation: Quat::IDENTITY,
-        translation: [0.0; 3],
+        translation: Vec3::ZERO,
     };
 
     /// A pure displacement.
@@ -209,7 +165,7 @@ impl Rigid {
     pub fn about(pivot: Vec3, rotation: Quat) -> Rigid {
         Rigid {
             rotation,
-            translation: sub(pivot, rotation.rotate(pivot)),
+            translation: pivot - rotation.rotate(pivot),
         }
     }
 
@@ -228,13 +184,13 @@ impl Rigid {
         }
         Rigid {
             rotation: self.rotation.compose(inner.rotation),
-            translation: add(self.rotation.rotate(inner.translation), self.translation),
+            translation: self.rotation.rotate(inner.translation) + self.translation,
         }
     }
 
     /// Where point `p` moves.
     pub fn apply_point(&self, p: Vec3) -> Vec3 {
-        add(self.rotation.rotate(p), self.translation)
+        self.rotation.rotate(p) + self.translation
     }
 
     /// A pose carried by this motion (its scale is untouched).
@@ -261,8 +217,8 @@ pub fn srgb_to_linear(c: f64) -> f32 {
 }
 
 /// An sRGB color converted to linear light.
-pub fn srgb3_to_linear(c: [f64; 3]) -> [f32; 3] {
-    c.map(srgb_to_linear)
+pub fn srgb3_to_linear(c: [f64; 3]) -> Vec3 {
+    Vec3::from_array(c.map(srgb_to_linear))
 }
 
 #[cfg(test)]
@@ -273,37 +229,41 @@ mod tests {
         (0..3).all(|i| (a[i] - b[i]).abs() < 1e-6)
     }
 
+    fn euler(pitch: f64, yaw: f64, roll: f64) -> Quat {
+        Quat::from_euler_degrees(DVec3::new(pitch, yaw, roll))
+    }
+
     #[test]
     fn yaw_90_faces_minus_x_and_pitch_up_looks_up() {
-        let q = Quat::from_euler_degrees([0.0, 90.0, 0.0]);
-        assert!(close(q.rotate([0.0, 0.0, -1.0]), [-1.0, 0.0, 0.0]));
-        let q = Quat::from_euler_degrees([0.0, 180.0, 0.0]);
-        assert!(close(q.rotate([0.0, 0.0, -1.0]), [0.0, 0.0, 1.0]));
-        let q = Quat::from_euler_degrees([30.0, 0.0, 0.0]);
-        let f = q.rotate([0.0, 0.0, -1.0]);
+        let q = euler(0.0, 90.0, 0.0);
+        assert!(close(q.rotate(Vec3::NEG_Z), Vec3::NEG_X));
+        let q = euler(0.0, 180.0, 0.0);
+        assert!(close(q.rotate(Vec3::NEG_Z), Vec3::Z));
+        let q = euler(30.0, 0.0, 0.0);
+        let f = q.rotate(Vec3::NEG_Z);
         assert!((f[1] - 0.5).abs() < 1e-6, "{f:?}");
     }
 
     #[test]
     fn roll_applies_before_pitch_before_yaw() {
         // Roll 90 then yaw 90: +X rolls to +Y (about Z), which yaw leaves alone.
-        let q = Quat::from_euler_degrees([0.0, 90.0, 90.0]);
-        assert!(close(q.rotate([1.0, 0.0, 0.0]), [0.0, 1.0, 0.0]));
+        let q = euler(0.0, 90.0, 90.0);
+        assert!(close(q.rotate(Vec3::X), Vec3::Y));
         // Pitch 90 then yaw 90: -Z pitches up to +Y; +Y stays. +X yaws to -Z.
-        let q = Quat::from_euler_degrees([90.0, 90.0, 0.0]);
-        assert!(close(q.rotate([0.0, 0.0, -1.0]), [0.0, 1.0, 0.0]));
-        assert!(close(q.rotate([1.0, 0.0, 0.0]), [0.0, 0.0, -1.0]));
+        let q = euler(90.0, 90.0, 0.0);
+        assert!(close(q.rotate(Vec3::NEG_Z), Vec3::Y));
+        assert!(close(q.rotate(Vec3::X), Vec3::NEG_Z));
     }
 
     #[test]
     fn rigid_about_a_pivot() {
-        let r = Rigid::about(
-            [1.0, 0.0, 0.0],
-            Quat::from_axis_angle_degrees([0.0, 1.0, 0.0], 90.0),
-        );
+        let r = Rigid::about(Vec3::X, Quat::from_axis_angle_degrees(DVec3::Y, 90.0));
         // A point 1 m along +X of the pivot swings to 1 m along -Z of it.
-        assert!(close(r.apply_point([2.0, 0.0, 0.0]), [1.0, 0.0, -1.0]));
-        assert!(close(r.apply_point([1.0, 0.0, 0.0]), [1.0, 0.0, 0.0]));
+        assert!(close(
+            r.apply_point(Vec3::new(2.0, 0.0, 0.0)),
+            Vec3::new(1.0, 0.0, -1.0)
+        ));
+        assert!(close(r.apply_point(Vec3::X), Vec3::X));
     }
 
     #[test]

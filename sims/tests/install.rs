@@ -65,7 +65,7 @@ fn placements_merge_their_components_over_the_object() {
             direction,
             distance,
         } => {
-            assert_eq!(direction, [1.0, 0.0, 0.0]);
+            assert_eq!(direction.to_array(), [1.0, 0.0, 0.0]);
             assert_eq!(distance, 2.0);
         }
         other => panic!("{other:?}"),
@@ -75,7 +75,7 @@ fn placements_merge_their_components_over_the_object() {
     // which the map's own "blue" slot references.
     assert!(sim.get_named::<PhysicsProp>("scenery").is_none());
     let bx = sim.get_named::<DhBox>("scenery").unwrap();
-    assert_eq!(bx.size, [0.5, 0.5, 0.5]);
+    assert_eq!(bx.size.to_array(), [0.5, 0.5, 0.5]);
     assert_eq!(bx.material, sim.materials().slot("blue").unwrap());
     assert_eq!(
         sim.get_named::<Body>("scenery").unwrap().role,
@@ -88,7 +88,7 @@ fn placements_merge_their_components_over_the_object() {
     );
     let col = sim.get_named::<Collider>("crate").unwrap();
     match col.shapes.as_slice() {
-        [ColliderShape::Box { half_extents, .. }] => assert_eq!(*half_extents, [0.25; 3]),
+        [ColliderShape::Box { half_extents, .. }] => assert_eq!(half_extents.to_array(), [0.25; 3]),
         other => panic!("{other:?}"),
     }
     // An object's material that no slot references becomes a slot of its own.
@@ -123,8 +123,14 @@ fn a_placed_door_is_its_own_node_wired_by_its_own_name() {
     for _ in 0..8 {
         sim.tick(&[], &pawns);
     }
-    assert_eq!(sim.pose_of("doorA").unwrap().position, [0.5, 1.0, 0.0]);
-    assert_eq!(sim.pose_of("doorB").unwrap().position, [5.0, 1.0, 0.0]);
+    assert_eq!(
+        sim.pose_of("doorA").unwrap().position.to_array(),
+        [0.5, 1.0, 0.0]
+    );
+    assert_eq!(
+        sim.pose_of("doorB").unwrap().position.to_array(),
+        [5.0, 1.0, 0.0]
+    );
 }
 
 #[test]

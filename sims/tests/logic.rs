@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use dh_content::schema::components::signals::CallValue;
+use dh_sims::Vec3;
 use dh_sims::{
     quantize_ticks, Input, LightProbeVolume, NotGate, PawnId, SimWorld, TickEvents, Trigger,
     TICK_RATE,
@@ -249,7 +250,10 @@ fn overlapping_timer_fires_schedule_independently_and_keep_their_activator() {
     assert_eq!(evs[64].teleports.len(), 1);
     assert_eq!(evs[64].teleports[0].pawn, PawnId(1));
     assert_eq!(evs[84].teleports[0].pawn, PawnId(2));
-    assert_eq!(evs[84].teleports[0].destination.position, [5.0, 0.0, 0.0]);
+    assert_eq!(
+        evs[84].teleports[0].destination.position.to_array(),
+        [5.0, 0.0, 0.0]
+    );
 }
 
 #[test]
@@ -412,7 +416,10 @@ fn a_teleport_with_no_activator_does_nothing_and_chains_on_the_next_tick() {
     let ev = sim.tick(&[], &pawns);
     assert_eq!(ev.teleports.len(), 1);
     assert_eq!(ev.teleports[0].pawn, PawnId(9));
-    assert_eq!(ev.teleports[0].destination.position, [20.0, 0.0, 0.0]);
+    assert_eq!(
+        ev.teleports[0].destination.position.to_array(),
+        [20.0, 0.0, 0.0]
+    );
     pawns.apply(&ev);
     // Tick 2: exitA is inside boothB, so the chain goes on to exitB.
     let ev = sim.tick(&[], &pawns);
@@ -425,13 +432,18 @@ fn a_teleport_with_no_activator_does_nothing_and_chains_on_the_next_tick() {
         ]
     );
     let t = ev.teleports[0];
-    assert_eq!(t.destination.position, [40.0, 0.0, 0.0]);
+    assert_eq!(t.destination.position.to_array(), [40.0, 0.0, 0.0]);
     // Facing "destination": exitB's yaw 90; velocity "zero".
-    let moved = t.apply([20.0, 0.0, 0.0], 0.0, 10.0, [3.0, 0.0, 0.0]);
-    assert_eq!(moved.position, [40.0, 0.0, 0.0]);
+    let moved = t.apply(
+        Vec3::new(20.0, 0.0, 0.0),
+        0.0,
+        10.0,
+        Vec3::new(3.0, 0.0, 0.0),
+    );
+    assert_eq!(moved.position.to_array(), [40.0, 0.0, 0.0]);
     assert_near(moved.yaw, 90.0, "yaw");
     assert_near(moved.pitch, 0.0, "pitch");
-    assert_eq!(moved.velocity, [0.0; 3]);
+    assert_eq!(moved.velocity.to_array(), [0.0; 3]);
 }
 
 #[test]
@@ -516,7 +528,7 @@ fn a_rotating_door_swings_what_it_carries_and_start_open_spawns_open() {
     .join(","));
     // startOpen: the rider already stands 2 m up, with nothing fired.
     let rider = sim.pose_of("rider").unwrap().position;
-    assert_eq!(rider, [1.0, 2.0, 0.0]);
+    assert_eq!(rider.to_array(), [1.0, 2.0, 0.0]);
     let pawns = FakePawns::new();
     run(&mut sim, &pawns, 64, &|_, t| {
         if t == 0 {

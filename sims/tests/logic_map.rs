@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use dh_sims::{Body, BodyRole, DhBox, Input, Light, PawnId, PhysicsProp, SimWorld, TickEvents};
+use dh_sims::{SpecQuat, Vec3};
 
 fn run_until(
     sim: &mut SimWorld,
@@ -39,11 +40,11 @@ fn the_map_installs_with_its_runtime_components() {
     assert_near(lamp.color[2], 0.447_988, "lamp blue");
     assert_eq!(lamp.intensity, 60.0);
     assert_eq!(lamp.range, 9.0);
-    assert_eq!(lamp.offset, [0.0, 0.6, 0.0]);
+    assert_eq!(lamp.offset.to_array(), [0.0, 0.6, 0.0]);
     // A placed crate: the object's box (its asset material resolved to the map's crate slot),
     // its 30 kg prop, and the generated body the solver owns.
     let crate_box = sim.get_named::<DhBox>("crateRight").unwrap();
-    assert_eq!(crate_box.size, [0.5, 0.5, 0.5]);
+    assert_eq!(crate_box.size.to_array(), [0.5, 0.5, 0.5]);
     assert_eq!(crate_box.material, slots.slot("crate").unwrap());
     assert_eq!(
         sim.get_named::<PhysicsProp>("crateRight").unwrap().mass,
@@ -74,7 +75,7 @@ fn the_map_installs_with_its_runtime_components() {
     assert_eq!(Some(parent), sim.entity_named("liftPlatform"));
     // The spawn faces +Z: yaw 180 turns -Z to +Z.
     let spawn = sim.pose_of("spawn").unwrap();
-    let f = spawn.rotation.rotate([0.0, 0.0, -1.0]);
+    let f = spawn.rotation.rotate(Vec3::new(0.0, 0.0, -1.0));
     assert_near(f[2], 1.0, "spawn faces +Z");
     // What the physics world moves every tick: every body on or under a mover.
     let mut carried: Vec<String> = sim

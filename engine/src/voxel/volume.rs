@@ -20,6 +20,7 @@ use dh_content::read::Mode;
 use dh_content::schema::components::voxel_volume::VoxelLighting;
 use dh_content::schema::voxel::read_voxel;
 use dh_content::voxel::payload::{ChunkKey, PaletteEntry, PayloadHeader};
+use glam::{DMat3, DQuat, Quat, Vec3};
 
 use super::collision::{inverse_placement, RangeCells};
 use super::place::Placement;
@@ -130,36 +131,23 @@ impl std::fmt::Debug for OpenedVolume {
     }
 }
 
-/// The 3×4 row-major pose matrix of a position, a rotation quaternion `[x, y, z, w]` and
-/// a per-axis scale (`p' = R·S·p + t`).
-pub fn pose_matrix(position: [f32; 3], rotation: [f32; 4], scale: [f32; 3]) -> [[f64; 4]; 3] {
-    let [x, y, z, w] = rotation.map(f64::from);
-    let n = (x * x + y * y + z * z + w * w).sqrt();
-    let (x, y, z, w) = if n > 0.0 && n.is_finite() {
-        (x / n, y / n, z / n, w / n)
+/// The 3×4 row-major pose matrix of a position, a rotation and a per-axis scale
+/// (`p' = R·S·p + t`), computed in `f64`. A rotation that does not normalize stands as none.
+pub fn pose_matrix(position: Vec3, rotation: Quat, scale: Vec3) -> [[f64; 4]; 3] {
+    let q = rotation.as_dquat();
+    let n = q.length();
+    let q = if n > 0.0 && n.is_finite() {
+        q / n
     } else {
-        (0.0, 0.0, 0.0, 1.0)
+        DQuat::IDENTITY
     };
-    let r = [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - z * w),
-            2.0 * (x * z + y * w),
-        ],
-        [
-            2.0 * (x * y + z * w),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - x * w),
-        ],
-        [
-            2.0 * (x * z - y * w),
-            2.0 * (y * z + x * w),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ];
-    let s = scale.map(f64::from);
-    let t = position.map(f64::from);
-    [0, 1, 2].map(|row| [r[row][0] * s[0], r[row][1] * s[1], r[row][2] * s[2], t[row]])
+    // glam's matrix doubles the components before multiplying, which rounds exactly as
+    // doubling the products did (a power-of-two scale), so the bits are the project's.
+    let r = DMat3::from_quat(q);
+    let s = scale.as_dvec3();
+    let m = DMat3::from_cols(r.x_axis * s.x, r.y_axis * s.y, r.z_axis * s.z);
+    let t = position.as_dvec3();
+    [0, 1, 2].map(|row| m.row(row).extend(t[row]).to_array())
 }
 
 /// Whether grid `index` named `name` is shown: the placement's delta wins (by name or
@@ -526,7 +514,11 @@ mod tests {
     fn pose_matrix_turns_and_scales() {
         // 90° about +Y: (x, y, z, w) = (0, sin 45°, 0, cos 45°); +X goes to -Z.
         let h = std::f32::consts::FRAC_1_SQRT_2;
-        let m = pose_matrix([1.0, 2.0, 3.0], [0.0, h, 0.0, h], [2.0, 1.0, 1.0]);
+        let m = pose_matrix(
+            Vec3::new(1.0, 2.0, 3.0),
+            Quat::from_xyzw(0.0, h, 0.0, h),
+            Vec3::new(2.0, 1.0, 1.0),
+        );
         let p = Placement::from_matrix(m).point([1.0, 0.0, 0.0]);
         // Scaled to (2, 0, 0), turned to (0, 0, -2), moved by (1, 2, 3).
         assert!((p[0] - 1.0).abs() < 1e-6, "{p:?}");

@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 use dh_content::diag::{Diagnostics, SourceFile};
 use dh_content::read::{parse_source, Mode};
 use dh_content::schema::map::{read_map, Map};
-use dh_sims::math::{self, Pose, Vec3};
+use dh_sims::math::{Pose, SpecQuat, Vec3};
 use dh_sims::{OverlapSource, PawnId, ResolvedObject, SimWorld, TickEvents};
 
 /// The core pallet's folder.
@@ -76,7 +76,8 @@ impl FakePawns {
     }
 
     /// Puts pawn `id` at `feet` (adding it if new).
-    pub fn put(&self, id: u32, feet: Vec3) {
+    pub fn put(&self, id: u32, feet: impl Into<Vec3>) {
+        let feet = feet.into();
         let mut p = self.lock();
         match p.iter_mut().find(|(q, _)| q.0 == id) {
             Some(slot) => slot.1 = feet,
@@ -97,8 +98,8 @@ impl FakePawns {
                 .iter()
                 .find(|(q, _)| *q == t.pawn)
                 .map(|(_, f)| *f)
-                .unwrap_or([0.0; 3]);
-            let moved = t.apply(feet, 0.0, 0.0, [0.0; 3]);
+                .unwrap_or(Vec3::ZERO);
+            let moved = t.apply(feet, 0.0, 0.0, Vec3::ZERO);
             self.put(t.pawn.0, moved.position);
         }
     }
@@ -108,10 +109,7 @@ const RADIUS: f32 = 0.3;
 const HEIGHT: f32 = 1.8;
 
 fn sphere_touches_box(center: Vec3, pose: &Pose, half: Vec3) -> bool {
-    let local = pose
-        .rotation
-        .inverse()
-        .rotate(math::sub(center, pose.position));
+    let local = pose.rotation.inverse().rotate(center - pose.position);
     let mut d2 = 0.0;
     for i in 0..3 {
         let out = (local[i].abs() - half[i]).max(0.0);
@@ -129,7 +127,7 @@ impl OverlapSource for FakePawns {
                 let steps = ((HEIGHT - 2.0 * RADIUS) / 0.05) as usize;
                 (0..=steps).any(|k| {
                     let y = feet[1] + RADIUS + k as f32 * 0.05;
-                    sphere_touches_box([feet[0], y, feet[2]], pose, half_extents)
+                    sphere_touches_box(Vec3::new(feet[0], y, feet[2]), pose, half_extents)
                 })
             })
             .map(|(id, _)| *id)
