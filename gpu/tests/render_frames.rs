@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use glam::{Quat, Vec3};
 use dh_gpu::render::frame::{
     BoxInstance, Falloff, Light, LightKind, Lighting, Material, Post, Projection, RenderFrame,
     Shading, View,
@@ -14,6 +13,7 @@ use dh_gpu::render::frame::{
 use dh_gpu::render::tonemap::{Hable, Tonemap};
 use dh_gpu::render::{Renderer, RendererDesc, ScopedThreads, Serial};
 use dh_gpu::{testing, StagingConfig};
+use glam::{Quat, Vec3};
 
 const W: u32 = 160;
 const H: u32 = 90;

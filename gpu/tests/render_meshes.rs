@@ -16,14 +16,14 @@ use dh_gpu::render::frame::{
     RenderFrame, Sampling, Shading, SubMesh, Surface, Texture, View, VoxelLightWindow,
 };
 use dh_gpu::render::math;
-use glam::{Mat4, Quat, Vec3};
 use dh_gpu::render::tonemap::{Hable, Tonemap};
 use dh_gpu::render::{Renderer, RendererDesc, ScopedThreads};
 use dh_gpu::{testing, RgbaImage, StagingConfig};
+use glam::{Mat4, Quat, Vec3};
 
-const IDENTITY_Q: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+const IDENTITY_Q: Quat = Quat::IDENTITY;
 
-fn material(shading: Shading, c: [f32; 3]) -> Material {
+fn material(shading: Shading, c: Vec3) -> Material {
     Material {
         shading,
         base_color: c,
@@ -111,7 +111,7 @@ fn asset(key: u64, vertices: &[MeshVertex], indices: Vec<u32>, surface: Surface)
             surface,
         }],
         indices,
-        bounds: (lo, hi),
+        bounds: (Vec3::from_array(lo), Vec3::from_array(hi)),
     }
 }
 
@@ -140,7 +140,7 @@ fn quad_occluded(key: u64, w: f32, h: f32, surface: Surface, occlusion: f32) -> 
         .iter()
         .map(|(p, uv)| MeshVertex {
             position: [p[0], p[1], 0.0],
-            normal: Vec3::new(0.0, 0.0, 1.0),
+            normal: [0.0, 0.0, 1.0],
             tangent: [1.0, 0.0, 0.0, 1.0],
             uv0: *uv,
             uv2: [occlusion, 0.0],
@@ -159,7 +159,7 @@ fn instance(mesh: &Arc<MeshAsset>, world: Mat4, material: u32) -> MeshInstance {
     }
 }
 
-fn at(p: [f32; 3]) -> Mat4 {
+fn at(p: Vec3) -> Mat4 {
     math::trs(p, IDENTITY_Q, Vec3::splat(1.0))
 }
 
@@ -183,7 +183,7 @@ fn a_box_mesh_draws_what_the_box_draws() {
     let gpu = testing::test_gpu();
     {
         let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
-        let rotation = [0.0, 0.382_683_4, 0.0, 0.923_879_5];
+        let rotation = Quat::from_xyzw(0.0, 0.382_683_4, 0.0, 0.923_879_5);
         let (position, size) = (Vec3::new(0.5, 1.0, -3.0), Vec3::new(2.0, 1.5, 1.0));
         let floor = BoxInstance {
             position: Vec3::new(0.0, -0.25, 0.0),
@@ -212,8 +212,12 @@ fn a_box_mesh_draws_what_the_box_draws() {
         };
         let mut meshes = boxes.clone();
         meshes.live_boxes.clear();
-        let mesh = Arc::new(box_asset(7, size));
-        meshes.meshes = vec![instance(&mesh, math::trs(position, rotation, Vec3::splat(1.0)), 1)];
+        let mesh = Arc::new(box_asset(7, size.to_array()));
+        meshes.meshes = vec![instance(
+            &mesh,
+            math::trs(position, rotation, Vec3::splat(1.0)),
+            1,
+        )];
         let view = View {
             position: Vec3::new(0.0, 3.0, 6.0),
             rotation: Quat::from_xyzw(-0.173_648_2, 0.0, 0.0, 0.984_807_7),
@@ -285,7 +289,7 @@ fn translucent_instances_blend_back_to_front() {
     let gpu = testing::test_gpu();
     {
         let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
-        let glass = |c: [f32; 3]| Material {
+        let glass = |c: Vec3| Material {
             shading: Shading::Unlit,
             base_color: c,
             alpha: 0.5,
@@ -296,7 +300,10 @@ fn translucent_instances_blend_back_to_front() {
         let near = instance(&mesh, at(Vec3::new(0.5, 0.0, -4.0)), 1);
         let far = instance(&mesh, at(Vec3::new(-0.5, 0.0, -6.0)), 0);
         let frame = RenderFrame {
-            materials: vec![glass(Vec3::new(1.0, 0.0, 0.0)), glass(Vec3::new(0.0, 0.0, 1.0))],
+            materials: vec![
+                glass(Vec3::new(1.0, 0.0, 0.0)),
+                glass(Vec3::new(0.0, 0.0, 1.0)),
+            ],
             meshes: vec![near, far],
             lighting: dark(),
             post: plain_post(),
@@ -378,7 +385,11 @@ fn a_mirroring_world_is_not_culled_away() {
             ..RenderFrame::default()
         };
         let plain = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
-        frame.meshes[0].world = math::trs(Vec3::new(0.0, 0.0, -5.0), IDENTITY_Q, Vec3::new(-1.0, 1.0, 1.0));
+        frame.meshes[0].world = math::trs(
+            Vec3::new(0.0, 0.0, -5.0),
+            IDENTITY_Q,
+            Vec3::new(-1.0, 1.0, 1.0),
+        );
         assert!(frame.meshes[0].is_mirrored());
         let mirrored = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
         // Lit head-on by a unit sun: 0.8 of white.
@@ -396,7 +407,7 @@ fn cube_rows(n: usize, cubes: usize, first_key: u64) -> Vec<Arc<MeshAsset>> {
             let mut vertices = Vec::new();
             let mut indices = Vec::new();
             for c in 0..cubes {
-                let b = box_mesh(Vec3::new(0.3, 0.3, 0.3));
+                let b = box_mesh([0.3, 0.3, 0.3]);
                 let base = vertices.len() as u32;
                 vertices.extend(b.vertices.iter().map(|v| MeshVertex {
                     position: [v.position[0], v.position[1] + c as f32 * 0.4, v.position[2]],
@@ -420,7 +431,7 @@ fn rows_frame(assets: &[Arc<MeshAsset>]) -> RenderFrame {
         meshes: assets
             .iter()
             .enumerate()
-            .map(|(i, m)| instance(m, at([i as f32 * 0.5 - 2.0, -1.5, -5.0]), 0))
+            .map(|(i, m)| instance(m, at(Vec3::new(i as f32 * 0.5 - 2.0, -1.5, -5.0)), 0))
             .collect(),
         lighting: dark(),
         post: plain_post(),
@@ -592,7 +603,7 @@ fn a_meshes_scene_matches_its_golden() {
                 [40, 160, 50, 255],
             ],
         );
-        let cube = Arc::new(box_asset(10, Vec3::new(1.0, 1.0, 1.0)));
+        let cube = Arc::new(box_asset(10, [1.0, 1.0, 1.0]));
         let pane = Arc::new(quad(11, 2.0, 2.0, Surface::Translucent));
         let hedge = Arc::new(quad(12, 2.0, 2.0, Surface::Cutout));
         let frame = RenderFrame {
@@ -621,14 +632,22 @@ fn a_meshes_scene_matches_its_golden() {
                 instance(&cube, at(Vec3::new(-2.0, 0.5, -3.0)), 1),
                 instance(
                     &cube,
-                    math::trs(Vec3::new(0.0, 1.0, -4.0), [0.0, 0.382_683_4, 0.0, 0.923_879_5], Vec3::new(1.0, 2.0, 0.5)),
+                    math::trs(
+                        Vec3::new(0.0, 1.0, -4.0),
+                        Quat::from_xyzw(0.0, 0.382_683_4, 0.0, 0.923_879_5),
+                        Vec3::new(1.0, 2.0, 0.5),
+                    ),
                     1,
                 ),
                 MeshInstance {
                     materials: vec![],
                     ..instance(
                         &cube,
-                        math::trs(Vec3::new(2.0, 0.5, -3.0), IDENTITY_Q, Vec3::new(-1.0, 1.0, 1.0)),
+                        math::trs(
+                            Vec3::new(2.0, 0.5, -3.0),
+                            IDENTITY_Q,
+                            Vec3::new(-1.0, 1.0, 1.0),
+                        ),
                         0,
                     )
                 },

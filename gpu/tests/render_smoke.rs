@@ -1,7 +1,6 @@
 //! The renderer on lavapipe with validation: a floor, a box casting a shadow, a point
 //! light, the sky; every pass runs and the picture shows what the frame describes.
 
-use glam::{Quat, Vec3};
 use dh_gpu::render::frame::{
     Ambient, Bloom, BoxInstance, Falloff, Light, LightKind, Lighting, Material, Post, Projection,
     RenderFrame, Shading, Sky, View,
@@ -9,8 +8,9 @@ use dh_gpu::render::frame::{
 use dh_gpu::render::tonemap::{Hable, Tonemap};
 use dh_gpu::render::Renderer;
 use dh_gpu::testing;
+use glam::{Quat, Vec3};
 
-fn lit(c: [f32; 3]) -> Material {
+fn lit(c: Vec3) -> Material {
     Material {
         shading: Shading::Lit,
         base_color: c,
@@ -21,11 +21,11 @@ fn lit(c: [f32; 3]) -> Material {
     }
 }
 
-fn yaw_pitch(yaw: f32, pitch: f32) -> [f32; 4] {
+fn yaw_pitch(yaw: f32, pitch: f32) -> Quat {
     // yaw about +Y, then pitch about the local X.
     let (sy, cy) = (yaw.to_radians() * 0.5).sin_cos();
     let (sp, cp) = (pitch.to_radians() * 0.5).sin_cos();
-    [cy * sp, sy * cp, -sy * sp, cy * cp]
+    Quat::from_xyzw(cy * sp, sy * cp, -sy * sp, cy * cp)
 }
 
 pub fn scene() -> (RenderFrame, View) {

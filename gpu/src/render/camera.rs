@@ -182,7 +182,12 @@ mod tests {
             near: 0.05,
             far: None,
         };
-        let s = setup(&v, 100, 100, Some((Vec3::new(-5.0, -1.0, -5.0), Vec3::new(5.0, 0.0, 5.0))));
+        let s = setup(
+            &v,
+            100,
+            100,
+            Some((Vec3::new(-5.0, -1.0, -5.0), Vec3::new(5.0, 0.0, 5.0))),
+        );
         let f = s.derived_far.unwrap_or(0.0);
         assert!((f - (21.0 + ORTHO_FAR_MARGIN)).abs() < 1e-3, "{f}");
         // The floor's center lands mid-frame inside depth [0, 1].

@@ -365,8 +365,9 @@ impl VoxelLightWindow {
         for level in 0..LIGHT_LEVELS {
             let c = light_curve(level as u8, brightness);
             gate[level] = c;
-            fill[level] =
-                Vec3::from_array(tint.map(|t| super::math::srgb_to_linear(f32::from(t) / 255.0 * c)));
+            fill[level] = Vec3::from_array(
+                tint.map(|t| super::math::srgb_to_linear(f32::from(t) / 255.0 * c)),
+            );
         }
         (gate, fill)
     }
@@ -513,12 +514,16 @@ pub struct Lighting {
 impl Default for Lighting {
     fn default() -> Self {
         Lighting {
-            sun_direction: math::normalize_or(Vec3::new(-0.35, -0.85, -0.4), Vec3::new(0.0, -1.0, 0.0)),
+            sun_direction: math::normalize_or(
+                Vec3::new(-0.35, -0.85, -0.4),
+                Vec3::new(0.0, -1.0, 0.0),
+            ),
             sun_radiance: Vec3::ONE,
             sun_angular_diameter: 0.53,
             ambient: Ambient::Hemisphere {
                 sky: Vec3::new(0.68, 0.715, 0.786).map(|c| super::math::srgb_to_linear(c) * 0.35),
-                ground: Vec3::new(0.618, 0.601, 0.584).map(|c| super::math::srgb_to_linear(c) * 0.35),
+                ground: Vec3::new(0.618, 0.601, 0.584)
+                    .map(|c| super::math::srgb_to_linear(c) * 0.35),
             },
             half_lambert: 1.0,
             sky: None,

@@ -314,9 +314,9 @@ pub fn bin_lights(lights: &[Light], view: &ViewVolume, grid: &ClusterGrid) -> Cl
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::math::{perspective, view_from_pose};
     #[allow(unused_imports)]
     use glam::{Mat4, Quat, Vec3};
-    use crate::render::math::{perspective, view_from_pose};
 
     fn point(p: Vec3, range: f32, intensity: f32) -> Light {
         Light {
@@ -333,7 +333,10 @@ mod tests {
 
     fn view() -> ViewVolume {
         ViewVolume {
-            view: view_from_pose(Vec3::new(0.0, 0.0, 0.0), Quat::from_xyzw(0.0, 0.0, 0.0, 1.0)),
+            view: view_from_pose(
+                Vec3::new(0.0, 0.0, 0.0),
+                Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+            ),
             projection: perspective(60f32.to_radians(), 2.0, 0.1, None),
             eye: Vec3::ZERO,
             near: 0.1,
@@ -431,8 +434,7 @@ mod tests {
         ];
         let bins = bin_lights(&lights, &v, &g);
         let (w, h) = (320u32, 160u32);
-        let inv =
-            crate::render::math::inverse(&v.projection).unwrap_or(Mat4::IDENTITY);
+        let inv = crate::render::math::inverse(&v.projection).unwrap_or(Mat4::IDENTITY);
         let mut checked = 0;
         for py in (0..h).step_by(7) {
             for px in (0..w).step_by(7) {
@@ -442,7 +444,7 @@ mod tests {
                         (py as f32 + 0.5) / h as f32 * 2.0 - 1.0,
                     ];
                     let dir = math::transform_point(&inv, Vec3::new(ndc[0], ndc[1], 0.5));
-                    let p = (dir * (depth / -dir[2]));
+                    let p = dir * (depth / -dir[2]);
                     let cl = g.cluster_of(px as f32 + 0.5, py as f32 + 0.5, w, h, depth);
                     let [o, n] = bins.ranges[cl as usize];
                     let list = &bins.indices[o as usize..(o + n) as usize];

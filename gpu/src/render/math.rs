@@ -26,7 +26,9 @@ pub fn rotate(q: Quat, v: Vec3) -> Vec3 {
 
 /// The determinant of `m`'s upper-left 3 × 3 (negative when `m` mirrors).
 pub fn determinant3(m: &Mat4) -> f32 {
-    m.x_axis.truncate().dot(m.y_axis.truncate().cross(m.z_axis.truncate()))
+    m.x_axis
+        .truncate()
+        .dot(m.y_axis.truncate().cross(m.z_axis.truncate()))
 }
 
 /// `m · (p, 1)`, divided by w (ours, not glam's `project_point3`: a w of 0 divides by 1).

@@ -426,10 +426,10 @@ impl MeshCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    #[allow(unused_imports)]
-    use glam::{Mat4, Quat, Vec3};
     use crate::render::frame::SubMesh;
     use dh_content::mesh::{box_mesh, pack_streams};
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
 
     fn asset(key: u64) -> MeshAsset {
         let b = box_mesh([1.0, 1.0, 1.0]);
@@ -474,13 +474,21 @@ mod tests {
     fn translucent_distance_is_to_the_bounds_center() {
         let inst = MeshInstance {
             mesh: Arc::new(asset(1)),
-            world: crate::render::math::trs(Vec3::new(0.0, 0.0, -5.0), Quat::from_xyzw(0.0, 0.0, 0.0, 1.0), Vec3::splat(2.0)),
+            world: crate::render::math::trs(
+                Vec3::new(0.0, 0.0, -5.0),
+                Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+                Vec3::splat(2.0),
+            ),
             materials: vec![],
             casts_shadows: false,
         };
         // Center (0, 0, -5): 5 m from the origin, 3 m along -Z from z = -2.
         assert!((sort_distance(&inst, Vec3::ZERO, None) - 5.0).abs() < 1e-5);
-        let f = sort_distance(&inst, Vec3::new(1.0, 7.0, -2.0), Some(Vec3::new(0.0, 0.0, -1.0)));
+        let f = sort_distance(
+            &inst,
+            Vec3::new(1.0, 7.0, -2.0),
+            Some(Vec3::new(0.0, 0.0, -1.0)),
+        );
         assert!((f - 3.0).abs() < 1e-5);
     }
 }

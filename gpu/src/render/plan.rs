@@ -60,14 +60,17 @@ pub fn top_down_plan(frame: &RenderFrame, width: u32, height: u32) -> RgbaImage 
     };
     for (b, print) in boxes.iter().zip(&prints) {
         let quad = print.map(to_px);
-        let color = frame
-            .materials
-            .get(b.material as usize)
-            .map_or(Vec3::new(1.0, 0.0, 0.0), |m| match m.shading {
-                Shading::Missing => Vec3::new(1.0, 0.0, 0.0),
-                _ => m.base_color,
-            });
-        let fill = color.to_array().map(|c| (linear_to_srgb(c) * 255.0).round() as u8);
+        let color =
+            frame
+                .materials
+                .get(b.material as usize)
+                .map_or(Vec3::new(1.0, 0.0, 0.0), |m| match m.shading {
+                    Shading::Missing => Vec3::new(1.0, 0.0, 0.0),
+                    _ => m.base_color,
+                });
+        let fill = color
+            .to_array()
+            .map(|c| (linear_to_srgb(c) * 255.0).round() as u8);
         let edge = fill.map(|c| (f32::from(c) * 0.45) as u8);
         let (mut x0, mut y0, mut x1, mut y1) = (
             f32::INFINITY,
@@ -118,9 +121,9 @@ pub fn top_down_plan(frame: &RenderFrame, width: u32, height: u32) -> RgbaImage 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::frame::{BoxInstance, Material};
     #[allow(unused_imports)]
     use glam::{Mat4, Quat, Vec3};
-    use crate::render::frame::{BoxInstance, Material};
 
     #[test]
     fn the_plan_shows_each_box_in_its_color() {

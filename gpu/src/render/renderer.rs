@@ -53,7 +53,6 @@ use super::gpu_data::{FrameUniform, LightData, MaterialData, VoxelLightHeader};
 use super::light_window::{self, LightResidency};
 use super::lights::{self, ClusterGrid};
 use super::math;
-use glam::{Mat4, Vec3, Vec4};
 use super::meshes::{self, Fallbacks, MeshCache};
 use super::passes::{assign, Draw, GeoBind, Pass, PassCtx, Pipelines, Targets};
 pub use super::passes::{CASCADE_RESOLUTION, DEPTH_FORMAT, DRAW_PUSH_BYTES, HDR_FORMAT};
@@ -67,6 +66,7 @@ use crate::{
     Pipeline, PipelineLayout, PipelineLayoutDesc, Result, Retired, RgbaImage, ShaderEntry,
     StagingConfig, StagingRing, StagingStats, VertexInput, CAPTURE_FORMAT,
 };
+use glam::{Mat4, Vec3, Vec4};
 
 /// Bytes of the frame uniform block (`struct Frame` in `box_lit.wgsl`).
 pub const FRAME_UNIFORM_BYTES: usize = std::mem::size_of::<FrameUniform>();
@@ -1143,9 +1143,7 @@ impl Renderer {
             flat_white: material_count,
             missing: material_count + 1,
         };
-        let forward = setup
-            .orthographic
-            .then(|| -setup.view.row(2).truncate());
+        let forward = setup.orthographic.then(|| -setup.view.row(2).truncate());
         let mesh_draws = self.meshes.draws(frame, 2, setup.eye, forward, fallbacks);
         draws.extend_from_slice(&mesh_draws.solid);
         let mut geos: Vec<Option<&GeoBind>> =
@@ -1776,7 +1774,10 @@ fn frame_uniform(
         Ambient::Sky { intensity } => {
             let params = l.sky.unwrap_or_default();
             sh = sky::sky_ambient(&params, d, s, l.sun_angular_diameter);
-            (Vec4::new(0.0, 0.0, 0.0, 1.0), Vec4::new(0.0, 0.0, 0.0, intensity))
+            (
+                Vec4::new(0.0, 0.0, 0.0, 1.0),
+                Vec4::new(0.0, 0.0, 0.0, intensity),
+            )
         }
     };
     let k = l.sky.unwrap_or_default();

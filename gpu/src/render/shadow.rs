@@ -112,9 +112,9 @@ pub fn cascades(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::math::{inverse, perspective, transform_point, view_from_pose};
     #[allow(unused_imports)]
     use glam::{Mat4, Quat, Vec3};
-    use crate::render::math::{inverse, perspective, transform_point, view_from_pose};
 
     #[test]
     fn splits_rise_to_the_shadow_distance() {
@@ -129,7 +129,10 @@ mod tests {
 
     #[test]
     fn each_cascade_contains_its_slice() {
-        let view = view_from_pose(Vec3::new(3.0, 2.0, 5.0), Quat::from_xyzw(0.0, 0.38268343, 0.0, 0.9238795));
+        let view = view_from_pose(
+            Vec3::new(3.0, 2.0, 5.0),
+            Quat::from_xyzw(0.0, 0.38268343, 0.0, 0.9238795),
+        );
         let proj = perspective(75f32.to_radians(), 16.0 / 9.0, 0.1, None);
         let inv_view = inverse(&view).unwrap_or(Mat4::IDENTITY);
         let inv_proj = inverse(&proj).unwrap_or(Mat4::IDENTITY);
@@ -140,13 +143,20 @@ mod tests {
                 let x = if k & 1 == 0 { -1.0 } else { 1.0 };
                 let y = if k & 2 == 0 { -1.0 } else { 1.0 };
                 let dir = transform_point(&inv_proj, Vec3::new(x, y, 0.5));
-                let p = (dir * (d / -dir[2]));
+                let p = dir * (d / -dir[2]);
                 *o = transform_point(&inv_view, p);
             }
             out
         };
         let splits = split_distances(0.1, SHADOW_DISTANCE, SPLIT_LAMBDA);
-        let cs = cascades(Vec3::new(-0.35, -0.85, -0.4), 0.1, &splits, corners, None, 1024);
+        let cs = cascades(
+            Vec3::new(-0.35, -0.85, -0.4),
+            0.1,
+            &splits,
+            corners,
+            None,
+            1024,
+        );
         let mut start = 0.1;
         for c in &cs {
             for p in corners(start, c.split) {

@@ -207,11 +207,11 @@ mod tests {
     fn the_sun_disc_clears_the_bloom_threshold_and_has_its_size() {
         let s = Sky::default();
         let sun = math::normalize_or(DOWN_SUN, Vec3::new(0.0, -1.0, 0.0));
-        let to_sun = (sun * (-1.0));
+        let to_sun = sun * (-1.0);
         let at = sky_radiance(&s, to_sun, sun, Vec3::ONE, 0.53, true);
         assert!(at[0] > 1.721 && at[1] > 1.721 && at[2] > 1.721, "{at:?}");
         // One degree off the disc's center there is no disc.
-        let off = math::normalize_or((to_sun + Vec3::new(0.02, 0.0, 0.0)), to_sun);
+        let off = math::normalize_or(to_sun + Vec3::new(0.02, 0.0, 0.0), to_sun);
         let o = sky_radiance(&s, off, sun, Vec3::ONE, 0.53, true);
         assert!(lum(o) < 1.0, "{o:?}");
         // A wider disc covers it.
@@ -257,9 +257,12 @@ mod tests {
         assert!(up[2] > up[0]);
         let toward = eval_sh(
             &sh,
-            ((math::normalize_or(Vec3::new(-0.35, 0.0, -0.4), Vec3::new(1.0, 0.0, 0.0))) * (-1.0)),
+            (math::normalize_or(Vec3::new(-0.35, 0.0, -0.4), Vec3::new(1.0, 0.0, 0.0))) * (-1.0),
         );
-        let away = eval_sh(&sh, math::normalize_or(Vec3::new(-0.35, 0.0, -0.4), Vec3::new(1.0, 0.0, 0.0)));
+        let away = eval_sh(
+            &sh,
+            math::normalize_or(Vec3::new(-0.35, 0.0, -0.4), Vec3::new(1.0, 0.0, 0.0)),
+        );
         assert!(lum(toward) > lum(away), "toward {toward:?} away {away:?}");
         // The disc never reaches the harmonics: a brighter disc changes nothing.
         let hot = sky_ambient(&Sky { sun_disc: 1e6, ..s }, sun, Vec3::ONE, 0.53);
