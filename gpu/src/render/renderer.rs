@@ -1720,7 +1720,7 @@ fn upload_geometry(
         usage: vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         location: MemoryLocation::GpuOnly,
     })?;
-    let index_bytes: Vec<u8> = bytemuck::cast_slice(&indices).to_vec();
+    let index_bytes: Vec<u8> = bytemuck::cast_slice(indices).to_vec();
     let index = gpu.create_buffer(&BufferDesc {
         name,
         size: index_bytes.len() as u64,

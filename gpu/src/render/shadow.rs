@@ -62,7 +62,7 @@ pub fn cascades(
         let pts = corners(start, splits[i]);
         let mut center = Vec3::ZERO;
         for p in &pts {
-            center = center + ((*p) * (1.0 / 8.0));
+            center += *p * (1.0 / 8.0);
         }
         let mut radius = pts
             .iter()
