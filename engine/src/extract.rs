@@ -647,10 +647,7 @@ pub fn extract_with(
                 frame.lights.push(Light {
                     kind,
                     position: sim_v3([0, 1, 2].map(|k| pose.position[k] + offset[k])),
-                    direction: normalize_or(
-                        rotate(pose.rotation, Vec3::NEG_Y),
-                        Vec3::NEG_Y,
-                    ),
+                    direction: normalize_or(rotate(pose.rotation, Vec3::NEG_Y), Vec3::NEG_Y),
                     radiance: sim_v3(eff.color.to_array().map(|c| c * eff.intensity)),
                     range: eff.range,
                     falloff: match eff.falloff {
@@ -839,11 +836,7 @@ fn model_parts(
         }
         frame.meshes.push(MeshInstance {
             mesh: Arc::clone(&mesh.asset),
-            world: trs(
-                pose.position,
-                pose.rotation,
-                pose.scale,
-            ),
+            world: trs(pose.position, pose.rotation, pose.scale),
             materials,
             casts_shadows: true,
         });
