@@ -43,6 +43,7 @@ use dh_sims::{
     Body, Camera, DhBox, Disabled, Light as SimLight, ModelPart, Mover, Name, PartRenderer,
     PhysicsProp, RecordId,
 };
+use glam::{Quat, Vec3};
 
 use crate::catalog::Found;
 use crate::models::ModelCache;
@@ -122,8 +123,18 @@ fn f3(v: &Value) -> Option<[f64; 3]> {
     Some([a[0].as_f64()?, a[1].as_f64()?, a[2].as_f64()?])
 }
 
-fn srgb3(c: [f64; 3]) -> [f32; 3] {
-    c.map(|v| srgb_to_linear(v.clamp(0.0, 1.0) as f32))
+fn srgb3(c: [f64; 3]) -> Vec3 {
+    Vec3::from_array(c.map(|v| srgb_to_linear(v.clamp(0.0, 1.0) as f32)))
+}
+
+/// A dh-sims vector as the renderer's (the one boundary between the two crates' types).
+fn sim_v3(v: [f32; 3]) -> Vec3 {
+    Vec3::from_array(v)
+}
+
+/// A dh-sims quaternion `[x, y, z, w]` as the renderer's.
+fn sim_quat(q: [f32; 4]) -> Quat {
+    Quat::from_array(q)
 }
 
 /// A `dh.material`'s compiled JSON as a renderer material.
@@ -132,7 +143,7 @@ pub fn material_from_json(v: &Value) -> Material {
         Some("unlit") => Shading::Unlit,
         _ => Shading::Lit,
     };
-    let tint = v.get("tint").and_then(f3).map_or([1.0; 3], srgb3);
+    let tint = v.get("tint").and_then(f3).map_or(Vec3::ONE, srgb3);
     let uv = v
         .get("uvScale")
         .and_then(Value::as_array)
@@ -148,7 +159,7 @@ pub fn material_from_json(v: &Value) -> Material {
     let emissive = v
         .get("emissiveColor")
         .and_then(f3)
-        .map_or([0.0; 3], |c| srgb3(c).map(|x| x * intensity));
+        .map_or(Vec3::ZERO, |c| srgb3(c) * intensity);
     Material {
         shading,
         base_color: tint,
@@ -284,7 +295,9 @@ pub fn settings(
         horizon_softness: world_f(p, "world.sky.horizonSoftness", l.sky_horizon_softness, None),
         intensity: world_f(p, "world.sky.intensity", l.sky_intensity, None),
         sun_disc: world_f(p, "world.sky.sunDisc", l.sky_sun_disc, None),
-        ground: world_v3(p, "world.sky.ground", v3(l.sky_ground)).map(|c| c as f32),
+        ground: Vec3::from_array(
+            world_v3(p, "world.sky.ground", v3(l.sky_ground)).map(|c| c as f32),
+        ),
         ground_blend: world_f(p, "world.sky.groundBlend", l.sky_ground_blend, None),
     };
     // ambientMode: a console value first; the map's explicit mode; auto takes the sky's
@@ -308,13 +321,13 @@ pub fn settings(
         }
     } else {
         Ambient::Hemisphere {
-            sky: srgb3(amb_sky).map(|c| c * amb_intensity),
-            ground: srgb3(amb_ground).map(|c| c * amb_intensity),
+            sky: srgb3(amb_sky) * amb_intensity,
+            ground: srgb3(amb_ground) * amb_intensity,
         }
     };
     let lighting = Lighting {
-        sun_direction: normalize_or(sun_dir.map(|v| v as f32), [0.0, -1.0, 0.0]),
-        sun_radiance: srgb3(sun_color).map(|c| c * sun_intensity),
+        sun_direction: normalize_or(Vec3::from_array(sun_dir.map(|v| v as f32)), Vec3::NEG_Y),
+        sun_radiance: srgb3(sun_color) * sun_intensity,
         sun_angular_diameter: angular,
         ambient,
         half_lambert: half_lambert.clamp(0.0, 1.0),
@@ -503,7 +516,12 @@ fn base_color_texture(
 fn static_generation(frame: &RenderFrame) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for b in &frame.static_boxes {
-        for v in b.position.iter().chain(&b.rotation).chain(&b.size) {
+        let (position, rotation, size) = (
+            b.position.to_array(),
+            b.rotation.to_array(),
+            b.size.to_array(),
+        );
+        for v in position.iter().chain(&rotation).chain(&size) {
             v.to_bits().hash(&mut h);
         }
         b.material.hash(&mut h);
@@ -511,7 +529,8 @@ fn static_generation(frame: &RenderFrame) -> u64 {
     frame.materials.len().hash(&mut h);
     for m in &frame.materials {
         format!("{:?}", m.shading).hash(&mut h);
-        for v in m.base_color.iter().chain(&m.uv_scale).chain(&m.emissive) {
+        let (base_color, emissive) = (m.base_color.to_array(), m.emissive.to_array());
+        for v in base_color.iter().chain(&m.uv_scale).chain(&emissive) {
             v.to_bits().hash(&mut h);
         }
         m.base_color_texture
@@ -600,13 +619,13 @@ pub fn extract_with(
                 .unwrap_or(b.material);
             // A prop stands where the solver carried it, turned as the solver turned it.
             let (position, rotation) = match host.prop_pose(e) {
-                Some(p) => (p.position, p.rotation),
-                None => (pose.position.to_array(), pose.rotation.to_array()),
+                Some(p) => (sim_v3(p.position), sim_quat(p.rotation)),
+                None => (pose.position, pose.rotation),
             };
             let inst = BoxInstance {
                 position,
                 rotation,
-                size: [0, 1, 2].map(|k| b.size[k] * pose.scale[k].abs()),
+                size: sim_v3([0, 1, 2].map(|k| b.size[k] * pose.scale[k].abs())),
                 material: u32::from(material.0),
             };
             if carried {
@@ -627,12 +646,9 @@ pub fn extract_with(
                 let offset = l.offset;
                 frame.lights.push(Light {
                     kind,
-                    position: [0, 1, 2].map(|k| pose.position[k] + offset[k]),
-                    direction: normalize_or(
-                        rotate(pose.rotation.to_array(), [0.0, -1.0, 0.0]),
-                        [0.0, -1.0, 0.0],
-                    ),
-                    radiance: eff.color.to_array().map(|c| c * eff.intensity),
+                    position: sim_v3([0, 1, 2].map(|k| pose.position[k] + offset[k])),
+                    direction: normalize_or(rotate(pose.rotation, Vec3::NEG_Y), Vec3::NEG_Y),
+                    radiance: sim_v3(eff.color.to_array().map(|c| c * eff.intensity)),
                     range: eff.range,
                     falloff: match eff.falloff {
                         Some(MapFalloff::Unity) => Falloff::Unity,
@@ -658,8 +674,8 @@ pub fn extract_with(
                     .map(|r| r.0.to_string())
                     .unwrap_or_default(),
                 view: View {
-                    position: pose.position.to_array(),
-                    rotation: pose.rotation.to_array(),
+                    position: pose.position,
+                    rotation: pose.rotation,
                     projection,
                     near: c.near.unwrap_or(dh_gpu::render::camera::DEFAULT_NEAR),
                     far: c.far,
@@ -820,11 +836,7 @@ fn model_parts(
         }
         frame.meshes.push(MeshInstance {
             mesh: Arc::clone(&mesh.asset),
-            world: trs(
-                pose.position.to_array(),
-                pose.rotation.to_array(),
-                pose.scale.to_array(),
-            ),
+            world: trs(pose.position, pose.rotation, pose.scale),
             materials,
             casts_shadows: true,
         });

@@ -238,7 +238,7 @@ fn pack_mesh(
             packed,
             indices,
             submeshes,
-            bounds: (lo, hi),
+            bounds: (glam::Vec3::from_array(lo), glam::Vec3::from_array(hi)),
         }),
         name: mesh.name.clone(),
         slots,

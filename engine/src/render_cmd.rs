@@ -29,6 +29,7 @@ use dh_gpu::render::plan::{top_down_plan, PLAN_NOTE};
 use dh_gpu::render::{Executor, RenderFrame, Renderer, RendererDesc, ScopedThreads};
 use dh_gpu::{Gpu, GpuDesc, Validation};
 use dh_jobs::{FrameTimer, Scheduler};
+use glam::{Quat, Vec3};
 
 use crate::catalog::Catalog;
 use crate::extract::{self, ExtractCache, Extracted, NamedCamera};
@@ -491,30 +492,28 @@ pub fn default_camera_around(
     {
         return (c.name.clone(), c.view);
     }
+    let voxels = voxels.map(|(a, b)| (Vec3::from_array(a), Vec3::from_array(b)));
     let (lo, hi) = match (x.frame.bounds(), voxels) {
-        (Some((a, b)), Some((c, d))) => (
-            [0, 1, 2].map(|k| a[k].min(c[k])),
-            [0, 1, 2].map(|k| b[k].max(d[k])),
-        ),
+        (Some((a, b)), Some((c, d))) => (a.min(c), b.max(d)),
         (Some(b), None) | (None, Some(b)) => b,
-        (None, None) => ([-10.0; 3], [10.0; 3]),
+        (None, None) => (Vec3::splat(-10.0), Vec3::splat(10.0)),
     };
-    let center = [0, 1, 2].map(|k| (lo[k] + hi[k]) * 0.5);
+    let center = (lo + hi) * 0.5;
     let span = (hi[0] - lo[0]).max(hi[2] - lo[2]).max(1.0);
     // 35 degrees down, from the south (+Z), far enough back to take the map in.
     let pitch = -35.0f32.to_radians();
     let back = span * 0.9;
-    let position = [
+    let position = Vec3::new(
         center[0],
         center[1] + back * (-pitch).sin(),
         center[2] + back * pitch.cos(),
-    ];
+    );
     let (s, c) = (pitch * 0.5).sin_cos();
     (
         "overview".into(),
         View {
             position,
-            rotation: [s, 0.0, 0.0, c],
+            rotation: Quat::from_xyzw(s, 0.0, 0.0, c),
             projection: Projection::Perspective { fov_y: 60.0 },
             near: 0.1,
             far: None,

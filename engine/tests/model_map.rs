@@ -407,7 +407,11 @@ fn extraction_draws_each_drawn_part_with_its_slots_bound_by_name() {
     // Stone's tint, 0.5 sRGB: ((0.5 + 0.055) / 1.055)^2.4 linear.
     let lin = ((0.5f64 + 0.055) / 1.055).powf(2.4) as f32;
     assert!(
-        m[stone].base_color.iter().all(|c| (c - lin).abs() < 1e-5),
+        m[stone]
+            .base_color
+            .to_array()
+            .iter()
+            .all(|c| (c - lin).abs() < 1e-5),
         "{:?}",
         m[stone]
     );
@@ -416,14 +420,17 @@ fn extraction_draws_each_drawn_part_with_its_slots_bound_by_name() {
         x.frame
             .meshes
             .iter()
-            .find(|i| (0..3).all(|k| (i.world[3][k] - p[k]).abs() < 1e-5))
+            .find(|i| (0..3).all(|k| (i.world.w_axis[k] - p[k]).abs() < 1e-5))
             .unwrap_or_else(|| panic!("no mesh at {p:?}"))
     };
     let slab = at([2.0, 0.5, 0.0]);
     assert_eq!(slab.materials, [stone as u32]);
     assert_eq!(slab.mesh.submeshes.len(), 1);
     assert_eq!(slab.mesh.indices.len(), 36);
-    assert_eq!(slab.mesh.bounds, ([-2.0, -0.5, -2.0], [2.0, 0.5, 2.0]));
+    assert_eq!(
+        (slab.mesh.bounds.0.to_array(), slab.mesh.bounds.1.to_array()),
+        ([-2.0, -0.5, -2.0], [2.0, 0.5, 2.0])
+    );
     // Post: wood has no table entry (the missingMaterial), the second primitive has no
     // material (flat white).
     let post = at([3.0, 3.0, 0.0]);
@@ -444,7 +451,7 @@ fn extraction_draws_each_drawn_part_with_its_slots_bound_by_name() {
         ["material slot 'wood' (mesh 'PostMesh' of dev.example.yard:meshes/yard.glb) has no entry in the map's materials table; it draws the missingMaterial"]
     );
     // The post's world matrix carries its quarter turn: its local +X points along world -Z.
-    let w = post.world;
+    let w = post.world.to_cols_array_2d();
     near3(
         [w[0][0], w[0][1], w[0][2]],
         [0.0, 0.0, -1.0],
@@ -514,7 +521,7 @@ fn a_part_renamed_by_a_sidecar_draws_under_its_new_name() {
         .frame
         .meshes
         .iter()
-        .find(|i| (0..3).all(|k| (i.world[3][k] - [3.0, 3.0, 0.0][k]).abs() < 1e-5))
+        .find(|i| (0..3).all(|k| (i.world.w_axis[k] - [3.0, 3.0, 0.0][k]).abs() < 1e-5))
         .expect("the pillar draws where its part stands");
     // The post's mesh: 36 indices over two primitives (wood, and no material).
     assert_eq!(drawn.mesh.indices.len(), 36);

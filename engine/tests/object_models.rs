@@ -369,7 +369,7 @@ fn extraction_draws_every_placement_and_decodes_each_model_once() {
         x.frame
             .meshes
             .iter()
-            .filter(|i| (0..3).all(|k| (i.world[3][k] - p[k]).abs() < 1e-5))
+            .filter(|i| (0..3).all(|k| (i.world.w_axis[k] - p[k]).abs() < 1e-5))
             .collect()
     };
     // Two draws stand at lampA's arm (the arm and the hood), sharing one asset.
@@ -384,7 +384,11 @@ fn extraction_draws_every_placement_and_decodes_each_model_once() {
     let lin = ((0.5f64 + 0.055) / 1.055).powf(2.4) as f32;
     let metal = &x.frame.materials[base[0].materials[0] as usize];
     assert!(
-        metal.base_color.iter().all(|c| (c - lin).abs() < 1e-5),
+        metal
+            .base_color
+            .to_array()
+            .iter()
+            .all(|c| (c - lin).abs() < 1e-5),
         "{metal:?}"
     );
     // Unbound slots of an object draw flat white, and no missing-material line is said.
@@ -400,7 +404,7 @@ fn extraction_draws_every_placement_and_decodes_each_model_once() {
     );
     assert!(x.missing.is_empty(), "{:?}", x.missing);
     // The world matrix carries lampA's yaw: the base's local +X along world -Z.
-    let w = at([10.0, 0.5, -1.0])[0].world;
+    let w = at([10.0, 0.5, -1.0])[0].world.to_cols_array_2d();
     near3(
         [w[0][0], w[0][1], w[0][2]],
         [0.0, 0.0, -1.0],

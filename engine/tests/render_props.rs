@@ -69,7 +69,7 @@ fn a_fallen_prop_is_drawn_at_the_solvers_rotation() {
         .find(|b| (0..3).all(|k| (b.position[k] - body.position[k]).abs() < 1e-4))
         .unwrap_or_else(|| panic!("no live box at the body's position {:?}", body.position));
     assert!(
-        angle(drawn.rotation, body.rotation) < 0.01,
+        angle(drawn.rotation.to_array(), body.rotation) < 0.01,
         "drawn {:?}, body {:?}",
         drawn.rotation,
         body.rotation

@@ -384,7 +384,7 @@ fn project(view: &View, size: [u32; 2], p: [f64; 3]) -> Option<[f64; 2]> {
     let Projection::Perspective { fov_y } = view.projection else {
         panic!("a perspective camera");
     };
-    let [qx, qy, qz, qw] = view.rotation.map(f64::from);
+    let [qx, qy, qz, qw] = view.rotation.to_array().map(f64::from);
     let d = [0, 1, 2].map(|i| p[i] - f64::from(view.position[i]));
     // Rotate by the conjugate quaternion (-qx, -qy, -qz, qw): v' = v + 2w(u×v) + 2u×(u×v).
     let u = [-qx, -qy, -qz];

@@ -630,7 +630,10 @@ fn a_region_is_one_asset_with_a_sub_mesh_per_surface_and_the_checker() {
     );
     assert_eq!(m.indices.len(), 144);
     assert_eq!(m.packed.vertex_count, 96);
-    assert_eq!(m.bounds, ([1.0, 1.0, 1.0], [10.0, 2.0, 10.0]));
+    assert_eq!(
+        (m.bounds.0.to_array(), m.bounds.1.to_array()),
+        ([1.0, 1.0, 1.0], [10.0, 2.0, 10.0])
+    );
     let mut frame = RenderFrame::default();
     s.fill_frame(&mut frame);
     assert_eq!(frame.materials.len(), 2);

@@ -13,16 +13,17 @@ use dh_gpu::render::frame::{
 use dh_gpu::render::tonemap::{Hable, Tonemap};
 use dh_gpu::render::{Renderer, RendererDesc, ScopedThreads, Serial};
 use dh_gpu::{testing, StagingConfig};
+use glam::{Quat, Vec3};
 
 const W: u32 = 160;
 const H: u32 = 90;
 
-fn lit(c: [f32; 3]) -> Material {
+fn lit(c: Vec3) -> Material {
     Material {
         shading: Shading::Lit,
         base_color: c,
         uv_scale: [1.0, 1.0],
-        emissive: [0.0; 3],
+        emissive: Vec3::splat(0.0),
         base_color_texture: None,
         ..Material::default()
     }
@@ -31,44 +32,44 @@ fn lit(c: [f32; 3]) -> Material {
 /// A floor, a `n × n` grid of static boxes in four materials, one live box and a lamp.
 fn city(n: usize) -> (RenderFrame, View) {
     let mut static_boxes = vec![BoxInstance {
-        position: [0.0, -0.25, 0.0],
-        rotation: [0.0, 0.0, 0.0, 1.0],
-        size: [60.0, 0.5, 60.0],
+        position: Vec3::new(0.0, -0.25, 0.0),
+        rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+        size: Vec3::new(60.0, 0.5, 60.0),
         material: 0,
     }];
     for i in 0..n {
         for j in 0..n {
             static_boxes.push(BoxInstance {
-                position: [
+                position: Vec3::new(
                     i as f32 * 2.0 - n as f32,
                     0.5 + (i + j) as f32 % 3.0 * 0.25,
                     -(j as f32) * 2.0,
-                ],
-                rotation: [0.0, 0.0, 0.0, 1.0],
-                size: [1.0, 1.0 + (i * j % 3) as f32 * 0.5, 1.0],
+                ),
+                rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+                size: Vec3::new(1.0, 1.0 + (i * j % 3) as f32 * 0.5, 1.0),
                 material: 1 + ((i + j) % 3) as u32,
             });
         }
     }
     let frame = RenderFrame {
         materials: vec![
-            lit([0.5, 0.5, 0.5]),
-            lit([0.8, 0.3, 0.2]),
-            lit([0.2, 0.6, 0.3]),
-            lit([0.2, 0.3, 0.8]),
+            lit(Vec3::new(0.5, 0.5, 0.5)),
+            lit(Vec3::new(0.8, 0.3, 0.2)),
+            lit(Vec3::new(0.2, 0.6, 0.3)),
+            lit(Vec3::new(0.2, 0.3, 0.8)),
         ],
         static_boxes,
         live_boxes: vec![BoxInstance {
-            position: [0.0, 1.0, 3.0],
-            rotation: [0.0, 0.0, 0.0, 1.0],
-            size: [1.0, 1.0, 1.0],
+            position: Vec3::new(0.0, 1.0, 3.0),
+            rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+            size: Vec3::new(1.0, 1.0, 1.0),
             material: 1,
         }],
         lights: vec![Light {
             kind: LightKind::Point,
-            position: [2.0, 1.5, 2.0],
-            direction: [0.0, -1.0, 0.0],
-            radiance: [10.0, 8.0, 6.0],
+            position: Vec3::new(2.0, 1.5, 2.0),
+            direction: Vec3::new(0.0, -1.0, 0.0),
+            radiance: Vec3::new(10.0, 8.0, 6.0),
             range: 8.0,
             falloff: Falloff::Physical,
             inner_cone: 0.5,
@@ -85,8 +86,8 @@ fn city(n: usize) -> (RenderFrame, View) {
         ..RenderFrame::default()
     };
     let view = View {
-        position: [0.0, 6.0, 10.0],
-        rotation: [-0.258_819, 0.0, 0.0, 0.965_925_8],
+        position: Vec3::new(0.0, 6.0, 10.0),
+        rotation: Quat::from_xyzw(-0.258_819, 0.0, 0.0, 0.965_925_8),
         projection: Projection::Perspective { fov_y: 60.0 },
         near: 0.1,
         far: None,

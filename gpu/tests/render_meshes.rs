@@ -15,14 +15,15 @@ use dh_gpu::render::frame::{
     Ambient, BoxInstance, Lighting, Material, MeshAsset, MeshInstance, Post, Projection,
     RenderFrame, Sampling, Shading, SubMesh, Surface, Texture, View, VoxelLightWindow,
 };
-use dh_gpu::render::math::{self, Mat4};
+use dh_gpu::render::math;
 use dh_gpu::render::tonemap::{Hable, Tonemap};
 use dh_gpu::render::{Renderer, RendererDesc, ScopedThreads};
 use dh_gpu::{testing, RgbaImage, StagingConfig};
+use glam::{Mat4, Quat, Vec3};
 
-const IDENTITY_Q: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+const IDENTITY_Q: Quat = Quat::IDENTITY;
 
-fn material(shading: Shading, c: [f32; 3]) -> Material {
+fn material(shading: Shading, c: Vec3) -> Material {
     Material {
         shading,
         base_color: c,
@@ -43,10 +44,10 @@ fn plain_post() -> Post {
 /// No sun, no fill, no sky: a black clear color, unlit materials as they are.
 fn dark() -> Lighting {
     Lighting {
-        sun_radiance: [0.0; 3],
+        sun_radiance: Vec3::splat(0.0),
         ambient: Ambient::Hemisphere {
-            sky: [0.0; 3],
-            ground: [0.0; 3],
+            sky: Vec3::splat(0.0),
+            ground: Vec3::splat(0.0),
         },
         sky: None,
         ..Lighting::default()
@@ -56,7 +57,7 @@ fn dark() -> Lighting {
 /// An orthographic camera at the origin looking down -Z, `half_height` meters up and down.
 fn ortho(half_height: f32) -> View {
     View {
-        position: [0.0; 3],
+        position: Vec3::splat(0.0),
         rotation: IDENTITY_Q,
         projection: Projection::Orthographic { half_height },
         near: 0.1,
@@ -110,7 +111,7 @@ fn asset(key: u64, vertices: &[MeshVertex], indices: Vec<u32>, surface: Surface)
             surface,
         }],
         indices,
-        bounds: (lo, hi),
+        bounds: (Vec3::from_array(lo), Vec3::from_array(hi)),
     }
 }
 
@@ -158,8 +159,8 @@ fn instance(mesh: &Arc<MeshAsset>, world: Mat4, material: u32) -> MeshInstance {
     }
 }
 
-fn at(p: [f32; 3]) -> Mat4 {
-    math::trs(p, IDENTITY_Q, [1.0; 3])
+fn at(p: Vec3) -> Mat4 {
+    math::trs(p, IDENTITY_Q, Vec3::splat(1.0))
 }
 
 fn texture(width: u32, texels: &[[u8; 4]]) -> Arc<Texture> {
@@ -182,18 +183,18 @@ fn a_box_mesh_draws_what_the_box_draws() {
     let gpu = testing::test_gpu();
     {
         let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
-        let rotation = [0.0, 0.382_683_4, 0.0, 0.923_879_5];
-        let (position, size) = ([0.5, 1.0, -3.0], [2.0, 1.5, 1.0]);
+        let rotation = Quat::from_xyzw(0.0, 0.382_683_4, 0.0, 0.923_879_5);
+        let (position, size) = (Vec3::new(0.5, 1.0, -3.0), Vec3::new(2.0, 1.5, 1.0));
         let floor = BoxInstance {
-            position: [0.0, -0.25, 0.0],
+            position: Vec3::new(0.0, -0.25, 0.0),
             rotation: IDENTITY_Q,
-            size: [20.0, 0.5, 20.0],
+            size: Vec3::new(20.0, 0.5, 20.0),
             material: 0,
         };
         let boxes = RenderFrame {
             materials: vec![
-                material(Shading::Lit, [0.5, 0.5, 0.5]),
-                material(Shading::Lit, [0.9, 0.3, 0.1]),
+                material(Shading::Lit, Vec3::new(0.5, 0.5, 0.5)),
+                material(Shading::Lit, Vec3::new(0.9, 0.3, 0.1)),
             ],
             static_boxes: vec![floor],
             live_boxes: vec![BoxInstance {
@@ -211,11 +212,15 @@ fn a_box_mesh_draws_what_the_box_draws() {
         };
         let mut meshes = boxes.clone();
         meshes.live_boxes.clear();
-        let mesh = Arc::new(box_asset(7, size));
-        meshes.meshes = vec![instance(&mesh, math::trs(position, rotation, [1.0; 3]), 1)];
+        let mesh = Arc::new(box_asset(7, size.to_array()));
+        meshes.meshes = vec![instance(
+            &mesh,
+            math::trs(position, rotation, Vec3::splat(1.0)),
+            1,
+        )];
         let view = View {
-            position: [0.0, 3.0, 6.0],
-            rotation: [-0.173_648_2, 0.0, 0.0, 0.984_807_7],
+            position: Vec3::new(0.0, 3.0, 6.0),
+            rotation: Quat::from_xyzw(-0.173_648_2, 0.0, 0.0, 0.984_807_7),
             projection: Projection::Perspective { fov_y: 60.0 },
             near: 0.05,
             far: None,
@@ -257,7 +262,7 @@ fn a_nearest_palette_atlas_shows_exact_texels() {
         let mesh = Arc::new(quad(1, 4.0, 2.0, Surface::Opaque));
         let frame = RenderFrame {
             materials: vec![palette],
-            meshes: vec![instance(&mesh, at([0.0, 0.0, -5.0]), 0)],
+            meshes: vec![instance(&mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
             lighting: dark(),
             post: plain_post(),
             ..RenderFrame::default()
@@ -284,7 +289,7 @@ fn translucent_instances_blend_back_to_front() {
     let gpu = testing::test_gpu();
     {
         let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
-        let glass = |c: [f32; 3]| Material {
+        let glass = |c: Vec3| Material {
             shading: Shading::Unlit,
             base_color: c,
             alpha: 0.5,
@@ -292,10 +297,13 @@ fn translucent_instances_blend_back_to_front() {
         };
         let mesh = Arc::new(quad(3, 2.0, 2.0, Surface::Translucent));
         // Listed near first: the order drawn must come from the distances.
-        let near = instance(&mesh, at([0.5, 0.0, -4.0]), 1);
-        let far = instance(&mesh, at([-0.5, 0.0, -6.0]), 0);
+        let near = instance(&mesh, at(Vec3::new(0.5, 0.0, -4.0)), 1);
+        let far = instance(&mesh, at(Vec3::new(-0.5, 0.0, -6.0)), 0);
         let frame = RenderFrame {
-            materials: vec![glass([1.0, 0.0, 0.0]), glass([0.0, 0.0, 1.0])],
+            materials: vec![
+                glass(Vec3::new(1.0, 0.0, 0.0)),
+                glass(Vec3::new(0.0, 0.0, 1.0)),
+            ],
             meshes: vec![near, far],
             lighting: dark(),
             post: plain_post(),
@@ -331,7 +339,7 @@ fn cutout_texels_under_half_alpha_leave_the_background() {
         let mesh = Arc::new(quad(4, 4.0, 2.0, Surface::Cutout));
         let frame = RenderFrame {
             materials: vec![leaf],
-            meshes: vec![instance(&mesh, at([0.0, 0.0, -5.0]), 0)],
+            meshes: vec![instance(&mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
             lighting: dark(),
             post: plain_post(),
             ..RenderFrame::default()
@@ -360,14 +368,14 @@ fn a_mirroring_world_is_not_culled_away() {
         // out).
         let mesh = Arc::new(quad(5, 2.0, 2.0, Surface::Opaque));
         let mut frame = RenderFrame {
-            materials: vec![material(Shading::Lit, [0.8, 0.8, 0.8])],
-            meshes: vec![instance(&mesh, at([0.0, 0.0, -5.0]), 0)],
+            materials: vec![material(Shading::Lit, Vec3::new(0.8, 0.8, 0.8))],
+            meshes: vec![instance(&mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
             lighting: Lighting {
-                sun_direction: [0.0, 0.0, -1.0],
-                sun_radiance: [1.0; 3],
+                sun_direction: Vec3::new(0.0, 0.0, -1.0),
+                sun_radiance: Vec3::splat(1.0),
                 ambient: Ambient::Hemisphere {
-                    sky: [0.0; 3],
-                    ground: [0.0; 3],
+                    sky: Vec3::splat(0.0),
+                    ground: Vec3::splat(0.0),
                 },
                 half_lambert: 0.0,
                 sky: None,
@@ -377,7 +385,11 @@ fn a_mirroring_world_is_not_culled_away() {
             ..RenderFrame::default()
         };
         let plain = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
-        frame.meshes[0].world = math::trs([0.0, 0.0, -5.0], IDENTITY_Q, [-1.0, 1.0, 1.0]);
+        frame.meshes[0].world = math::trs(
+            Vec3::new(0.0, 0.0, -5.0),
+            IDENTITY_Q,
+            Vec3::new(-1.0, 1.0, 1.0),
+        );
         assert!(frame.meshes[0].is_mirrored());
         let mirrored = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
         // Lit head-on by a unit sun: 0.8 of white.
@@ -415,11 +427,11 @@ fn cube_rows(n: usize, cubes: usize, first_key: u64) -> Vec<Arc<MeshAsset>> {
 
 fn rows_frame(assets: &[Arc<MeshAsset>]) -> RenderFrame {
     RenderFrame {
-        materials: vec![material(Shading::Unlit, [1.0, 1.0, 1.0])],
+        materials: vec![material(Shading::Unlit, Vec3::new(1.0, 1.0, 1.0))],
         meshes: assets
             .iter()
             .enumerate()
-            .map(|(i, m)| instance(m, at([i as f32 * 0.5 - 2.0, -1.5, -5.0]), 0))
+            .map(|(i, m)| instance(m, at(Vec3::new(i as f32 * 0.5 - 2.0, -1.5, -5.0)), 0))
             .collect(),
         lighting: dark(),
         post: plain_post(),
@@ -596,34 +608,34 @@ fn a_meshes_scene_matches_its_golden() {
         let hedge = Arc::new(quad(12, 2.0, 2.0, Surface::Cutout));
         let frame = RenderFrame {
             materials: vec![
-                material(Shading::Lit, [0.5, 0.5, 0.5]),
-                material(Shading::Lit, [0.9, 0.3, 0.1]),
+                material(Shading::Lit, Vec3::new(0.5, 0.5, 0.5)),
+                material(Shading::Lit, Vec3::new(0.9, 0.3, 0.1)),
                 Material {
                     alpha: 0.4,
-                    ..material(Shading::Lit, [0.2, 0.4, 0.9])
+                    ..material(Shading::Lit, Vec3::new(0.2, 0.4, 0.9))
                 },
                 Material {
                     base_color_texture: Some(leaves),
                     sampling: Sampling::Nearest,
-                    ..material(Shading::Lit, [1.0, 1.0, 1.0])
+                    ..material(Shading::Lit, Vec3::new(1.0, 1.0, 1.0))
                 },
             ],
             static_boxes: vec![BoxInstance {
-                position: [0.0, -0.25, 0.0],
+                position: Vec3::new(0.0, -0.25, 0.0),
                 rotation: IDENTITY_Q,
-                size: [20.0, 0.5, 20.0],
+                size: Vec3::new(20.0, 0.5, 20.0),
                 material: 0,
             }],
             meshes: vec![
                 // A cube, a stretched cube, a mirrored cube with a slot past its list
                 // (flat white), a leaf quad cut out, a blue pane in front of it all.
-                instance(&cube, at([-2.0, 0.5, -3.0]), 1),
+                instance(&cube, at(Vec3::new(-2.0, 0.5, -3.0)), 1),
                 instance(
                     &cube,
                     math::trs(
-                        [0.0, 1.0, -4.0],
-                        [0.0, 0.382_683_4, 0.0, 0.923_879_5],
-                        [1.0, 2.0, 0.5],
+                        Vec3::new(0.0, 1.0, -4.0),
+                        Quat::from_xyzw(0.0, 0.382_683_4, 0.0, 0.923_879_5),
+                        Vec3::new(1.0, 2.0, 0.5),
                     ),
                     1,
                 ),
@@ -631,12 +643,16 @@ fn a_meshes_scene_matches_its_golden() {
                     materials: vec![],
                     ..instance(
                         &cube,
-                        math::trs([2.0, 0.5, -3.0], IDENTITY_Q, [-1.0, 1.0, 1.0]),
+                        math::trs(
+                            Vec3::new(2.0, 0.5, -3.0),
+                            IDENTITY_Q,
+                            Vec3::new(-1.0, 1.0, 1.0),
+                        ),
                         0,
                     )
                 },
-                instance(&hedge, at([1.0, 1.0, -5.0]), 3),
-                instance(&pane, at([-1.0, 1.0, -1.0]), 2),
+                instance(&hedge, at(Vec3::new(1.0, 1.0, -5.0)), 3),
+                instance(&pane, at(Vec3::new(-1.0, 1.0, -1.0)), 2),
             ],
             lighting: Lighting::default(),
             post: Post {
@@ -646,8 +662,8 @@ fn a_meshes_scene_matches_its_golden() {
             ..RenderFrame::default()
         };
         let view = View {
-            position: [0.0, 2.5, 4.0],
-            rotation: [-0.173_648_2, 0.0, 0.0, 0.984_807_7],
+            position: Vec3::new(0.0, 2.5, 4.0),
+            rotation: Quat::from_xyzw(-0.173_648_2, 0.0, 0.0, 0.984_807_7),
             projection: Projection::Perspective { fov_y: 60.0 },
             near: 0.05,
             far: None,
@@ -689,20 +705,20 @@ fn lit_quad(sky: u16, block: u16, occlusion: f32, listed: bool) -> RenderFrame {
     let (sky_gate, fill) = VoxelLightWindow::tables(0.5, [255, 255, 255]);
     let cell = (sky << 12) | (block << 8) | (block << 4) | block;
     RenderFrame {
-        materials: vec![material(Shading::Lit, [0.8, 0.8, 0.8])],
-        meshes: vec![instance(&mesh, at([0.0, 0.0, -5.0]), 0)],
+        materials: vec![material(Shading::Lit, Vec3::new(0.8, 0.8, 0.8))],
+        meshes: vec![instance(&mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
         lighting: Lighting {
-            sun_radiance: [0.0; 3],
+            sun_radiance: Vec3::splat(0.0),
             ambient: Ambient::Hemisphere {
-                sky: [0.5; 3],
-                ground: [0.5; 3],
+                sky: Vec3::splat(0.5),
+                ground: Vec3::splat(0.5),
             },
             sky: None,
             ..Lighting::default()
         },
         post: plain_post(),
         voxel_light: Some(VoxelLightWindow {
-            world_to_light: at([8.0, 8.0, 13.0]),
+            world_to_light: at(Vec3::new(8.0, 8.0, 13.0)),
             origin: [0, 0, 0],
             bricks: [1, 1, 1],
             cells: vec![cell; 4096],

@@ -8,65 +8,66 @@ use dh_gpu::render::frame::{
 use dh_gpu::render::tonemap::{Hable, Tonemap};
 use dh_gpu::render::Renderer;
 use dh_gpu::testing;
+use glam::{Quat, Vec3};
 
-fn lit(c: [f32; 3]) -> Material {
+fn lit(c: Vec3) -> Material {
     Material {
         shading: Shading::Lit,
         base_color: c,
         uv_scale: [1.0, 1.0],
-        emissive: [0.0; 3],
+        emissive: Vec3::splat(0.0),
         base_color_texture: None,
         ..Material::default()
     }
 }
 
-fn yaw_pitch(yaw: f32, pitch: f32) -> [f32; 4] {
+fn yaw_pitch(yaw: f32, pitch: f32) -> Quat {
     // yaw about +Y, then pitch about the local X.
     let (sy, cy) = (yaw.to_radians() * 0.5).sin_cos();
     let (sp, cp) = (pitch.to_radians() * 0.5).sin_cos();
-    [cy * sp, sy * cp, -sy * sp, cy * cp]
+    Quat::from_xyzw(cy * sp, sy * cp, -sy * sp, cy * cp)
 }
 
 pub fn scene() -> (RenderFrame, View) {
     let frame = RenderFrame {
         materials: vec![
-            lit([0.5, 0.5, 0.5]),
-            lit([0.9, 0.3, 0.1]),
+            lit(Vec3::new(0.5, 0.5, 0.5)),
+            lit(Vec3::new(0.9, 0.3, 0.1)),
             Material::missing(),
         ],
         static_boxes: vec![
             BoxInstance {
-                position: [0.0, -0.25, 0.0],
-                rotation: [0.0, 0.0, 0.0, 1.0],
-                size: [20.0, 0.5, 20.0],
+                position: Vec3::new(0.0, -0.25, 0.0),
+                rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+                size: Vec3::new(20.0, 0.5, 20.0),
                 material: 0,
             },
             BoxInstance {
-                position: [-3.0, 0.5, -2.0],
-                rotation: [0.0, 0.0, 0.0, 1.0],
-                size: [1.0, 1.0, 1.0],
+                position: Vec3::new(-3.0, 0.5, -2.0),
+                rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+                size: Vec3::new(1.0, 1.0, 1.0),
                 material: 2,
             },
         ],
         live_boxes: vec![BoxInstance {
-            position: [0.0, 1.0, -3.0],
-            rotation: [0.0, 0.3826834, 0.0, 0.9238795],
-            size: [2.0, 2.0, 2.0],
+            position: Vec3::new(0.0, 1.0, -3.0),
+            rotation: Quat::from_xyzw(0.0, 0.3826834, 0.0, 0.9238795),
+            size: Vec3::new(2.0, 2.0, 2.0),
             material: 1,
         }],
         lights: vec![Light {
             kind: LightKind::Point,
-            position: [3.0, 1.0, 0.0],
-            direction: [0.0, -1.0, 0.0],
-            radiance: [20.0, 15.0, 8.0],
+            position: Vec3::new(3.0, 1.0, 0.0),
+            direction: Vec3::new(0.0, -1.0, 0.0),
+            radiance: Vec3::new(20.0, 15.0, 8.0),
             range: 6.0,
             falloff: Falloff::Physical,
             inner_cone: 0.5,
             outer_cone: 0.8,
         }],
         lighting: Lighting {
-            sun_direction: [-0.35, -0.85, -0.4],
-            sun_radiance: [1.0; 3],
+            sun_direction: Vec3::new(-0.35, -0.85, -0.4),
+            sun_radiance: Vec3::splat(1.0),
             ambient: Ambient::Sky { intensity: 0.35 },
             sky: Some(Sky::default()),
             ..Lighting::default()
@@ -80,7 +81,7 @@ pub fn scene() -> (RenderFrame, View) {
         ..RenderFrame::default()
     };
     let view = View {
-        position: [0.0, 3.0, 6.0],
+        position: Vec3::new(0.0, 3.0, 6.0),
         rotation: yaw_pitch(0.0, -20.0),
         projection: Projection::Perspective { fov_y: 60.0 },
         near: 0.05,
@@ -142,7 +143,7 @@ fn each_light_source_shows_in_the_picture() {
         assert!(luma(&all, 200, 120, 280, 170) > luma(&dark, 200, 120, 280, 170) + 15.0);
         // The sun: without it the floor away from the lamp is far darker (only the lamp).
         let mut no_sun = frame.clone();
-        no_sun.lighting.sun_radiance = [0.0; 3];
+        no_sun.lighting.sun_radiance = Vec3::splat(0.0);
         let night = shot(&no_sun);
         assert!(luma(&dark, 20, 140, 80, 175) > luma(&night, 20, 140, 80, 175) + 40.0);
         // Bloom off is exactly the pre-bloom image: no glow around the missing checker.

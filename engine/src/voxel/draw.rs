@@ -41,7 +41,8 @@ use dh_content::schema::voxel::{platform_defaults, MINECRAFT};
 use dh_content::voxel::payload::UpAxis;
 use dh_gpu::render::frame::{RenderFrame, View, VoxelLightWindow, LIGHT_BRICK, LIGHT_BRICK_CELLS};
 use dh_gpu::render::light_window::{brick_hash, DEFAULT_LIGHT_UPLOAD_KB};
-use dh_gpu::render::math::{rotate, Mat4};
+use dh_gpu::render::math::rotate;
+use glam::{Mat4, Vec3};
 
 use super::collision::inverse_placement;
 use super::stream::{
@@ -138,8 +139,8 @@ impl std::fmt::Debug for VoxelDraw {
 /// The camera the streamer reads from a view: its eye, looking down its rotated -Z.
 pub fn camera_view(view: &View) -> CameraView {
     CameraView {
-        position: view.position,
-        forward: rotate(view.rotation, [0.0, 0.0, -1.0]),
+        position: view.position.to_array(),
+        forward: rotate(view.rotation, Vec3::NEG_Z).to_array(),
     }
 }
 
@@ -153,7 +154,7 @@ fn mat4(p: &Placement) -> Mat4 {
         }
     }
     o[3][3] = 1.0;
-    o
+    Mat4::from_cols_array_2d(&o)
 }
 
 /// The light of every cell of the window of `bricks` bricks at cell `origin` (a whole
@@ -324,7 +325,13 @@ impl VoxelDraw {
             }
         }
         let stream = self.streamer.update(camera_view(view));
-        self.join(&host.prefs, &shown, Some(view.position), frame, stream)
+        self.join(
+            &host.prefs,
+            &shown,
+            Some(view.position.to_array()),
+            frame,
+            stream,
+        )
     }
 
     /// A capture's streaming: within `client.voxel.captureRadius` around `view` (outward
@@ -342,7 +349,13 @@ impl VoxelDraw {
         let stream = self
             .streamer
             .land_all(view.map(camera_view), self.config.capture_radius);
-        self.join(&host.prefs, &shown, view.map(|v| v.position), frame, stream)
+        self.join(
+            &host.prefs,
+            &shown,
+            view.map(|v| v.position.to_array()),
+            frame,
+            stream,
+        )
     }
 
     /// Streams the live client's way (`client.voxel.streamRadius` around `view`, the
@@ -380,7 +393,13 @@ impl VoxelDraw {
             }
             std::thread::sleep(frame_time);
         }
-        let stats = self.join(&host.prefs, &shown, Some(view.position), frame, stream);
+        let stats = self.join(
+            &host.prefs,
+            &shown,
+            Some(view.position.to_array()),
+            frame,
+            stream,
+        );
         (frames, stats)
     }
 
@@ -590,7 +609,7 @@ mod tests {
             [0.0, 0.0, 0.5, 3.0],
         ]);
         let inv = inverse_placement(&p).unwrap_or_else(|| panic!("singular"));
-        let m = mat4(&inv);
+        let m = mat4(&inv).to_cols_array_2d();
         // World (2, 3, 4) is cell (2, 2, 2): by hand, (2 - 1) / 0.5 and so on.
         let w = [2.0f32, 3.0, 4.0];
         let cell = [0, 1, 2].map(|r| m[0][r] * w[0] + m[1][r] * w[1] + m[2][r] * w[2] + m[3][r]);
@@ -622,8 +641,8 @@ mod tests {
         // 90° about +Y: -Z turns to -X.
         let h = std::f32::consts::FRAC_1_SQRT_2;
         let v = View {
-            position: [1.0, 2.0, 3.0],
-            rotation: [0.0, h, 0.0, h],
+            position: Vec3::new(1.0, 2.0, 3.0),
+            rotation: glam::Quat::from_xyzw(0.0, h, 0.0, h),
             projection: dh_gpu::render::frame::Projection::Perspective { fov_y: 60.0 },
             near: 0.1,
             far: None,

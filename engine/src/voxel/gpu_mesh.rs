@@ -176,7 +176,7 @@ pub fn region_asset(mesh: &RegionMesh, unresolved: &UnresolvedUvs, key: u64) -> 
         packed,
         indices: std::mem::take(&mut all.indices),
         submeshes,
-        bounds: (lo, hi),
+        bounds: (glam::Vec3::from_array(lo), glam::Vec3::from_array(hi)),
     })
 }
 
@@ -198,9 +198,9 @@ pub fn atlas_texture(atlas: &PaletteAtlas) -> Texture {
 pub fn atlas_material(atlas: &PaletteAtlas) -> Material {
     Material {
         shading: Shading::Lit,
-        base_color: [1.0, 1.0, 1.0],
+        base_color: glam::Vec3::ONE,
         uv_scale: [1.0, 1.0],
-        emissive: [0.0; 3],
+        emissive: glam::Vec3::ZERO,
         base_color_texture: Some(Arc::new(atlas_texture(atlas))),
         sampling: Sampling::Nearest,
         alpha: 1.0,

@@ -4,7 +4,9 @@
 
 use super::frame::{Projection, View};
 use super::lights::ViewVolume;
-use super::math::{self, Mat4, Vec3};
+use glam::{Mat4, Vec3};
+
+use super::math;
 
 /// The engine's default near plane, meters (ours).
 pub const DEFAULT_NEAR: f32 = 0.05;
@@ -71,19 +73,19 @@ impl ViewSetup {
 
     /// The eight world corners of the frustum between view depths `d0` and `d1`.
     pub fn corners(&self, d0: f32, d1: f32) -> [Vec3; 8] {
-        let inv_view = math::inverse(&self.view).unwrap_or(math::IDENTITY);
-        let inv_proj = math::inverse(&self.projection).unwrap_or(math::IDENTITY);
-        let mut out = [[0.0f32; 3]; 8];
+        let inv_view = math::inverse(&self.view).unwrap_or(Mat4::IDENTITY);
+        let inv_proj = math::inverse(&self.projection).unwrap_or(Mat4::IDENTITY);
+        let mut out = [Vec3::ZERO; 8];
         for (k, o) in out.iter_mut().enumerate() {
             let d = if k & 4 == 0 { d0 } else { d1 };
             let x = if k & 1 == 0 { -1.0 } else { 1.0 };
             let y = if k & 2 == 0 { -1.0 } else { 1.0 };
             let p = if self.orthographic {
-                let q = math::transform_point(&inv_proj, [x, y, 0.0]);
-                [q[0], q[1], -d]
+                let q = math::transform_point(&inv_proj, Vec3::new(x, y, 0.0));
+                Vec3::new(q[0], q[1], -d)
             } else {
-                let dir = math::transform_point(&inv_proj, [x, y, 0.5]);
-                math::scale(dir, d / -dir[2])
+                let dir = math::transform_point(&inv_proj, Vec3::new(x, y, 0.5));
+                dir * (d / -dir[2])
             };
             *o = math::transform_point(&inv_view, p);
         }
@@ -117,16 +119,16 @@ pub fn setup(view: &View, width: u32, height: u32, bounds: Option<(Vec3, Vec3)>)
             let (far, derived) = match view.far {
                 Some(f) => (f, None),
                 None => {
-                    let fwd = math::rotate(view.rotation, [0.0, 0.0, -1.0]);
+                    let fwd = math::rotate(view.rotation, Vec3::new(0.0, 0.0, -1.0));
                     let mut furthest = near + 1.0;
                     if let Some((lo, hi)) = bounds {
                         for k in 0..8 {
-                            let p = [
+                            let p = Vec3::new(
                                 if k & 1 == 0 { lo[0] } else { hi[0] },
                                 if k & 2 == 0 { lo[1] } else { hi[1] },
                                 if k & 4 == 0 { lo[2] } else { hi[2] },
-                            ];
-                            furthest = furthest.max(math::dot(math::sub(p, view.position), fwd));
+                            );
+                            furthest = furthest.max((p - view.position).dot(fwd));
                         }
                     }
                     let f = furthest + ORTHO_FAR_MARGIN;
@@ -151,6 +153,8 @@ pub fn setup(view: &View, width: u32, height: u32, bounds: Option<(Vec3, Vec3)>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
 
     #[test]
     fn aspect_rules() {
@@ -169,20 +173,25 @@ mod tests {
         // Straight down from 20 m over a floor at y in [-1, 0]: the far plane is 21 m + margin.
         let down = {
             let h = (-45f32).to_radians();
-            [h.sin(), 0.0, 0.0, h.cos()]
+            Quat::from_xyzw(h.sin(), 0.0, 0.0, h.cos())
         };
         let v = View {
-            position: [0.0, 20.0, 0.0],
+            position: Vec3::new(0.0, 20.0, 0.0),
             rotation: down,
             projection: Projection::Orthographic { half_height: 10.0 },
             near: 0.05,
             far: None,
         };
-        let s = setup(&v, 100, 100, Some(([-5.0, -1.0, -5.0], [5.0, 0.0, 5.0])));
+        let s = setup(
+            &v,
+            100,
+            100,
+            Some((Vec3::new(-5.0, -1.0, -5.0), Vec3::new(5.0, 0.0, 5.0))),
+        );
         let f = s.derived_far.unwrap_or(0.0);
         assert!((f - (21.0 + ORTHO_FAR_MARGIN)).abs() < 1e-3, "{f}");
         // The floor's center lands mid-frame inside depth [0, 1].
-        let clip = math::transform_point(&math::mul(&s.projection, &s.view), [0.0, 0.0, 0.0]);
+        let clip = math::transform_point(&(s.projection * s.view), Vec3::new(0.0, 0.0, 0.0));
         assert!(clip[0].abs() < 1e-4 && clip[1].abs() < 1e-4 && clip[2] > 0.0 && clip[2] < 1.0);
         // A stated far is kept and not logged.
         let s2 = setup(

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use dh_content::mesh::PackedMesh;
 
-use super::math::{Mat4, Vec3};
+use glam::{Mat4, Quat, Vec3};
+
+use super::math;
+
 use super::tonemap::{Hable, Tonemap};
 
 /// How a material shades.
@@ -156,9 +159,9 @@ impl Material {
     pub fn flat_white() -> Material {
         Material {
             shading: Shading::Lit,
-            base_color: [1.0, 1.0, 1.0],
+            base_color: Vec3::new(1.0, 1.0, 1.0),
             uv_scale: [1.0, 1.0],
-            emissive: [0.0; 3],
+            emissive: Vec3::ZERO,
             base_color_texture: None,
             sampling: Sampling::Linear,
             alpha: 1.0,
@@ -169,9 +172,9 @@ impl Material {
     pub fn missing() -> Material {
         Material {
             shading: Shading::Missing,
-            base_color: [1.0, 0.0, 0.0],
+            base_color: Vec3::new(1.0, 0.0, 0.0),
             uv_scale: [1.0, 1.0],
-            emissive: [0.0; 3],
+            emissive: Vec3::ZERO,
             base_color_texture: None,
             sampling: Sampling::Linear,
             alpha: 1.0,
@@ -234,15 +237,15 @@ impl MeshAsset {
 /// The axis-aligned bounds of the box `(lo, hi)` carried by `world`: its eight corners
 /// transformed.
 pub fn transform_bounds(world: &Mat4, (lo, hi): (Vec3, Vec3)) -> (Vec3, Vec3) {
-    let mut out_lo = [f32::INFINITY; 3];
-    let mut out_hi = [f32::NEG_INFINITY; 3];
+    let mut out_lo = Vec3::INFINITY;
+    let mut out_hi = Vec3::NEG_INFINITY;
     for corner in 0..8 {
-        let local = [
+        let local = Vec3::new(
             if corner & 1 == 0 { lo[0] } else { hi[0] },
             if corner & 2 == 0 { lo[1] } else { hi[1] },
             if corner & 4 == 0 { lo[2] } else { hi[2] },
-        ];
-        let p = super::math::transform_point(world, local);
+        );
+        let p = math::transform_point(world, local);
         for k in 0..3 {
             out_lo[k] = out_lo[k].min(p[k]);
             out_hi[k] = out_hi[k].max(p[k]);
@@ -274,7 +277,7 @@ impl MeshInstance {
 
     /// Whether `world` mirrors (a negative determinant): drawn with its winding flipped.
     pub fn is_mirrored(&self) -> bool {
-        super::math::determinant3(&self.world) < 0.0
+        math::determinant3(&self.world) < 0.0
     }
 }
 
@@ -358,11 +361,13 @@ impl VoxelLightWindow {
     /// the gate is the curve, the fill is `linear(tint × curve)` per channel.
     pub fn tables(brightness: f32, tint: [u8; 3]) -> ([f32; LIGHT_LEVELS], [Vec3; LIGHT_LEVELS]) {
         let mut gate = [0.0; LIGHT_LEVELS];
-        let mut fill = [[0.0; 3]; LIGHT_LEVELS];
+        let mut fill = [Vec3::ZERO; LIGHT_LEVELS];
         for level in 0..LIGHT_LEVELS {
             let c = light_curve(level as u8, brightness);
             gate[level] = c;
-            fill[level] = tint.map(|t| super::math::srgb_to_linear(f32::from(t) / 255.0 * c));
+            fill[level] = Vec3::from_array(
+                tint.map(|t| super::math::srgb_to_linear(f32::from(t) / 255.0 * c)),
+            );
         }
         (gate, fill)
     }
@@ -386,7 +391,7 @@ pub struct BoxInstance {
     /// Center, meters.
     pub position: Vec3,
     /// Orientation, unit quaternion `[x, y, z, w]`.
-    pub rotation: [f32; 4],
+    pub rotation: Quat,
     /// Full extents, meters (the box's size times its owner's scale).
     pub size: Vec3,
     /// Index into [`RenderFrame::materials`].
@@ -482,7 +487,7 @@ impl Default for Sky {
             horizon_softness: 0.15,
             intensity: 1.0,
             sun_disc: 30.0,
-            ground: [0.22, 0.20, 0.18],
+            ground: Vec3::new(0.22, 0.20, 0.18),
             ground_blend: 0.01,
         }
     }
@@ -509,12 +514,16 @@ pub struct Lighting {
 impl Default for Lighting {
     fn default() -> Self {
         Lighting {
-            sun_direction: super::math::normalize_or([-0.35, -0.85, -0.4], [0.0, -1.0, 0.0]),
-            sun_radiance: [1.0; 3],
+            sun_direction: math::normalize_or(
+                Vec3::new(-0.35, -0.85, -0.4),
+                Vec3::new(0.0, -1.0, 0.0),
+            ),
+            sun_radiance: Vec3::ONE,
             sun_angular_diameter: 0.53,
             ambient: Ambient::Hemisphere {
-                sky: [0.68, 0.715, 0.786].map(|c| super::math::srgb_to_linear(c) * 0.35),
-                ground: [0.618, 0.601, 0.584].map(|c| super::math::srgb_to_linear(c) * 0.35),
+                sky: Vec3::new(0.68, 0.715, 0.786).map(|c| super::math::srgb_to_linear(c) * 0.35),
+                ground: Vec3::new(0.618, 0.601, 0.584)
+                    .map(|c| super::math::srgb_to_linear(c) * 0.35),
             },
             half_lambert: 1.0,
             sky: None,
@@ -610,7 +619,7 @@ pub struct View {
     /// The eye, meters.
     pub position: Vec3,
     /// Orientation: it looks down its rotated -Z.
-    pub rotation: [f32; 4],
+    pub rotation: Quat,
     /// How it projects.
     pub projection: Projection,
     /// Near plane, meters.
@@ -649,18 +658,18 @@ pub struct RenderFrame {
 impl RenderFrame {
     /// The axis-aligned bounds of every box and mesh instance, `None` when there is none.
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
-        let mut lo = [f32::INFINITY; 3];
-        let mut hi = [f32::NEG_INFINITY; 3];
+        let mut lo = Vec3::INFINITY;
+        let mut hi = Vec3::NEG_INFINITY;
         let mut any = false;
         for b in self.static_boxes.iter().chain(&self.live_boxes) {
             let h = b.size.map(|s| s.abs() * 0.5);
             for corner in 0..8 {
-                let local = [
+                let local = Vec3::new(
                     if corner & 1 == 0 { -h[0] } else { h[0] },
                     if corner & 2 == 0 { -h[1] } else { h[1] },
                     if corner & 4 == 0 { -h[2] } else { h[2] },
-                ];
-                let p = super::math::add(b.position, super::math::rotate(b.rotation, local));
+                );
+                let p = b.position + math::rotate(b.rotation, local);
                 for k in 0..3 {
                     lo[k] = lo[k].min(p[k]);
                     hi[k] = hi[k].max(p[k]);
@@ -670,7 +679,7 @@ impl RenderFrame {
         }
         for m in &self.meshes {
             let (a, b) = m.world_bounds();
-            if a.iter().chain(&b).all(|v| v.is_finite()) {
+            if a.is_finite() && b.is_finite() {
                 for k in 0..3 {
                     lo[k] = lo[k].min(a[k]);
                     hi[k] = hi[k].max(b[k]);
@@ -685,6 +694,8 @@ impl RenderFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
 
     fn png(width: u32, height: u32, color: png::ColorType, data: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();

@@ -16,7 +16,8 @@
 use ash::vk;
 
 use super::frame::{VoxelLightWindow, LIGHT_BRICK, LIGHT_BRICK_CELLS};
-use super::math::Vec3;
+use glam::Vec3;
+
 use crate::{Buffer, BufferDesc, Gpu, MemoryLocation, Result, StagingRing};
 
 /// Bytes one brick takes on the GPU (4096 cells of 16 bits).
@@ -89,9 +90,9 @@ fn eye_in_light(window: &VoxelLightWindow, eye: Vec3) -> [f64; 3] {
     let m = &window.world_to_light;
     [0, 1, 2].map(|r| {
         (0..3)
-            .map(|c| f64::from(m[c][r]) * f64::from(eye[c]))
+            .map(|c| f64::from(m.col(c)[r]) * f64::from(eye[c]))
             .sum::<f64>()
-            + f64::from(m[3][r])
+            + f64::from(m.col(3)[r])
     })
 }
 
@@ -221,7 +222,9 @@ impl LightResidency {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::math::IDENTITY;
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
+    const IDENTITY: Mat4 = Mat4::IDENTITY;
 
     fn window(bricks: [u32; 3]) -> VoxelLightWindow {
         let n = (bricks[0] * bricks[1] * bricks[2]) as usize;
@@ -284,13 +287,13 @@ mod tests {
         let versions = brick_versions(&w);
         let none = vec![None; 4];
         assert_eq!(
-            changed_nearest_first(&w, &versions, &none, [45.0, 8.0, 8.0]),
+            changed_nearest_first(&w, &versions, &none, Vec3::new(45.0, 8.0, 8.0)),
             vec![2, 3, 1, 0]
         );
         // Bricks held at their version are not listed.
         let held = vec![Some(versions[0]), None, Some(versions[2]), Some(0xdead)];
         assert_eq!(
-            changed_nearest_first(&w, &versions, &held, [45.0, 8.0, 8.0]),
+            changed_nearest_first(&w, &versions, &held, Vec3::new(45.0, 8.0, 8.0)),
             vec![3, 1]
         );
     }

@@ -4,7 +4,9 @@
 //! `lightClusterFar`, where the last slice begins and runs to infinity).
 
 use super::frame::{ClusterConfig, Falloff, Light, LightKind};
-use super::math::{self, Mat4, Vec3};
+use glam::{Mat4, Vec3, Vec4};
+
+use super::math;
 
 /// The most lights the GPU shades in a frame.
 pub const MAX_LIGHTS: usize = 64;
@@ -41,17 +43,17 @@ pub fn spot_cone(angle_cos: f32, inner: f32, outer: f32) -> f32 {
 /// cone, and the unit direction from `p` toward the light.
 pub fn light_at(light: &Light, p: Vec3) -> (Vec3, Vec3) {
     match light.kind {
-        LightKind::Directional => (light.radiance, math::scale(light.direction, -1.0)),
+        LightKind::Directional => (light.radiance, (light.direction * (-1.0))),
         LightKind::Point | LightKind::Spot => {
-            let to = math::sub(light.position, p);
-            let d = math::length(to);
-            let l = math::normalize_or(to, [0.0, 1.0, 0.0]);
+            let to = light.position - p;
+            let d = to.length();
+            let l = math::normalize_or(to, Vec3::new(0.0, 1.0, 0.0));
             let mut k = falloff(light.falloff, d, light.range);
             if light.kind == LightKind::Spot {
-                let c = -math::dot(l, light.direction);
+                let c = -l.dot(light.direction);
                 k *= spot_cone(c, light.inner_cone, light.outer_cone);
             }
-            (math::scale(light.radiance, k), l)
+            ((light.radiance * k), l)
         }
     }
 }
@@ -82,7 +84,7 @@ impl ViewVolume {
         }
         // Side planes from the projection: |x_clip| <= w, |y_clip| <= w.
         let p = &self.projection;
-        let (sx, sy) = (p[0][0].abs(), p[1][1].abs());
+        let (sx, sy) = (p.x_axis.x.abs(), p.y_axis.y.abs());
         if self.orthographic {
             let hx = 1.0 / sx.max(1e-6);
             let hy = 1.0 / sy.max(1e-6);
@@ -117,7 +119,7 @@ pub fn rank_lights(lights: &[Light], view: &ViewVolume) -> Vec<usize> {
             match l.kind {
                 LightKind::Directional => (true, f32::INFINITY, i),
                 _ => {
-                    let d = math::length(math::sub(l.position, view.eye));
+                    let d = (l.position - view.eye).length();
                     let reach = view.sphere_visible(l.position, l.range);
                     let gap = (d - l.range).max(0.0);
                     (reach, lum / (1.0 + d * d + gap * gap), i)
@@ -259,7 +261,7 @@ pub fn bin_lights(lights: &[Light], view: &ViewVolume, grid: &ClusterGrid) -> Cl
             if !view.orthographic && -p[2] < view.near {
                 p[2] = -view.near;
             }
-            let clip = math::transform4(&view.projection, [p[0], p[1], p[2], 1.0]);
+            let clip = view.projection * Vec4::from_array([p[0], p[1], p[2], 1.0]);
             let w = if view.orthographic {
                 1.0
             } else {
@@ -313,13 +315,15 @@ pub fn bin_lights(lights: &[Light], view: &ViewVolume, grid: &ClusterGrid) -> Cl
 mod tests {
     use super::*;
     use crate::render::math::{perspective, view_from_pose};
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
 
     fn point(p: Vec3, range: f32, intensity: f32) -> Light {
         Light {
             kind: LightKind::Point,
             position: p,
-            direction: [0.0, -1.0, 0.0],
-            radiance: [intensity; 3],
+            direction: Vec3::new(0.0, -1.0, 0.0),
+            radiance: Vec3::splat(intensity),
             range,
             falloff: Falloff::Physical,
             inner_cone: 0.5,
@@ -329,9 +333,12 @@ mod tests {
 
     fn view() -> ViewVolume {
         ViewVolume {
-            view: view_from_pose([0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]),
+            view: view_from_pose(
+                Vec3::new(0.0, 0.0, 0.0),
+                Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+            ),
             projection: perspective(60f32.to_radians(), 2.0, 0.1, None),
-            eye: [0.0; 3],
+            eye: Vec3::ZERO,
             near: 0.1,
             orthographic: false,
         }
@@ -373,10 +380,10 @@ mod tests {
         let mut lights = Vec::new();
         // 70 dim lights in front of the eye, one bright one, and one behind (out of reach).
         for i in 0..70 {
-            lights.push(point([0.0, 0.0, -5.0 - i as f32], 3.0, 1.0));
+            lights.push(point(Vec3::new(0.0, 0.0, -5.0 - i as f32), 3.0, 1.0));
         }
-        lights.push(point([0.0, 0.0, -20.0], 3.0, 100.0));
-        lights.push(point([0.0, 0.0, 50.0], 3.0, 1000.0));
+        lights.push(point(Vec3::new(0.0, 0.0, -20.0), 3.0, 100.0));
+        lights.push(point(Vec3::new(0.0, 0.0, 50.0), 3.0, 1000.0));
         let ranked = rank_lights(&lights, &view());
         assert_eq!(ranked.len(), MAX_LIGHTS);
         assert_eq!(ranked[0], 70, "the bright one first");
@@ -420,15 +427,14 @@ mod tests {
         let v = view();
         let g = ClusterGrid::new(&ClusterConfig::default(), v.near);
         let lights = vec![
-            point([3.0, 1.0, -8.0], 4.0, 10.0),
-            point([-6.0, -2.0, -30.0], 10.0, 10.0),
-            point([0.0, 0.0, -0.5], 2.0, 10.0),
-            point([0.0, 0.0, 30.0], 2.0, 10.0),
+            point(Vec3::new(3.0, 1.0, -8.0), 4.0, 10.0),
+            point(Vec3::new(-6.0, -2.0, -30.0), 10.0, 10.0),
+            point(Vec3::new(0.0, 0.0, -0.5), 2.0, 10.0),
+            point(Vec3::new(0.0, 0.0, 30.0), 2.0, 10.0),
         ];
         let bins = bin_lights(&lights, &v, &g);
         let (w, h) = (320u32, 160u32);
-        let inv =
-            crate::render::math::inverse(&v.projection).unwrap_or(crate::render::math::IDENTITY);
+        let inv = crate::render::math::inverse(&v.projection).unwrap_or(Mat4::IDENTITY);
         let mut checked = 0;
         for py in (0..h).step_by(7) {
             for px in (0..w).step_by(7) {
@@ -437,13 +443,13 @@ mod tests {
                         (px as f32 + 0.5) / w as f32 * 2.0 - 1.0,
                         (py as f32 + 0.5) / h as f32 * 2.0 - 1.0,
                     ];
-                    let dir = crate::render::math::transform_point(&inv, [ndc[0], ndc[1], 0.5]);
-                    let p = math::scale(dir, depth / -dir[2]);
+                    let dir = math::transform_point(&inv, Vec3::new(ndc[0], ndc[1], 0.5));
+                    let p = dir * (depth / -dir[2]);
                     let cl = g.cluster_of(px as f32 + 0.5, py as f32 + 0.5, w, h, depth);
                     let [o, n] = bins.ranges[cl as usize];
                     let list = &bins.indices[o as usize..(o + n) as usize];
                     for (i, l) in lights.iter().enumerate() {
-                        if math::length(math::sub(p, l.position)) < l.range {
+                        if (p - l.position).length() < l.range {
                             assert!(
                                 list.contains(&(i as u32)),
                                 "light {i} missing at {px},{py} depth {depth}"

@@ -22,7 +22,8 @@ use dh_content::mesh::{
 };
 
 use super::frame::{MeshAsset, MeshInstance, RenderFrame, Surface};
-use super::math::{self, Vec3};
+use glam::Vec3;
+
 use super::passes::{Draw, GeoBind};
 use super::uploads::UploadQueue;
 use crate::{Buffer, BufferDesc, Gpu, MemoryLocation, Result};
@@ -316,11 +317,11 @@ pub(super) struct MeshDraws<'a> {
 /// (orthographic, where every ray is parallel).
 pub(super) fn sort_distance(inst: &MeshInstance, eye: Vec3, forward: Option<Vec3>) -> f32 {
     let (lo, hi) = inst.world_bounds();
-    let center = math::scale(math::add(lo, hi), 0.5);
-    let d = math::sub(center, eye);
+    let center = (lo + hi) * 0.5;
+    let d = center - eye;
     match forward {
-        Some(f) => math::dot(d, f),
-        None => math::length(d),
+        Some(f) => d.dot(f),
+        None => d.length(),
     }
 }
 
@@ -427,6 +428,8 @@ mod tests {
     use super::*;
     use crate::render::frame::SubMesh;
     use dh_content::mesh::{box_mesh, pack_streams};
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
 
     fn asset(key: u64) -> MeshAsset {
         let b = box_mesh([1.0, 1.0, 1.0]);
@@ -441,7 +444,7 @@ mod tests {
                 slot: 0,
                 surface: Surface::Opaque,
             }],
-            bounds: ([-0.5; 3], [0.5; 3]),
+            bounds: (Vec3::splat(-0.5), Vec3::splat(0.5)),
         }
     }
 
@@ -471,13 +474,21 @@ mod tests {
     fn translucent_distance_is_to_the_bounds_center() {
         let inst = MeshInstance {
             mesh: Arc::new(asset(1)),
-            world: math::trs([0.0, 0.0, -5.0], [0.0, 0.0, 0.0, 1.0], [2.0; 3]),
+            world: crate::render::math::trs(
+                Vec3::new(0.0, 0.0, -5.0),
+                Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+                Vec3::splat(2.0),
+            ),
             materials: vec![],
             casts_shadows: false,
         };
         // Center (0, 0, -5): 5 m from the origin, 3 m along -Z from z = -2.
-        assert!((sort_distance(&inst, [0.0; 3], None) - 5.0).abs() < 1e-5);
-        let f = sort_distance(&inst, [1.0, 7.0, -2.0], Some([0.0, 0.0, -1.0]));
+        assert!((sort_distance(&inst, Vec3::ZERO, None) - 5.0).abs() < 1e-5);
+        let f = sort_distance(
+            &inst,
+            Vec3::new(1.0, 7.0, -2.0),
+            Some(Vec3::new(0.0, 0.0, -1.0)),
+        );
         assert!((f - 3.0).abs() < 1e-5);
     }
 }

@@ -11,7 +11,8 @@ use dh_content::mesh::MeshVertexLayout;
 
 use super::frame::{Post, Surface};
 use super::gpu_data::{BloomParams, DrawPush, PostParams, SCREEN_PUSH_BYTES};
-use super::math::{self, Mat4};
+use glam::Mat4;
+
 use super::shadow::CASCADES;
 use super::tonemap::BloomPlan;
 use crate::{CaptureTarget, Gpu, Image, PassQueries, Pipeline, PipelineLayout};
@@ -171,7 +172,7 @@ impl Draw {
             first_index,
             index_count,
             vertex_offset,
-            world: math::IDENTITY,
+            world: Mat4::IDENTITY,
             material,
             surface: Surface::Opaque,
             mirrored: false,
@@ -482,9 +483,9 @@ impl PassCtx<'_> {
                 bound = d.geo;
             }
             on_draw(d);
-            let row = |r: usize| glam::Vec4::from_array(d.world.map(|col| col[r]));
+            let row = |r: usize| d.world.row(r);
             let push = DrawPush {
-                clip_from_local: glam::Mat4::from_cols_array_2d(&math::mul(clip, &d.world)),
+                clip_from_local: *clip * d.world,
                 world_row0: row(0),
                 world_row1: row(1),
                 world_row2: row(2),

@@ -4,6 +4,8 @@
 //! lower ones, with a darker outline, on a pale ground.
 
 use super::frame::{RenderFrame, Shading};
+use glam::Vec3;
+
 use super::math::{self, linear_to_srgb};
 use crate::RgbaImage;
 
@@ -26,10 +28,7 @@ pub fn top_down_plan(frame: &RenderFrame, width: u32, height: u32) -> RgbaImage 
     let footprint = |b: &super::frame::BoxInstance| -> [[f32; 2]; 4] {
         let hs = b.size.map(|s| s.abs() * 0.5);
         [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(sx, sz)| {
-            let p = math::add(
-                b.position,
-                math::rotate(b.rotation, [hs[0] * sx, hs[1], hs[2] * sz]),
-            );
+            let p = b.position + math::rotate(b.rotation, Vec3::new(hs[0] * sx, hs[1], hs[2] * sz));
             [p[0], p[2]]
         })
     };
@@ -61,14 +60,17 @@ pub fn top_down_plan(frame: &RenderFrame, width: u32, height: u32) -> RgbaImage 
     };
     for (b, print) in boxes.iter().zip(&prints) {
         let quad = print.map(to_px);
-        let color = frame
-            .materials
-            .get(b.material as usize)
-            .map_or([1.0, 0.0, 0.0], |m| match m.shading {
-                Shading::Missing => [1.0, 0.0, 0.0],
-                _ => m.base_color,
-            });
-        let fill = color.map(|c| (linear_to_srgb(c) * 255.0).round() as u8);
+        let color =
+            frame
+                .materials
+                .get(b.material as usize)
+                .map_or(Vec3::new(1.0, 0.0, 0.0), |m| match m.shading {
+                    Shading::Missing => Vec3::new(1.0, 0.0, 0.0),
+                    _ => m.base_color,
+                });
+        let fill = color
+            .to_array()
+            .map(|c| (linear_to_srgb(c) * 255.0).round() as u8);
         let edge = fill.map(|c| (f32::from(c) * 0.45) as u8);
         let (mut x0, mut y0, mut x1, mut y1) = (
             f32::INFINITY,
@@ -120,25 +122,27 @@ pub fn top_down_plan(frame: &RenderFrame, width: u32, height: u32) -> RgbaImage 
 mod tests {
     use super::*;
     use crate::render::frame::{BoxInstance, Material};
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
 
     #[test]
     fn the_plan_shows_each_box_in_its_color() {
         let mut m = Material::missing();
         m.shading = Shading::Lit;
-        m.base_color = [0.0, 0.0, 1.0];
+        m.base_color = Vec3::new(0.0, 0.0, 1.0);
         let frame = RenderFrame {
             materials: vec![m, Material::missing()],
             static_boxes: vec![
                 BoxInstance {
-                    position: [0.0, -0.5, 0.0],
-                    rotation: [0.0, 0.0, 0.0, 1.0],
-                    size: [10.0, 1.0, 10.0],
+                    position: Vec3::new(0.0, -0.5, 0.0),
+                    rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+                    size: Vec3::new(10.0, 1.0, 10.0),
                     material: 0,
                 },
                 BoxInstance {
-                    position: [2.5, 0.5, 2.5],
-                    rotation: [0.0, 0.0, 0.0, 1.0],
-                    size: [2.0, 1.0, 2.0],
+                    position: Vec3::new(2.5, 0.5, 2.5),
+                    rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+                    size: Vec3::new(2.0, 1.0, 2.0),
                     material: 1,
                 },
             ],

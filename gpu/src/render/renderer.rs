@@ -66,6 +66,7 @@ use crate::{
     Pipeline, PipelineLayout, PipelineLayoutDesc, Result, Retired, RgbaImage, ShaderEntry,
     StagingConfig, StagingRing, StagingStats, VertexInput, CAPTURE_FORMAT,
 };
+use glam::{Mat4, Vec3, Vec4};
 
 /// Bytes of the frame uniform block (`struct Frame` in `box_lit.wgsl`).
 pub const FRAME_UNIFORM_BYTES: usize = std::mem::size_of::<FrameUniform>();
@@ -740,7 +741,7 @@ fn size_key(frame: &RenderFrame) -> Vec<[u32; 3]> {
     frame
         .live_boxes
         .iter()
-        .map(|b| b.size.map(f32::to_bits))
+        .map(|b| b.size.to_array().map(f32::to_bits))
         .collect()
 }
 
@@ -1101,7 +1102,7 @@ impl Renderer {
             frame.bounds(),
             CASCADE_RESOLUTION,
         );
-        let sun_on = frame.lighting.sun_radiance.iter().any(|c| *c > 0.0);
+        let sun_on = frame.lighting.sun_radiance.cmpgt(Vec3::ZERO).any();
         let plan = frame
             .post
             .bloom
@@ -1127,7 +1128,7 @@ impl Renderer {
         match (&self.live, live_ready) {
             (_, Some(g)) => {
                 draws.extend(g.draws.iter().zip(&frame.live_boxes).map(|(d, b)| Draw {
-                    world: math::trs(b.position, b.rotation, [1.0; 3]),
+                    world: math::trs(b.position, b.rotation, Vec3::splat(1.0)),
                     ..*d
                 }))
             }
@@ -1142,9 +1143,7 @@ impl Renderer {
             flat_white: material_count,
             missing: material_count + 1,
         };
-        let forward = setup
-            .orthographic
-            .then(|| [-setup.view[0][2], -setup.view[1][2], -setup.view[2][2]]);
+        let forward = setup.orthographic.then(|| -setup.view.row(2).truncate());
         let mesh_draws = self.meshes.draws(frame, 2, setup.eye, forward, fallbacks);
         draws.extend_from_slice(&mesh_draws.solid);
         let mut geos: Vec<Option<&GeoBind>> =
@@ -1378,7 +1377,7 @@ impl Renderer {
             white_set,
             bloom_sets: &bloom_sets,
             post_set,
-            view_proj: math::mul(&setup.projection, &setup.view),
+            view_proj: (setup.projection * setup.view),
             cascades_vp: cascades.map(|c| c.view_projection),
             sun_on,
             post: frame.post,
@@ -1648,15 +1647,19 @@ fn static_geometry(frame: &RenderFrame) -> (Vec<MeshVertex>, Vec<u32>, Vec<Draw>
         let first = indices.len() as u32;
         while i < order.len() && order[i].material == material {
             let b = order[i];
-            let m = mesh::box_mesh(b.size);
+            // The content crate's vertices are plain arrays (MeshVertex is its Pod layout).
+            let m = mesh::box_mesh(b.size.to_array());
             let base = vertices.len() as u32;
             for v in m.vertices.iter() {
-                let p = math::add(b.position, math::rotate(b.rotation, v.position));
-                let n = math::rotate(b.rotation, v.normal);
-                let t = math::rotate(b.rotation, [v.tangent[0], v.tangent[1], v.tangent[2]]);
+                let p = b.position + math::rotate(b.rotation, Vec3::from(v.position));
+                let n = math::rotate(b.rotation, Vec3::from(v.normal));
+                let t = math::rotate(
+                    b.rotation,
+                    Vec3::new(v.tangent[0], v.tangent[1], v.tangent[2]),
+                );
                 vertices.push(MeshVertex {
-                    position: p,
-                    normal: n,
+                    position: p.to_array(),
+                    normal: n.to_array(),
                     tangent: [t[0], t[1], t[2], v.tangent[3]],
                     ..*v
                 });
@@ -1681,7 +1684,7 @@ fn live_geometry(frame: &RenderFrame) -> (Vec<MeshVertex>, Vec<u32>, Vec<Draw>) 
     let mut indices: Vec<u32> = Vec::new();
     let mut draws = Vec::new();
     for b in &frame.live_boxes {
-        let m = mesh::box_mesh(b.size);
+        let m = mesh::box_mesh(b.size.to_array());
         let first = indices.len() as u32;
         let base = vertices.len() as i32;
         vertices.extend_from_slice(&m.vertices);
@@ -1760,27 +1763,29 @@ fn frame_uniform(
     grid: &ClusterGrid,
     lights: usize,
 ) -> FrameUniform {
-    let m = |m: &math::Mat4| glam::Mat4::from_cols_array_2d(m);
-    let v4 = |v: [f32; 3], w: f32| glam::Vec4::new(v[0], v[1], v[2], w);
-    let vp = math::mul(&setup.projection, &setup.view);
+    let v4 = |v: Vec3, w: f32| v.extend(w);
+    let vp = setup.projection * setup.view;
     let l = &frame.lighting;
-    let d = math::normalize_or(l.sun_direction, [0.0, -1.0, 0.0]);
+    let d = math::normalize_or(l.sun_direction, Vec3::new(0.0, -1.0, 0.0));
     let s = l.sun_radiance;
-    let mut sh = [[0.0f32; 3]; 9];
+    let mut sh = [Vec3::ZERO; 9];
     let (ambient_sky, ambient_ground) = match l.ambient {
         Ambient::Hemisphere { sky: a, ground: g } => (v4(a, 0.0), v4(g, 0.0)),
         Ambient::Sky { intensity } => {
             let params = l.sky.unwrap_or_default();
             sh = sky::sky_ambient(&params, d, s, l.sun_angular_diameter);
-            (v4([0.0; 3], 1.0), v4([0.0; 3], intensity))
+            (
+                Vec4::new(0.0, 0.0, 0.0, 1.0),
+                Vec4::new(0.0, 0.0, 0.0, intensity),
+            )
         }
     };
     let k = l.sky.unwrap_or_default();
     FrameUniform {
-        view_proj: m(&vp),
-        view: m(&setup.view),
-        inv_view_proj: m(&math::inverse(&vp).unwrap_or(math::IDENTITY)),
-        cascades: cascades.map(|c| m(&c.view_projection)),
+        view_proj: vp,
+        view: setup.view,
+        inv_view_proj: math::inverse(&vp).unwrap_or(Mat4::IDENTITY),
+        cascades: cascades.map(|c| c.view_projection),
         cascade_splits: cascades.map(|c| c.split).into(),
         cascade_texel: cascades.map(|c| c.texel_size).into(),
         camera: v4(setup.eye, if setup.orthographic { 1.0 } else { 0.0 }),
@@ -1816,7 +1821,7 @@ fn frame_uniform(
 
 /// What shows behind the geometry when the sky is off: the hemisphere fill's sky color at
 /// full strength (a sky-ambient world with its sky off has no hemisphere; a dim gray).
-pub fn clear_color(frame: &RenderFrame) -> [f32; 3] {
+pub fn clear_color(frame: &RenderFrame) -> Vec3 {
     match frame.lighting.ambient {
         Ambient::Hemisphere { sky, .. } => {
             let m = sky[0].max(sky[1]).max(sky[2]);
@@ -1824,10 +1829,10 @@ pub fn clear_color(frame: &RenderFrame) -> [f32; 3] {
                 // Normalized to the color's own hue at a mid value.
                 sky.map(|c| c / m * 0.45)
             } else {
-                [0.0; 3]
+                Vec3::ZERO
             }
         }
-        Ambient::Sky { .. } => [0.2; 3],
+        Ambient::Sky { .. } => Vec3::splat(0.2),
     }
 }
 
@@ -1845,7 +1850,7 @@ fn light_data(lights: &[super::frame::Light]) -> Vec<LightData> {
                 super::frame::Falloff::Physical => 0.0,
                 super::frame::Falloff::Unity => 1.0,
             };
-            let v4 = |v: [f32; 3], w: f32| glam::Vec4::new(v[0], v[1], v[2], w);
+            let v4 = |v: Vec3, w: f32| v.extend(w);
             LightData {
                 position_range: v4(l.position, l.range),
                 direction_kind: v4(l.direction, kind),
@@ -1909,7 +1914,7 @@ fn voxel_light_header(window: Option<&super::frame::VoxelLightWindow>) -> VoxelL
     };
     let gate = w.sky_gate;
     VoxelLightHeader {
-        world_to_light: glam::Mat4::from_cols_array_2d(&w.world_to_light),
+        world_to_light: w.world_to_light,
         origin: [w.origin[0], w.origin[1], w.origin[2], 0],
         dims: [w.bricks[0], w.bricks[1], w.bricks[2], 1],
         params: glam::Vec4::new(
@@ -1926,6 +1931,6 @@ fn voxel_light_header(window: Option<&super::frame::VoxelLightWindow>) -> VoxelL
                 gate[4 * i + 3],
             )
         }),
-        fill: w.fill.map(|f| glam::Vec4::new(f[0], f[1], f[2], 0.0)),
+        fill: w.fill.map(|f| f.extend(0.0)),
     }
 }

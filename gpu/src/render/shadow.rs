@@ -3,7 +3,9 @@
 //! texel-snapped orthographic box around the bounding sphere of its slice of the view
 //! frustum, so shadows do not swim as the camera turns.
 
-use super::math::{self, Mat4, Vec3};
+use glam::{Mat4, Vec3};
+
+use super::math;
 
 /// Cascades the sun renders.
 pub const CASCADES: usize = 4;
@@ -49,27 +51,27 @@ pub fn cascades(
     scene: Option<(Vec3, Vec3)>,
     resolution: u32,
 ) -> [Cascade; CASCADES] {
-    let dir = math::normalize_or(sun_direction, [0.0, -1.0, 0.0]);
+    let dir = math::normalize_or(sun_direction, Vec3::new(0.0, -1.0, 0.0));
     let mut out = [Cascade {
-        view_projection: math::IDENTITY,
+        view_projection: Mat4::IDENTITY,
         split: 0.0,
         texel_size: 1.0,
     }; CASCADES];
     let mut start = near;
     for (i, c) in out.iter_mut().enumerate() {
         let pts = corners(start, splits[i]);
-        let mut center = [0.0f32; 3];
+        let mut center = Vec3::ZERO;
         for p in &pts {
-            center = math::add(center, math::scale(*p, 1.0 / 8.0));
+            center += *p * (1.0 / 8.0);
         }
         let mut radius = pts
             .iter()
-            .map(|p| math::length(math::sub(*p, center)))
+            .map(|p| ((*p) - center).length())
             .fold(0.0f32, f32::max);
         radius = (radius * 16.0).ceil() / 16.0;
         let texel = 2.0 * radius / resolution.max(1) as f32;
         // Light space with the sun looking along `dir`; snap the center to whole texels.
-        let light_view = math::look_to([0.0; 3], dir, [0.0, 1.0, 0.0]);
+        let light_view = math::look_to(Vec3::ZERO, dir, Vec3::new(0.0, 1.0, 0.0));
         let mut lc = math::transform_point(&light_view, center);
         lc[0] = (lc[0] / texel).floor() * texel;
         lc[1] = (lc[1] / texel).floor() * texel;
@@ -77,11 +79,11 @@ pub fn cascades(
         let mut back = radius;
         if let Some((lo, hi)) = scene {
             for k in 0..8 {
-                let p = [
+                let p = Vec3::new(
                     if k & 1 == 0 { lo[0] } else { hi[0] },
                     if k & 2 == 0 { lo[1] } else { hi[1] },
                     if k & 4 == 0 { lo[2] } else { hi[2] },
-                ];
+                );
                 let lp = math::transform_point(&light_view, p);
                 // View space looks down -Z: nearer the sun is larger z.
                 back = back.max(lp[2] - lc[2]);
@@ -98,7 +100,7 @@ pub fn cascades(
             far_d,
         );
         *c = Cascade {
-            view_projection: math::mul(&proj, &light_view),
+            view_projection: (proj * light_view),
             split: splits[i],
             texel_size: texel,
         };
@@ -111,6 +113,8 @@ pub fn cascades(
 mod tests {
     use super::*;
     use crate::render::math::{inverse, perspective, transform_point, view_from_pose};
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
 
     #[test]
     fn splits_rise_to_the_shadow_distance() {
@@ -125,24 +129,34 @@ mod tests {
 
     #[test]
     fn each_cascade_contains_its_slice() {
-        let view = view_from_pose([3.0, 2.0, 5.0], [0.0, 0.38268343, 0.0, 0.9238795]);
+        let view = view_from_pose(
+            Vec3::new(3.0, 2.0, 5.0),
+            Quat::from_xyzw(0.0, 0.38268343, 0.0, 0.9238795),
+        );
         let proj = perspective(75f32.to_radians(), 16.0 / 9.0, 0.1, None);
-        let inv_view = inverse(&view).unwrap_or(math::IDENTITY);
-        let inv_proj = inverse(&proj).unwrap_or(math::IDENTITY);
+        let inv_view = inverse(&view).unwrap_or(Mat4::IDENTITY);
+        let inv_proj = inverse(&proj).unwrap_or(Mat4::IDENTITY);
         let corners = |d0: f32, d1: f32| -> [Vec3; 8] {
-            let mut out = [[0.0f32; 3]; 8];
+            let mut out = [Vec3::ZERO; 8];
             for (k, o) in out.iter_mut().enumerate() {
                 let d = if k & 4 == 0 { d0 } else { d1 };
                 let x = if k & 1 == 0 { -1.0 } else { 1.0 };
                 let y = if k & 2 == 0 { -1.0 } else { 1.0 };
-                let dir = transform_point(&inv_proj, [x, y, 0.5]);
-                let p = math::scale(dir, d / -dir[2]);
+                let dir = transform_point(&inv_proj, Vec3::new(x, y, 0.5));
+                let p = dir * (d / -dir[2]);
                 *o = transform_point(&inv_view, p);
             }
             out
         };
         let splits = split_distances(0.1, SHADOW_DISTANCE, SPLIT_LAMBDA);
-        let cs = cascades([-0.35, -0.85, -0.4], 0.1, &splits, corners, None, 1024);
+        let cs = cascades(
+            Vec3::new(-0.35, -0.85, -0.4),
+            0.1,
+            &splits,
+            corners,
+            None,
+            1024,
+        );
         let mut start = 0.1;
         for c in &cs {
             for p in corners(start, c.split) {

@@ -5,10 +5,12 @@
 //! left out. `shaders/sky.wgsl` evaluates [`sky_radiance`] line for line.
 
 use super::frame::Sky;
-use super::math::{self, Vec3};
+use glam::Vec3;
+
+use super::math;
 
 /// Earth's Rayleigh optical depth at the zenith per channel (β_R × 8 km scale height).
-pub const RAYLEIGH_DEPTH: Vec3 = [0.0464, 0.108, 0.265];
+pub const RAYLEIGH_DEPTH: Vec3 = Vec3::new(0.0464, 0.108, 0.265);
 /// Aerosol optical depth at the zenith (β_M × 1.2 km scale height).
 pub const MIE_DEPTH: f32 = 0.0252;
 /// The scale from the single-scattering integral to the engine's radiance units, chosen so
@@ -35,7 +37,9 @@ fn phase_mie(c: f32, g: f32) -> f32 {
 }
 
 fn transmittance(sky: &Sky, mass: f32) -> Vec3 {
-    [0, 1, 2].map(|k| (-(RAYLEIGH_DEPTH[k] * sky.rayleigh + MIE_DEPTH * sky.mie) * mass).exp())
+    Vec3::from_array(
+        [0, 1, 2].map(|k| (-(RAYLEIGH_DEPTH[k] * sky.rayleigh + MIE_DEPTH * sky.mie) * mass).exp()),
+    )
 }
 
 /// The sky's radiance seen along unit `dir`, for a sun travelling along `sun_direction`
@@ -49,15 +53,15 @@ pub fn sky_radiance(
     angular_diameter: f32,
     disc: bool,
 ) -> Vec3 {
-    let to_sun = math::scale(math::normalize_or(sun_direction, [0.0, -1.0, 0.0]), -1.0);
+    let to_sun = (math::normalize_or(sun_direction, Vec3::new(0.0, -1.0, 0.0))) * (-1.0);
     let mu = dir[1];
     let mu_sun = to_sun[1];
-    let cos_theta = math::dot(dir, to_sun).clamp(-1.0, 1.0);
+    let cos_theta = dir.dot(to_sun).clamp(-1.0, 1.0);
     let t_view = transmittance(sky, air_mass(mu, sky.horizon_softness));
     // The sun's light reaching the air: reddened by its own path, fading out as it sets.
     let t_sun = transmittance(sky, air_mass(mu_sun, sky.horizon_softness));
     let sun_up = ((mu_sun + 0.1) / 0.2).clamp(0.0, 1.0);
-    let mut out = [0.0f32; 3];
+    let mut out = Vec3::ZERO;
     for k in 0..3 {
         let br = RAYLEIGH_DEPTH[k] * sky.rayleigh;
         let bm = MIE_DEPTH * sky.mie;
@@ -82,12 +86,13 @@ pub fn sky_radiance(
     }
     // Below the horizon: the ground, lit by the sun and a share of the sky, blended in
     // across the horizon band.
-    let ground_light: Vec3 =
-        [0, 1, 2].map(|k| sun[k] * t_sun[k] * mu_sun.max(0.0) * sun_up + 0.1 * sun[k] * sun_up);
+    let ground_light: Vec3 = Vec3::from_array(
+        [0, 1, 2].map(|k| sun[k] * t_sun[k] * mu_sun.max(0.0) * sun_up + 0.1 * sun[k] * sun_up),
+    );
     let ground = [0, 1, 2].map(|k| sky.ground[k] * ground_light[k] / std::f32::consts::PI);
     let blend = sky.ground_blend.max(1e-4);
     let g = ((blend - mu) / (2.0 * blend)).clamp(0.0, 1.0);
-    [0, 1, 2].map(|k| (out[k] * (1.0 - g) + ground[k] * g) * sky.intensity)
+    Vec3::from_array([0, 1, 2].map(|k| (out[k] * (1.0 - g) + ground[k] * g) * sky.intensity))
 }
 
 /// Nine order-2 harmonic coefficients per channel.
@@ -95,7 +100,7 @@ pub type Sh9 = [Vec3; 9];
 
 /// The real SH basis at unit `d`, bands 0–2.
 pub fn sh_basis(d: Vec3) -> [f32; 9] {
-    let [x, y, z] = d;
+    let [x, y, z] = d.to_array();
     [
         0.282_095,
         0.488_603 * y,
@@ -117,7 +122,7 @@ pub fn sample_directions(n: usize) -> Vec<Vec3> {
             let y = 1.0 - 2.0 * (i as f32 + 0.5) / n as f32;
             let r = (1.0 - y * y).max(0.0).sqrt();
             let phi = golden * i as f32;
-            [r * phi.cos(), y, r * phi.sin()]
+            Vec3::new(r * phi.cos(), y, r * phi.sin())
         })
         .collect()
 }
@@ -128,7 +133,7 @@ pub fn sample_directions(n: usize) -> Vec<Vec3> {
 /// radiance L gives L).
 pub fn project_irradiance(radiance: impl Fn(Vec3) -> Vec3) -> Sh9 {
     let dirs = sample_directions(1024);
-    let mut sh = [[0.0f32; 3]; 9];
+    let mut sh = [Vec3::ZERO; 9];
     let weight = 4.0 * std::f32::consts::PI / dirs.len() as f32;
     for d in &dirs {
         let l = radiance(*d);
@@ -152,9 +157,7 @@ pub fn project_irradiance(radiance: impl Fn(Vec3) -> Vec3) -> Sh9 {
         0.25,
     ];
     for (c, a) in sh.iter_mut().zip(band) {
-        for v in c.iter_mut() {
-            *v *= a;
-        }
+        *c *= a;
     }
     sh
 }
@@ -162,7 +165,7 @@ pub fn project_irradiance(radiance: impl Fn(Vec3) -> Vec3) -> Sh9 {
 /// The fill at unit normal `n` from projected harmonics, clamped at zero.
 pub fn eval_sh(sh: &Sh9, n: Vec3) -> Vec3 {
     let b = sh_basis(n);
-    [0, 1, 2].map(|k| (0..9).map(|i| sh[i][k] * b[i]).sum::<f32>().max(0.0))
+    Vec3::from_array([0, 1, 2].map(|k| (0..9).map(|i| sh[i][k] * b[i]).sum::<f32>().max(0.0)))
 }
 
 /// The sky's ambient harmonics, the sun disc excluded.
@@ -173,8 +176,10 @@ pub fn sky_ambient(sky: &Sky, sun_direction: Vec3, sun: Vec3, angular_diameter: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use glam::{Mat4, Quat, Vec3};
 
-    const DOWN_SUN: Vec3 = [-0.35, -0.85, -0.4];
+    const DOWN_SUN: Vec3 = Vec3::new(-0.35, -0.85, -0.4);
 
     fn lum(c: Vec3) -> f32 {
         0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
@@ -183,53 +188,53 @@ mod tests {
     #[test]
     fn the_zenith_is_blue_and_the_horizon_whiter() {
         let s = Sky::default();
-        let sun = math::normalize_or(DOWN_SUN, [0.0, -1.0, 0.0]);
-        let up = sky_radiance(&s, [0.0, 1.0, 0.0], sun, [1.0; 3], 0.53, false);
+        let sun = math::normalize_or(DOWN_SUN, Vec3::new(0.0, -1.0, 0.0));
+        let up = sky_radiance(&s, Vec3::new(0.0, 1.0, 0.0), sun, Vec3::ONE, 0.53, false);
         assert!(up[2] > up[1] && up[1] > up[0], "zenith {up:?}");
         assert!(lum(up) > 0.03 && lum(up) < 1.0, "zenith {up:?}");
         // Away from the sun at the horizon: brighter and less saturated than the zenith.
-        let away = math::normalize_or([0.35, 0.02, 0.4], [1.0, 0.0, 0.0]);
-        let h = sky_radiance(&s, away, sun, [1.0; 3], 0.53, false);
+        let away = math::normalize_or(Vec3::new(0.35, 0.02, 0.4), Vec3::new(1.0, 0.0, 0.0));
+        let h = sky_radiance(&s, away, sun, Vec3::ONE, 0.53, false);
         assert!(lum(h) > lum(up), "horizon {h:?} zenith {up:?}");
         assert!(h[2] / h[0] < up[2] / up[0]);
         // More Rayleigh deepens the blue overhead.
         let deep = Sky { rayleigh: 3.0, ..s };
-        let u2 = sky_radiance(&deep, [0.0, 1.0, 0.0], sun, [1.0; 3], 0.53, false);
+        let u2 = sky_radiance(&deep, Vec3::new(0.0, 1.0, 0.0), sun, Vec3::ONE, 0.53, false);
         assert!(u2[2] > up[2]);
     }
 
     #[test]
     fn the_sun_disc_clears_the_bloom_threshold_and_has_its_size() {
         let s = Sky::default();
-        let sun = math::normalize_or(DOWN_SUN, [0.0, -1.0, 0.0]);
-        let to_sun = math::scale(sun, -1.0);
-        let at = sky_radiance(&s, to_sun, sun, [1.0; 3], 0.53, true);
+        let sun = math::normalize_or(DOWN_SUN, Vec3::new(0.0, -1.0, 0.0));
+        let to_sun = sun * (-1.0);
+        let at = sky_radiance(&s, to_sun, sun, Vec3::ONE, 0.53, true);
         assert!(at[0] > 1.721 && at[1] > 1.721 && at[2] > 1.721, "{at:?}");
         // One degree off the disc's center there is no disc.
-        let off = math::normalize_or(math::add(to_sun, [0.02, 0.0, 0.0]), to_sun);
-        let o = sky_radiance(&s, off, sun, [1.0; 3], 0.53, true);
+        let off = math::normalize_or(to_sun + Vec3::new(0.02, 0.0, 0.0), to_sun);
+        let o = sky_radiance(&s, off, sun, Vec3::ONE, 0.53, true);
         assert!(lum(o) < 1.0, "{o:?}");
         // A wider disc covers it.
-        let wide = sky_radiance(&s, off, sun, [1.0; 3], 5.0, true);
+        let wide = sky_radiance(&s, off, sun, Vec3::ONE, 5.0, true);
         assert!(lum(wide) > 1.721);
     }
 
     #[test]
     fn the_ground_is_below_the_horizon() {
         let s = Sky::default();
-        let sun = math::normalize_or(DOWN_SUN, [0.0, -1.0, 0.0]);
-        let g = sky_radiance(&s, [0.0, -1.0, 0.0], sun, [1.0; 3], 0.53, false);
+        let sun = math::normalize_or(DOWN_SUN, Vec3::new(0.0, -1.0, 0.0));
+        let g = sky_radiance(&s, Vec3::new(0.0, -1.0, 0.0), sun, Vec3::ONE, 0.53, false);
         assert!(g[0] > g[2], "warm ground albedo {g:?}");
     }
 
     #[test]
     fn a_uniform_sky_projects_to_its_own_value() {
-        let sh = project_irradiance(|_| [0.5, 0.25, 1.0]);
+        let sh = project_irradiance(|_| Vec3::new(0.5, 0.25, 1.0));
         for n in [
-            [0.0, 1.0, 0.0],
-            [1.0, 0.0, 0.0],
-            [0.0, 0.0, -1.0],
-            [0.577, -0.577, 0.577],
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 0.0, -1.0),
+            Vec3::new(0.577, -0.577, 0.577),
         ] {
             let e = eval_sh(&sh, n);
             assert!(
@@ -244,23 +249,23 @@ mod tests {
     #[test]
     fn sky_ambient_is_bluer_up_and_warmer_toward_the_sun_and_excludes_the_disc() {
         let s = Sky::default();
-        let sun = math::normalize_or(DOWN_SUN, [0.0, -1.0, 0.0]);
-        let sh = sky_ambient(&s, sun, [1.0; 3], 0.53);
-        let up = eval_sh(&sh, [0.0, 1.0, 0.0]);
-        let down = eval_sh(&sh, [0.0, -1.0, 0.0]);
+        let sun = math::normalize_or(DOWN_SUN, Vec3::new(0.0, -1.0, 0.0));
+        let sh = sky_ambient(&s, sun, Vec3::ONE, 0.53);
+        let up = eval_sh(&sh, Vec3::new(0.0, 1.0, 0.0));
+        let down = eval_sh(&sh, Vec3::new(0.0, -1.0, 0.0));
         assert!(lum(up) > lum(down), "up {up:?} down {down:?}");
         assert!(up[2] > up[0]);
         let toward = eval_sh(
             &sh,
-            math::scale(
-                math::normalize_or([-0.35, 0.0, -0.4], [1.0, 0.0, 0.0]),
-                -1.0,
-            ),
+            (math::normalize_or(Vec3::new(-0.35, 0.0, -0.4), Vec3::new(1.0, 0.0, 0.0))) * (-1.0),
         );
-        let away = eval_sh(&sh, math::normalize_or([-0.35, 0.0, -0.4], [1.0, 0.0, 0.0]));
+        let away = eval_sh(
+            &sh,
+            math::normalize_or(Vec3::new(-0.35, 0.0, -0.4), Vec3::new(1.0, 0.0, 0.0)),
+        );
         assert!(lum(toward) > lum(away), "toward {toward:?} away {away:?}");
         // The disc never reaches the harmonics: a brighter disc changes nothing.
-        let hot = sky_ambient(&Sky { sun_disc: 1e6, ..s }, sun, [1.0; 3], 0.53);
+        let hot = sky_ambient(&Sky { sun_disc: 1e6, ..s }, sun, Vec3::ONE, 0.53);
         assert_eq!(hot, sh);
     }
 }

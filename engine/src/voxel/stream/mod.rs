@@ -49,7 +49,6 @@ use std::time::Duration;
 use dh_content::voxel::blocks::{BlockTables, PlatformPallet};
 use dh_content::voxel::payload::UpAxis;
 use dh_gpu::render::frame::{Material, MeshAsset, MeshInstance, RenderFrame};
-use dh_gpu::render::math::IDENTITY;
 
 use super::collision::inverse_placement;
 use super::gpu_mesh::{region_asset, volume_materials, UnresolvedUvs};
@@ -1624,7 +1623,7 @@ impl VoxelStreamer {
                 if let RegionState::Resident { asset, .. } = s {
                     out.push(MeshInstance {
                         mesh: asset.clone(),
-                        world: IDENTITY,
+                        world: glam::Mat4::IDENTITY,
                         materials: vec![slot, slot + 1],
                         casts_shadows: true,
                     });
