@@ -21,6 +21,7 @@ dh-bench: benchmark scenes run through the engine host (headless)
 usage:
   dh-bench city [--blocks N] [--seed S] [--ticks T] [--warmup T] [--workers W[,W...]]
                 [--json] [--emit DIR]
+  dh-bench completions <shell>
   dh-bench help
   dh-bench city --help
 
@@ -41,6 +42,10 @@ city    generates the logic city (N blocks of 15 logic entities each: a button a
   --json            prints one JSON object instead of the tables
   --emit DIR        also writes the city's pallet sources (pallet.dh, the map, materials)
   -h, --help        city's options
+
+completions <shell>
+        prints the shell completion script for bash, elvish, fish, powershell or zsh, e.g.
+        `dh-bench completions bash > /etc/bash_completion.d/dh-bench`.
 
 exit status: 0 done, 1 a run failed, 2 a usage error.
 ";
@@ -78,6 +83,12 @@ enum Command {
     /// identical digests mean the same end state.
     #[command(args_override_self = true)]
     City(CityArgs),
+    /// Prints the shell completion script for `shell`.
+    Completions {
+        /// bash, elvish, fish, powershell or zsh.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
     /// Prints the usage.
     #[command(disable_help_flag = true)]
     Help {
@@ -279,6 +290,14 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr();
+    if let Ok(Grammar {
+        command: Some(Command::Completions { shell }),
+    }) = grammar(&args)
+    {
+        use clap::CommandFactory;
+        clap_complete::generate(shell, &mut Grammar::command(), "dh-bench", &mut out);
+        return;
+    }
     let options = match parse(&args) {
         Ok(Some(o)) => o,
         Ok(None) => {
@@ -422,6 +441,24 @@ mod tests {
         );
         assert_eq!(p("help"), Ok(None));
         assert_eq!(p(""), Ok(None));
+    }
+
+    #[test]
+    fn completions_for_each_shell() {
+        use clap::CommandFactory;
+        for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+            let args = vec!["completions".to_string(), shell.to_string()];
+            let Ok(Grammar {
+                command: Some(Command::Completions { shell }),
+            }) = grammar(&args)
+            else {
+                panic!("{shell}: not a completions request");
+            };
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Grammar::command(), "dh-bench", &mut script);
+            assert!(String::from_utf8_lossy(&script).contains("city"), "{shell}");
+        }
+        assert!(p("completions tcsh").is_err());
     }
 
     #[test]

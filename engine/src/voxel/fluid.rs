@@ -3,7 +3,7 @@
 
 use dh_content::voxel::payload::{PaletteEntry, PropValue};
 
-use super::looks::{CellLook, FLAG_DRAW, FLAG_OPAQUE};
+use super::cell::{CellLook, FLAG_DRAW, FLAG_OPAQUE};
 
 /// A fluid's corner height where it meets the same fluid above: a whole block.
 pub const FLUID_FULL: f32 = 1.0;

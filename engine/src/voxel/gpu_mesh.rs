@@ -16,7 +16,8 @@ use dh_gpu::render::frame::{
     Material, MeshAsset, Sampling, Shading, SubMesh, Surface as GpuSurface, Texture,
 };
 
-use super::looks::{PaletteAtlas, Surface, VoxelLooks};
+use super::cell::Surface;
+use super::looks::{PaletteAtlas, VoxelLooks};
 use super::mesh::{RegionMesh, SurfaceMesh};
 
 /// The material slot a region's atlas-colored sub-meshes draw with.

@@ -31,17 +31,14 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use dh_content::voxel::blocks::{BlockLook, DrawAs};
-
-use super::looks::{CellLook, VoxelLooks};
+use super::cell::CellLook;
+use super::looks::VoxelLooks;
 use super::{ChunkSource, ChunkView};
 
 /// Cells along a brick's edge.
 pub const BRICK: usize = 16;
 /// Cells in a brick.
 pub const BRICK_CELLS: usize = BRICK * BRICK * BRICK;
-/// The opacity that stops all light.
-pub const LIGHT_OPAQUE: u8 = 15;
 
 /// A window's wall: opacity 15, no emission, never written.
 const PAD: u16 = 0xF000;
@@ -92,65 +89,6 @@ pub fn unpack_light(v: u16) -> (u8, [u8; 3]) {
         (v >> 12) as u8,
         [((v >> 8) & 15) as u8, ((v >> 4) & 15) as u8, (v & 15) as u8],
     )
-}
-
-/// Built-in light levels and opacities of Minecraft blocks that are not the look's
-/// default (an opaque block is 15, anything else 0, leaves and fluids 1), as the
-/// platform pallet's `dh.block` `lightEmission` states them: (id, emission, opacity).
-/// A pallet's own values win when the streamer has them.
-const MINECRAFT_LIGHT: &[(&str, u8, u8)] = &[
-    ("torch", 14, 0),
-    ("wall_torch", 14, 0),
-    ("soul_torch", 10, 0),
-    ("soul_wall_torch", 10, 0),
-    ("redstone_torch", 7, 0),
-    ("redstone_wall_torch", 7, 0),
-    ("lantern", 15, 0),
-    ("soul_lantern", 10, 0),
-    ("glowstone", 15, 15),
-    ("sea_lantern", 15, 15),
-    ("shroomlight", 15, 15),
-    ("jack_o_lantern", 15, 15),
-    ("ochre_froglight", 15, 15),
-    ("verdant_froglight", 15, 15),
-    ("pearlescent_froglight", 15, 15),
-    ("lava", 15, 1),
-    ("fire", 15, 0),
-    ("soul_fire", 10, 0),
-    ("campfire", 15, 0),
-    ("soul_campfire", 10, 0),
-    ("end_rod", 14, 0),
-    ("beacon", 15, 0),
-    ("conduit", 15, 0),
-    ("magma_block", 3, 15),
-    ("crying_obsidian", 10, 15),
-    ("glow_lichen", 7, 0),
-    ("amethyst_cluster", 5, 0),
-    ("water", 0, 1),
-    ("bubble_column", 0, 1),
-    ("ice", 0, 1),
-    ("frosted_ice", 0, 1),
-    ("cobweb", 0, 1),
-    ("slime_block", 0, 1),
-    ("honey_block", 0, 1),
-];
-
-/// A palette entry's (opacity, emission): the built-in Minecraft row when one names the
-/// id, else from the look: not drawn 0, opaque (and unresolved) 15, leaves 1, any other
-/// see-through block 0.
-pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
-    if ns == "minecraft" {
-        if let Some((_, em, op)) = MINECRAFT_LIGHT.iter().find(|(i, _, _)| *i == id) {
-            return (*op, *em);
-        }
-    }
-    let op = match look.draw {
-        DrawAs::Empty => 0,
-        DrawAs::Opaque => LIGHT_OPAQUE,
-        _ if look.leaves => 1,
-        _ => 0,
-    };
-    (op, 0)
 }
 
 /// The world as light reads it, in the field's light space (the grid's cells with the

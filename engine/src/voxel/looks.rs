@@ -8,100 +8,15 @@ use dh_content::voxel::blocks::{
 };
 use dh_content::voxel::payload::{PaletteEntry, PropValue};
 
+use super::cell::light_props_for;
+use super::cell::{CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH};
 use super::fluid::FluidTable;
-use super::light::light_props_for;
-
-/// The surface a face draws in: one draw per surface per region.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Surface {
-    /// Opaque (and the unresolved checker).
-    #[default]
-    Opaque = 0,
-    /// Alpha-tested: leaves (fancy), plants.
-    Cutout = 1,
-    /// Blended: glass, water, ice. Written lowest first.
-    Translucent = 2,
-}
-
-impl Surface {
-    /// The three surfaces, in draw order.
-    pub const ALL: [Surface; 3] = [Surface::Opaque, Surface::Cutout, Surface::Translucent];
-}
-
-/// Flag: the cell hides everything behind it (opaque or unresolved).
-pub const FLAG_OPAQUE: u8 = 1;
-/// Flag: the cell is there and see-through (cutout, translucent, or a fluid): it hides
-/// only its own kind.
-pub const FLAG_SEE_THROUGH: u8 = 2;
-/// Flag: the cell's block draws cube faces.
-pub const FLAG_DRAW: u8 = 4;
-/// Flag: the cell holds a fluid drawn from its level (a fluid block, a waterlogged block
-/// or a holder).
-pub const FLAG_FLUID: u8 = 8;
 
 /// Texels along the palette atlas's width.
 pub const ATLAS_WIDTH: usize = 256;
 /// The texel the atlas holds for an entry nothing names a color for (the renderer draws
 /// the unresolved checker on these faces; the texel marks them).
 pub const UNRESOLVED_COLOR: [u8; 4] = [255, 0, 64, 255];
-
-/// One palette entry as the mesher and the light field read it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CellLook {
-    /// [`FLAG_OPAQUE`], [`FLAG_SEE_THROUGH`], [`FLAG_DRAW`], [`FLAG_FLUID`].
-    pub flags: u8,
-    /// The surface the block's faces draw in.
-    pub surface: Surface,
-    /// Its kind: cells of one kind (one block id and color, whatever its other
-    /// properties) hide each other when see-through.
-    pub kind: u32,
-    /// A see-through block that keeps the faces between two cells of its own kind.
-    pub inner: bool,
-    /// The palette-atlas coordinate of its color (UV0).
-    pub uv0: [f32; 2],
-    /// How much it cuts light passing into it, 0 to 15.
-    pub opacity: u8,
-    /// The light level it gives off, 0 to 15 (its light's brightest channel).
-    pub emission: u8,
-    /// The red, green and blue levels it gives off: gray (all at `emission`) unless its
-    /// block states a light color ([`BlockLight::color`]).
-    pub light_rgb: [u8; 3],
-    /// The sides its model covers for light (its block's lightShape), one bit per
-    /// direction of [`super::FACE_DIRS`]: light does not cross them either way.
-    pub light_shape: u8,
-    /// 0 for none, else 1 + the fluid's index in the volume's [`FluidTable`].
-    pub fluid: u8,
-    /// The fluid's level: 0 a source, 1–7 a flow, 8 and up falling.
-    pub fluid_level: u8,
-    /// The surface the fluid's faces draw in.
-    pub fluid_surface: Surface,
-    /// The palette-atlas coordinate of the fluid's color.
-    pub fluid_uv0: [f32; 2],
-    /// Whether it collides.
-    pub solid: bool,
-    /// Whether nothing names a look for it (the checker).
-    pub unresolved: bool,
-}
-
-impl CellLook {
-    const EMPTY: CellLook = CellLook {
-        flags: 0,
-        surface: Surface::Opaque,
-        kind: 0,
-        inner: false,
-        uv0: [0.0, 0.0],
-        opacity: 0,
-        emission: 0,
-        light_rgb: [0, 0, 0],
-        light_shape: 0,
-        fluid: 0,
-        fluid_level: 0,
-        fluid_surface: Surface::Opaque,
-        fluid_uv0: [0.0, 0.0],
-        solid: false,
-        unresolved: false,
-    };
-}
 
 /// One block's light as its platform pallet's `dh.block` states it (spec `dh.voxel`,
 /// "Light": a block's `lightEmission`, by state; "The light field": `lightShape`, and

@@ -27,8 +27,9 @@ use dh_content::mesh::{
 };
 use dh_jobs::Scheduler;
 
+use super::cell::{CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE};
 use super::fluid::{corner_heights, fluid_face_shows, is_source_or_falling};
-use super::looks::{CellLook, Surface, VoxelLooks, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE};
+use super::looks::VoxelLooks;
 use super::place::Placement;
 use super::{ChunkSource, ChunkView};
 

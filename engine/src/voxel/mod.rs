@@ -32,6 +32,7 @@
 //!   are lit column by column, and each resident region is one GPU mesh asset
 //!   ([`gpu_mesh`]) the host draws through [`VoxelStreamer::fill_frame`].
 
+mod cell;
 pub mod collision;
 pub mod draw;
 mod fluid;
@@ -44,16 +45,19 @@ pub mod stream;
 pub mod volume;
 pub mod water;
 
+pub use cell::{
+    light_props_for, CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH,
+    LIGHT_OPAQUE,
+};
 pub use fluid::{fluid_height, FluidDef, FluidRow, FluidTable, FLUID_FULL, MINECRAFT_FLUIDS};
 pub use light::{
-    light_props_for, look_props, pack_light, pack_light_rgb, pack_props, props_from_byte,
-    reference_light, unpack_light, BrickView, ChunkLight, LightField, LightStats, LightWorld,
-    BRICK, BRICK_CELLS, LIGHT_OPAQUE, SHAPE_DOWN, SHAPE_UP,
+    look_props, pack_light, pack_light_rgb, pack_props, props_from_byte, reference_light,
+    unpack_light, BrickView, ChunkLight, LightField, LightStats, LightWorld, BRICK, BRICK_CELLS,
+    SHAPE_DOWN, SHAPE_UP,
 };
 pub use looks::{
-    light_rgb, BlockLight, BlockLightRow, BlockLightTable, CellLook, PaletteAtlas, PalletLight,
-    Surface, VoxelLooks, ATLAS_WIDTH, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH,
-    UNRESOLVED_COLOR,
+    light_rgb, BlockLight, BlockLightRow, BlockLightTable, PaletteAtlas, PalletLight, VoxelLooks,
+    ATLAS_WIDTH, UNRESOLVED_COLOR,
 };
 pub use mesh::{
     find_faces, mesh_chunk_into, mesh_region, mesh_regions, MeshContext, MeshOptions, MeshScratch,

@@ -16,9 +16,10 @@
 //! platform pallets carry media, [`medium_of`] is the built-in stand-in: Minecraft's water
 //! and lava ([`MEDIA`]).
 
+use super::cell::CellLook;
 use super::collision::inverse_placement;
 use super::fluid::{corner_heights, FluidTable};
-use super::looks::{CellLook, VoxelLooks};
+use super::looks::VoxelLooks;
 use super::place::Placement;
 use super::{cell_of, ChunkSource};
 

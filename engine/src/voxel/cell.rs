@@ -1,0 +1,154 @@
+//! What the mesher, the fluids and the light field share about a palette entry: its
+//! [`CellLook`], the surface it draws in, its flags, and its built-in light props. The
+//! modules that use these ([`super::fluid`], [`super::looks`], [`super::light`]) all
+//! import them from here, so none of them imports another in a circle.
+
+use dh_content::voxel::blocks::{BlockLook, DrawAs};
+
+/// The surface a face draws in: one draw per surface per region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Surface {
+    /// Opaque (and the unresolved checker).
+    #[default]
+    Opaque = 0,
+    /// Alpha-tested: leaves (fancy), plants.
+    Cutout = 1,
+    /// Blended: glass, water, ice. Written lowest first.
+    Translucent = 2,
+}
+
+impl Surface {
+    /// The three surfaces, in draw order.
+    pub const ALL: [Surface; 3] = [Surface::Opaque, Surface::Cutout, Surface::Translucent];
+}
+
+/// Flag: the cell hides everything behind it (opaque or unresolved).
+pub const FLAG_OPAQUE: u8 = 1;
+/// Flag: the cell is there and see-through (cutout, translucent, or a fluid): it hides
+/// only its own kind.
+pub const FLAG_SEE_THROUGH: u8 = 2;
+/// Flag: the cell's block draws cube faces.
+pub const FLAG_DRAW: u8 = 4;
+/// Flag: the cell holds a fluid drawn from its level (a fluid block, a waterlogged block
+/// or a holder).
+pub const FLAG_FLUID: u8 = 8;
+
+/// One palette entry as the mesher and the light field read it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellLook {
+    /// [`FLAG_OPAQUE`], [`FLAG_SEE_THROUGH`], [`FLAG_DRAW`], [`FLAG_FLUID`].
+    pub flags: u8,
+    /// The surface the block's faces draw in.
+    pub surface: Surface,
+    /// Its kind: cells of one kind (one block id and color, whatever its other
+    /// properties) hide each other when see-through.
+    pub kind: u32,
+    /// A see-through block that keeps the faces between two cells of its own kind.
+    pub inner: bool,
+    /// The palette-atlas coordinate of its color (UV0).
+    pub uv0: [f32; 2],
+    /// How much it cuts light passing into it, 0 to 15.
+    pub opacity: u8,
+    /// The light level it gives off, 0 to 15 (its light's brightest channel).
+    pub emission: u8,
+    /// The red, green and blue levels it gives off: gray (all at `emission`) unless its
+    /// block states a light color ([`super::BlockLight::color`]).
+    pub light_rgb: [u8; 3],
+    /// The sides its model covers for light (its block's lightShape), one bit per
+    /// direction of [`super::FACE_DIRS`]: light does not cross them either way.
+    pub light_shape: u8,
+    /// 0 for none, else 1 + the fluid's index in the volume's [`super::FluidTable`].
+    pub fluid: u8,
+    /// The fluid's level: 0 a source, 1–7 a flow, 8 and up falling.
+    pub fluid_level: u8,
+    /// The surface the fluid's faces draw in.
+    pub fluid_surface: Surface,
+    /// The palette-atlas coordinate of the fluid's color.
+    pub fluid_uv0: [f32; 2],
+    /// Whether it collides.
+    pub solid: bool,
+    /// Whether nothing names a look for it (the checker).
+    pub unresolved: bool,
+}
+
+impl CellLook {
+    pub(crate) const EMPTY: CellLook = CellLook {
+        flags: 0,
+        surface: Surface::Opaque,
+        kind: 0,
+        inner: false,
+        uv0: [0.0, 0.0],
+        opacity: 0,
+        emission: 0,
+        light_rgb: [0, 0, 0],
+        light_shape: 0,
+        fluid: 0,
+        fluid_level: 0,
+        fluid_surface: Surface::Opaque,
+        fluid_uv0: [0.0, 0.0],
+        solid: false,
+        unresolved: false,
+    };
+}
+
+/// The opacity that stops all light.
+pub const LIGHT_OPAQUE: u8 = 15;
+
+/// Built-in light levels and opacities of Minecraft blocks that are not the look's
+/// default (an opaque block is 15, anything else 0, leaves and fluids 1), as the
+/// platform pallet's `dh.block` `lightEmission` states them: (id, emission, opacity).
+/// A pallet's own values win when the streamer has them.
+const MINECRAFT_LIGHT: &[(&str, u8, u8)] = &[
+    ("torch", 14, 0),
+    ("wall_torch", 14, 0),
+    ("soul_torch", 10, 0),
+    ("soul_wall_torch", 10, 0),
+    ("redstone_torch", 7, 0),
+    ("redstone_wall_torch", 7, 0),
+    ("lantern", 15, 0),
+    ("soul_lantern", 10, 0),
+    ("glowstone", 15, 15),
+    ("sea_lantern", 15, 15),
+    ("shroomlight", 15, 15),
+    ("jack_o_lantern", 15, 15),
+    ("ochre_froglight", 15, 15),
+    ("verdant_froglight", 15, 15),
+    ("pearlescent_froglight", 15, 15),
+    ("lava", 15, 1),
+    ("fire", 15, 0),
+    ("soul_fire", 10, 0),
+    ("campfire", 15, 0),
+    ("soul_campfire", 10, 0),
+    ("end_rod", 14, 0),
+    ("beacon", 15, 0),
+    ("conduit", 15, 0),
+    ("magma_block", 3, 15),
+    ("crying_obsidian", 10, 15),
+    ("glow_lichen", 7, 0),
+    ("amethyst_cluster", 5, 0),
+    ("water", 0, 1),
+    ("bubble_column", 0, 1),
+    ("ice", 0, 1),
+    ("frosted_ice", 0, 1),
+    ("cobweb", 0, 1),
+    ("slime_block", 0, 1),
+    ("honey_block", 0, 1),
+];
+
+/// A palette entry's (opacity, emission): the built-in Minecraft row when one names the
+/// id, else from the look: not drawn 0, opaque (and unresolved) 15, leaves 1, any other
+/// see-through block 0.
+pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
+    if ns == "minecraft" {
+        if let Some((_, em, op)) = MINECRAFT_LIGHT.iter().find(|(i, _, _)| *i == id) {
+            return (*op, *em);
+        }
+    }
+    let op = match look.draw {
+        DrawAs::Empty => 0,
+        DrawAs::Opaque => LIGHT_OPAQUE,
+        _ if look.leaves => 1,
+        _ => 0,
+    };
+    (op, 0)
+}
