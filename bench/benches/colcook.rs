@@ -43,7 +43,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use dh_content::colcook::cache::{cook_placement_at_load, load_key};
 use dh_content::colcook::{cook, decode_companion, mesh_key, CookCache, MapCollision};
-use dh_content::gltf::{import_glb, math, write_glb, Mesh, Model, Node, Primitive};
+use dh_content::gltf::{import_glb, write_glb, Mesh, Model, Node, Primitive};
 use dh_content::mesh::MeshVertex;
 use dh_content::parts::{bake_parts_table, match_identities, PartsTable, Placement};
 use dh_content::schema::common::Guid;
@@ -276,7 +276,7 @@ fn bench(c: &mut Criterion) {
     // A signature as a pallet's file table would record it for the model's entry.
     let (crc, len) = (0x1234_5678u32, 123_456_789u64);
     let key = load_key("meshes/city.glb", crc, len);
-    let pose = math::IDENTITY;
+    let pose = glam::DMat4::IDENTITY;
     let cold = || {
         cook_placement_at_load(Some(&load_cache), &key, &pose, &compiled.parts, || {
             Ok::<_, ()>(&model)

@@ -1528,17 +1528,17 @@ fn import_model(
 /// Every record's world pose: its own transform (a folder has none) composed under its
 /// parent's, up the parent chain. A parent the map lacks, and a chain that loops, are the
 /// map rules' errors; here such a record stands as a root.
-pub fn record_worlds(objects: &[crate::schema::records::Record]) -> Vec<crate::gltf::math::Mat4> {
-    use crate::gltf::math::{mul, IDENTITY};
+pub fn record_worlds(objects: &[crate::schema::records::Record]) -> Vec<glam::DMat4> {
+    use crate::math::mul;
+    use glam::DMat4;
+    const IDENTITY: DMat4 = DMat4::IDENTITY;
     use crate::parts::instance_pose;
     use crate::schema::records::Record;
     let local = |r: &Record| match r {
         Record::Folder(_) => IDENTITY,
-        Record::Object(o) => instance_pose(o.position, o.rotation, o.scale).to_cols_array(),
-        Record::BoxBrush(b) => {
-            instance_pose(b.object.position, b.object.rotation, b.object.scale).to_cols_array()
-        }
-        Record::Instance(i) => instance_pose(i.position, i.rotation, i.scale).to_cols_array(),
+        Record::Object(o) => instance_pose(o.position, o.rotation, o.scale),
+        Record::BoxBrush(b) => instance_pose(b.object.position, b.object.rotation, b.object.scale),
+        Record::Instance(i) => instance_pose(i.position, i.rotation, i.scale),
     };
     let index: BTreeMap<crate::schema::common::Guid, usize> = objects
         .iter()
@@ -1546,7 +1546,7 @@ pub fn record_worlds(objects: &[crate::schema::records::Record]) -> Vec<crate::g
         .filter_map(|(i, r)| r.id().map(|id| (id, i)))
         .collect();
     let parent_of = |k: usize| objects[k].parent().and_then(|p| index.get(&p)).copied();
-    let mut worlds: Vec<Option<crate::gltf::math::Mat4>> = vec![None; objects.len()];
+    let mut worlds: Vec<Option<DMat4>> = vec![None; objects.len()];
     let mut on_chain = vec![false; objects.len()];
     for start in 0..objects.len() {
         if worlds[start].is_some() {
@@ -1694,9 +1694,7 @@ fn bake_model_instances(
         };
         let placement = crate::parts::Placement {
             instance_id,
-            pose: worlds
-                .get(i)
-                .map_or(glam::DMat4::IDENTITY, glam::DMat4::from_cols_array),
+            pose: worlds.get(i).copied().unwrap_or(glam::DMat4::IDENTITY),
             first_id: next_id,
             materials: &materials,
         };

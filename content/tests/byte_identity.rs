@@ -275,13 +275,9 @@ fn cache_entries(o: &mut Outputs) {
     }
     let key = load_key("meshes/yard.glb", 0xCBF4_3926, 1234);
     o.add("cache/load-key", &key);
-    let loaded = cook_placement_at_load(
-        Some(&cache),
-        &key,
-        &pose.to_cols_array(),
-        &table.parts,
-        || Ok::<_, String>(&model),
-    )
+    let loaded = cook_placement_at_load(Some(&cache), &key, &pose, &table.parts, || {
+        Ok::<_, String>(&model)
+    })
     .unwrap();
     assert!(!loaded.cook.meshes.is_empty());
     o.add(

@@ -11,8 +11,8 @@ use dh_content::colcook::{
     cook, cook_at_load, decode_companion, decode_mesh, encode_companion, encode_mesh, CookCache,
     InstanceCollision, MapCollision, MapCollisionOutput, PartState, NO_MATERIAL,
 };
-use dh_content::gltf::math::{self, Mat4};
 use dh_content::gltf::{Mesh, Model, Node, Primitive};
+use dh_content::math;
 use dh_content::mesh::MeshVertex;
 use dh_content::parts::{self, PartsTable, Placement};
 use dh_content::schema::common::{Guid, Vec3};
@@ -20,6 +20,7 @@ use dh_content::schema::components::geometry::{BoxShape, ColliderState, Shape};
 use dh_content::schema::components::Collider;
 use dh_content::schema::map::{AutoCollision, HullOptions};
 use dh_content::schema::object_components::ObjectComponent;
+use glam::{DMat4 as Mat4, DQuat, DVec3};
 use support::temp_dir;
 
 // ---- Model builders ---------------------------------------------------------------------
@@ -74,7 +75,7 @@ fn flat_model(nodes: &[(&str, Mat4, Option<usize>)], meshes: Vec<Mesh>) -> Model
     };
     for (i, (name, local, mesh)) in nodes.iter().enumerate() {
         let mut n = Node::new(*name);
-        n.local = *local;
+        n.local = local.to_cols_array();
         n.mesh = *mesh;
         m.nodes.push(n);
         m.roots.push(i);
@@ -84,7 +85,7 @@ fn flat_model(nodes: &[(&str, Mat4, Option<usize>)], meshes: Vec<Mesh>) -> Model
 
 fn unit_cube_model() -> Model {
     flat_model(
-        &[("cube", math::IDENTITY, Some(0))],
+        &[("cube", Mat4::IDENTITY, Some(0))],
         vec![mesh_of(vec![box_primitive([0.0; 3], [0.5; 3], "concrete")])],
     )
 }
@@ -116,7 +117,7 @@ fn bake_with(
     let ids = parts::match_identities(model, "test:model.glb", None);
     let placement = Placement {
         instance_id: INSTANCE,
-        pose: glam::DMat4::from_cols_array(&pose),
+        pose,
         first_id: 0,
         materials: mats,
     };
@@ -132,7 +133,7 @@ fn bake(model: &Model, mode: AutoCollision) -> Baked {
         model,
         mode,
         None,
-        math::IDENTITY,
+        Mat4::IDENTITY,
         &[],
         &materials(&["concrete", "stone", "metal"]),
         None,
@@ -240,7 +241,7 @@ fn degenerate_triangles_are_dropped_and_counted() {
 
 #[test]
 fn a_mesh_shared_by_two_nodes_and_two_placements_cooks_once() {
-    let t = |x: f64| math::from_trs([x, 0.0, 0.0], math::QUAT_IDENTITY, [1.0; 3]);
+    let t = |x: f64| math::from_trs(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY, DVec3::ONE);
     let model = flat_model(
         &[("a", t(0.0), Some(0)), ("b", t(5.0), Some(0))],
         vec![mesh_of(vec![box_primitive([0.0; 3], [0.5; 3], "concrete")])],
@@ -252,7 +253,7 @@ fn a_mesh_shared_by_two_nodes_and_two_placements_cooks_once() {
     for (k, instance) in [Guid([1; 16]), Guid([2; 16])].into_iter().enumerate() {
         let placement = Placement {
             instance_id: instance,
-            pose: glam::DMat4::from_cols_array(&t(100.0 * k as f64)),
+            pose: t(100.0 * k as f64),
             first_id: first,
             materials: &mats,
         };
@@ -275,8 +276,8 @@ fn a_mesh_shared_by_two_nodes_and_two_placements_cooks_once() {
 fn sky_triangles_are_dropped_before_cooking() {
     let model = flat_model(
         &[
-            ("dome", math::IDENTITY, Some(0)),
-            ("ground", math::IDENTITY, Some(1)),
+            ("dome", Mat4::IDENTITY, Some(0)),
+            ("ground", Mat4::IDENTITY, Some(1)),
         ],
         vec![
             mesh_of(vec![box_primitive([0.0; 3], [50.0; 3], "SkyDome_mat")]),
@@ -297,7 +298,7 @@ fn sky_triangles_are_dropped_before_cooking() {
 
 #[test]
 fn triggers_switched_off_parts_and_authored_colliders() {
-    let t = |x: f64| math::from_trs([x, 0.0, 0.0], math::QUAT_IDENTITY, [1.0; 3]);
+    let t = |x: f64| math::from_trs(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY, DVec3::ONE);
     let model = flat_model(
         &[
             ("water", t(0.0), Some(0)),
@@ -356,7 +357,7 @@ fn triggers_switched_off_parts_and_authored_colliders() {
         &model,
         AutoCollision::Mesh,
         None,
-        math::IDENTITY,
+        Mat4::IDENTITY,
         &states,
         &materials(&["concrete"]),
         None,
@@ -399,7 +400,7 @@ fn triggers_switched_off_parts_and_authored_colliders() {
 fn part_states_read_overrides_by_id_then_path() {
     use dh_content::schema::components::MapComponent;
     use dh_content::schema::records::PartOverride;
-    let t = |x: f64| math::from_trs([x, 0.0, 0.0], math::QUAT_IDENTITY, [1.0; 3]);
+    let t = |x: f64| math::from_trs(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY, DVec3::ONE);
     let model = flat_model(
         &[
             ("a", t(0.0), Some(0)),
@@ -460,7 +461,7 @@ fn an_authored_auto_shape_in_mesh_mode_becomes_a_cooked_mesh_shape() {
         &model,
         AutoCollision::Mesh,
         None,
-        math::IDENTITY,
+        Mat4::IDENTITY,
         &states,
         &materials(&["concrete", "metal"]),
         None,
@@ -481,9 +482,9 @@ fn an_authored_auto_shape_in_mesh_mode_becomes_a_cooked_mesh_shape() {
 fn boxes_mode_gives_the_unit_cube_half_extents_one_half_posed_by_its_part() {
     let model = unit_cube_model();
     let pose = math::from_trs(
-        [10.0, 2.0, -3.0],
-        math::quat_from_euler_degrees([0.0, 90.0, 0.0]),
-        [1.0; 3],
+        DVec3::new(10.0, 2.0, -3.0),
+        math::quat_from_euler_degrees(DVec3::new(0.0, 90.0, 0.0)),
+        DVec3::ONE,
     );
     let b = bake_with(
         &model,
@@ -519,7 +520,7 @@ fn boxes_mode_gives_the_unit_cube_half_extents_one_half_posed_by_its_part() {
 
 #[test]
 fn boxes_mode_centers_an_offset_mesh_and_keeps_the_node_scale_out_of_the_shape() {
-    let local = math::from_trs([0.0; 3], math::QUAT_IDENTITY, [2.0, 3.0, 4.0]);
+    let local = math::from_trs(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(2.0, 3.0, 4.0));
     let model = flat_model(
         &[("slab", local, Some(0))],
         vec![mesh_of(vec![box_primitive(
@@ -557,8 +558,8 @@ fn the_dominant_material_is_weighted_by_area_not_by_triangle_count() {
     };
     let model = flat_model(
         &[
-            ("mixed", math::IDENTITY, Some(0)),
-            ("unmapped", math::IDENTITY, Some(1)),
+            ("mixed", Mat4::IDENTITY, Some(0)),
+            ("unmapped", Mat4::IDENTITY, Some(1)),
         ],
         vec![
             mesh_of(vec![
@@ -595,14 +596,14 @@ fn the_dominant_material_is_weighted_by_area_not_by_triangle_count() {
 fn size_guards_and_the_sky_skip_nodes_silently_in_boxes_and_hulls() {
     let model = flat_model(
         &[
-            ("sheet", math::IDENTITY, Some(0)),
-            ("thin", math::IDENTITY, Some(1)),
-            ("huge", math::IDENTITY, Some(2)),
-            ("sky", math::IDENTITY, Some(3)),
-            ("wall", math::IDENTITY, Some(4)),
+            ("sheet", Mat4::IDENTITY, Some(0)),
+            ("thin", Mat4::IDENTITY, Some(1)),
+            ("huge", Mat4::IDENTITY, Some(2)),
+            ("sky", Mat4::IDENTITY, Some(3)),
+            ("wall", Mat4::IDENTITY, Some(4)),
             (
                 "shrunk",
-                math::from_trs([0.0; 3], math::QUAT_IDENTITY, [1.0, 0.001, 1.0]),
+                math::from_trs(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, 0.001, 1.0)),
                 Some(4),
             ),
         ],
@@ -674,7 +675,7 @@ fn an_l_shaped_wall_keeps_its_notch() {
     // Two boxes: [0, 2] x [0, 1] and [0, 1] x [1, 2] (1 m deep): an L whose notch is the
     // empty square [1, 2] x [1, 2]. One hull over both arms would fill it.
     let model = flat_model(
-        &[("wall", math::IDENTITY, Some(0))],
+        &[("wall", Mat4::IDENTITY, Some(0))],
         vec![mesh_of(vec![
             box_primitive([1.0, 0.5, 0.5], [1.0, 0.5, 0.5], "stone"),
             box_primitive([0.5, 1.5, 0.5], [0.5, 0.5, 0.5], "stone"),
@@ -733,7 +734,7 @@ fn sphere_primitive(radius: f32, segments: u32, rings: u32) -> Primitive {
 #[test]
 fn max_vertices_per_hull_bounds_every_hull() {
     let model = flat_model(
-        &[("ball", math::IDENTITY, Some(0))],
+        &[("ball", Mat4::IDENTITY, Some(0))],
         vec![mesh_of(vec![sphere_primitive(1.0, 16, 8)])],
     );
     // 16 × 7 ring vertices + 2 poles = 114 points on the sphere, all on its hull.
@@ -748,7 +749,7 @@ fn max_vertices_per_hull_bounds_every_hull() {
         &model,
         AutoCollision::Hulls,
         Some(&opts),
-        math::IDENTITY,
+        Mat4::IDENTITY,
         &[],
         &materials(&["stone"]),
         None,
@@ -791,15 +792,19 @@ fn hull_options_map_onto_the_decomposition() {
 // ---- false, collapsed subtrees -----------------------------------------------------------
 
 fn collapsed_model() -> Model {
-    let zero_x = math::from_trs([0.0; 3], math::QUAT_IDENTITY, [0.0, 1.0, 1.0]);
-    let zero_y = math::from_trs([5.0, 0.0, 0.0], math::QUAT_IDENTITY, [1.0, 0.0, 1.0]);
+    let zero_x = math::from_trs(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(0.0, 1.0, 1.0));
+    let zero_y = math::from_trs(
+        DVec3::new(5.0, 0.0, 0.0),
+        DQuat::IDENTITY,
+        DVec3::new(1.0, 0.0, 1.0),
+    );
     let mut m = flat_model(
         &[
             ("templates", zero_x, None),
-            ("prop", math::IDENTITY, Some(0)),
-            ("marker", math::IDENTITY, None),
+            ("prop", Mat4::IDENTITY, Some(0)),
+            ("marker", Mat4::IDENTITY, None),
             ("parked", zero_y, Some(0)),
-            ("floor", math::IDENTITY, Some(0)),
+            ("floor", Mat4::IDENTITY, Some(0)),
         ],
         vec![mesh_of(vec![box_primitive([0.0; 3], [0.5; 3], "concrete")])],
     );
@@ -1109,7 +1114,7 @@ fn a_cache_hit_returns_identical_bytes() {
 
 #[test]
 fn the_load_time_cook_matches_the_shipped_one() {
-    let t = |x: f64| math::from_trs([x, 0.0, 0.0], math::QUAT_IDENTITY, [1.0; 3]);
+    let t = |x: f64| math::from_trs(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY, DVec3::ONE);
     let model = flat_model(
         &[
             ("a", t(0.0), Some(0)),
@@ -1122,9 +1127,9 @@ fn the_load_time_cook_matches_the_shipped_one() {
         ],
     );
     let pose = math::from_trs(
-        [1.0, 2.0, 3.0],
-        math::quat_from_euler_degrees([0.0, 30.0, 0.0]),
-        [1.0; 3],
+        DVec3::new(1.0, 2.0, 3.0),
+        math::quat_from_euler_degrees(DVec3::new(0.0, 30.0, 0.0)),
+        DVec3::ONE,
     );
     let mut b = bake_with(
         &model,
@@ -1332,11 +1337,11 @@ fn the_load_key_signature_is_the_pallet_file_tables() {
 /// along its X, so `d`'s triangles carry a shear into its part frame and the others none.
 /// The compiled parts (colliders explicit), plus one part whose path names no node.
 fn load_fixture() -> (Model, Mat4, Vec<Part>) {
-    let t = |x: f64| math::from_trs([x, 0.0, 0.0], math::QUAT_IDENTITY, [1.0; 3]);
+    let t = |x: f64| math::from_trs(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY, DVec3::ONE);
     let d = math::from_trs(
-        [12.0, 0.0, 0.0],
-        math::quat_from_euler_degrees([0.0, 45.0, 0.0]),
-        [1.0; 3],
+        DVec3::new(12.0, 0.0, 0.0),
+        math::quat_from_euler_degrees(DVec3::new(0.0, 45.0, 0.0)),
+        DVec3::ONE,
     );
     let model = flat_model(
         &[
@@ -1352,9 +1357,9 @@ fn load_fixture() -> (Model, Mat4, Vec<Part>) {
         ],
     );
     let pose = math::from_trs(
-        [1.0, 2.0, 3.0],
-        math::quat_from_euler_degrees([0.0, 30.0, 0.0]),
-        [2.0, 1.0, 1.0],
+        DVec3::new(1.0, 2.0, 3.0),
+        math::quat_from_euler_degrees(DVec3::new(0.0, 30.0, 0.0)),
+        DVec3::new(2.0, 1.0, 1.0),
     );
     let mut b = bake_with(
         &model,
@@ -1505,7 +1510,7 @@ fn a_truncated_or_inconsistent_entry_misses_and_is_written_whole_again() {
     b.out.apply(&mut b.table.parts);
     let parts = b.table.parts.clone();
     let key = load_key("meshes/cube.glb", 1, 1);
-    let pose = math::IDENTITY;
+    let pose = Mat4::IDENTITY;
     let cold = load(Some(&cache), &key, &pose, &parts, Some(&model));
     let entry = std::fs::read(cache.path(&key)).unwrap();
     for cut in 0..entry.len() {
@@ -1536,10 +1541,10 @@ fn a_truncated_or_inconsistent_entry_misses_and_is_written_whole_again() {
     // transform read as a matrix, and an entry holding one never compares equal to itself.
     let good = decode_geometry(&entry, "x").unwrap();
     let mut row = good.clone();
-    row.rows[0].world[12] = f64::NAN;
+    row.rows[0].world.w_axis.x = f64::NAN;
     assert!(decode_geometry(&encode_geometry(&row), "x").is_err());
     let mut transform = good.clone();
-    transform.meshes[0].transform = Some([f64::INFINITY; 16]);
+    transform.meshes[0].transform = Some(Mat4::from_cols_array(&[f64::INFINITY; 16]));
     assert!(decode_geometry(&encode_geometry(&transform), "x").is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1572,7 +1577,7 @@ fn a_part_the_entry_lacks_cooks_only_its_mesh_and_keeps_the_other_rows() {
     let d1 = load(Some(&cache), &key, &pose, &only_d, Some(&model));
     assert_eq!((d1.stats.cooked, d1.stats.reused), (1, 0));
     assert!(load(Some(&cache), &key, &pose, &only_d, None).stats.hit);
-    let stretched = math::from_trs([0.0; 3], math::QUAT_IDENTITY, [1.0, 1.0, 3.0]);
+    let stretched = math::from_trs(DVec3::ZERO, DQuat::IDENTITY, DVec3::new(1.0, 1.0, 3.0));
     let d2 = load(Some(&cache), &key, &stretched, &only_d, Some(&model));
     assert!(
         !d2.stats.hit,

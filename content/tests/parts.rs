@@ -8,7 +8,11 @@ mod support;
 use std::collections::BTreeMap;
 
 use dh_content::diag::{Diagnostics, Severity, SourceFile};
-use dh_content::gltf::math::{self, Mat4};
+use dh_content::math;
+use glam::{DQuat, DVec3};
+
+/// A node world matrix as the glTF model keeps it (column-major).
+type Mat4 = [f64; 16];
 use dh_content::gltf::{apply_sidecar, import_glb, Model};
 use dh_content::parts::{
     bake_parts_table, ids_path, instance_pose, match_identities, mint_local_id, object_id, IdsFile,
@@ -134,13 +138,18 @@ fn drop_rename_and_transform() {
     // Position replaced; rotation and scale kept (identity).
     assert!(near(
         &world_of(&m, "city/keep"),
-        &math::from_trs([0.0, 6.0, 0.0], math::QUAT_IDENTITY, [1.0; 3])
+        &math::from_trs(DVec3::new(0.0, 6.0, 0.0), DQuat::IDENTITY, DVec3::ONE).to_cols_array()
     ));
     // Yaw 90 (q = [0, sin45, 0, cos45]) and scale 2 about the authored translation.
     let s = std::f64::consts::FRAC_1_SQRT_2;
     assert!(near(
         &world_of(&m, "city/wall.001"),
-        &math::from_trs([2.0, 0.0, 0.0], [0.0, s, 0.0, s], [2.0; 3])
+        &math::from_trs(
+            DVec3::new(2.0, 0.0, 0.0),
+            DQuat::from_xyzw(0.0, s, 0.0, s),
+            DVec3::splat(2.0),
+        )
+        .to_cols_array()
     ));
 }
 

@@ -114,7 +114,7 @@ impl MeshColliders {
             let pose = worlds
                 .get(i)
                 .copied()
-                .unwrap_or(dh_content::gltf::math::IDENTITY);
+                .unwrap_or(glam::DMat4::IDENTITY);
             let started = Instant::now();
             let loaded = cook_placement_at_load(cache, &key, &pose, &inst.parts, || {
                 catalog

@@ -30,13 +30,14 @@ use super::format::{
     encode_mesh, geometry_mesh_key, leaf_tree, Colcook, CookEntry, GeometryEntry, GeometryMesh,
     GeometryRow, FORMAT_VERSION, GEOMETRY_HEAD_BYTES,
 };
-use crate::gltf::math::{self, Mat4};
 use crate::gltf::{Mesh, Model};
 use crate::hash::hex;
+use crate::math;
 use crate::schema::common::Guid;
 use crate::schema::components::geometry::{ColliderState, Shape};
 use crate::schema::object_components::ObjectComponent;
 use crate::schema::records::Part;
+use glam::DMat4 as Mat4;
 use sha2::{Digest, Sha256};
 
 /// The load cache's key of a model (spec: runtime assets, "Cooked map collision": "a
@@ -75,7 +76,7 @@ pub fn mesh_key(mesh: &Mesh, transform: Option<&Mat4>) -> [u8; 32] {
         None => h.update([0]),
         Some(m) => {
             h.update([1]);
-            for c in m {
+            for c in m.to_cols_array() {
                 h.update(c.to_le_bytes());
             }
         }
@@ -340,16 +341,12 @@ pub fn part_transform(pose: &Mat4, world: &Mat4) -> Option<Option<Mat4>> {
     let frame = math::from_trs(d.translation, d.rotation, d.scale);
     let inv = math::inverse(&frame)?;
     let m = math::mul(&inv, &w);
-    let identity = m
-        .iter()
-        .zip(math::IDENTITY)
-        .all(|(a, b)| (a - b).abs() <= 1e-7 * (1.0 + b.abs()));
-    Some((!identity).then_some(m))
+    Some((!super::near_identity(&m)).then_some(m))
 }
 
 /// A transform as bits, for exact comparison and hashing.
 fn bits(t: Option<&Mat4>) -> Option<[u64; 16]> {
-    t.map(|m| m.map(f64::to_bits))
+    t.map(|m| m.to_cols_array().map(f64::to_bits))
 }
 
 /// The geometry of `model`'s mesh `source` carried by `transform`: extracted, welded and
@@ -479,7 +476,7 @@ pub fn cook_placement_at_load<M: std::borrow::Borrow<Model>, E>(
         .enumerate()
         .map(|(i, p)| (p.as_str(), i))
         .collect();
-    let worlds = model.world_matrices();
+    let worlds = super::world_matrices(model);
     let mut stats = LoadStats::default();
     let (mut old_rows, mut old_meshes): (Vec<GeometryRow>, Vec<Option<GeometryMesh>>) = match old {
         Some(e) => (e.rows, e.meshes.into_iter().map(Some).collect()),
@@ -509,7 +506,7 @@ pub fn cook_placement_at_load<M: std::borrow::Borrow<Model>, E>(
             .filter(|m| *m < model.meshes.len());
         let world = node
             .and_then(|n| worlds.get(n).copied())
-            .unwrap_or(math::IDENTITY);
+            .unwrap_or(Mat4::IDENTITY);
         let answer = match source {
             None => {
                 rows.push(GeometryRow {

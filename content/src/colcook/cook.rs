@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::gltf::math::{self, Mat4};
 use crate::gltf::Mesh;
+use glam::{DMat4 as Mat4, DVec3};
 
 /// A triangle's material index meaning "no material" (a primitive with none, or a slot the
 /// map's table does not name: it stands on the world default).
@@ -76,8 +76,8 @@ pub fn extract(mesh: &Mesh, transform: Option<&Mat4>) -> Soup {
         match transform {
             None => soup.positions.extend(p.vertices.iter().map(|v| v.position)),
             Some(m) => soup.positions.extend(p.vertices.iter().map(|v| {
-                let q = math::transform_point(m, v.position.map(f64::from));
-                q.map(|c| c as f32)
+                let q = m.transform_point3(DVec3::from_array(v.position.map(f64::from)));
+                q.to_array().map(|c| c as f32)
             })),
         }
         for t in p.indices.chunks_exact(3) {

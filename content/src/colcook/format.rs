@@ -35,8 +35,8 @@
 //! when there is one.
 
 use super::cook::{BvhNode, CookedMesh, NO_MATERIAL};
-use crate::gltf::math::Mat4;
 use crate::schema::common::Guid;
+use glam::DMat4 as Mat4;
 
 /// The format version of every file here (spec: runtime assets, "Cooked collision":
 /// `.dh-colcook` format 5). Bumping it renames every cache entry.
@@ -701,7 +701,7 @@ pub fn geometry_mesh_key(entry: &[u8; 32], source: u32, transform: Option<&Mat4>
         None => h.update([0]),
         Some(m) => {
             h.update([1]);
-            for c in m {
+            for c in m.to_cols_array() {
                 h.update(c.to_le_bytes());
             }
         }
@@ -763,7 +763,7 @@ fn material_width(slots: usize) -> u8 {
 }
 
 fn put_mat(out: &mut Vec<u8>, m: &Mat4) {
-    for c in m {
+    for c in m.to_cols_array() {
         out.extend_from_slice(&c.to_le_bytes());
     }
 }
@@ -1009,7 +1009,7 @@ fn read_mat(r: &mut Reader<'_>, place: &str) -> Result<Mat4, ColcookError> {
     if let Some(i) = m.iter().position(|c| !c.is_finite()) {
         return Err(r.err(place, at + i * 8, "a finite number"));
     }
-    Ok(m)
+    Ok(Mat4::from_cols_array(&m))
 }
 
 /// `N` bytes of `c` from `at`; zeros past its end (callers pass exact chunks).
@@ -1043,7 +1043,7 @@ pub fn decode_geometry_mesh(
     let t_at = r.pos;
     let t = read_mat(&mut r, "mesh transform")?;
     let transform = match flag {
-        0 if t.iter().all(|c| c.to_bits() == 0) => None,
+        0 if t.to_cols_array().iter().all(|c| c.to_bits() == 0) => None,
         0 => return Err(r.err("mesh transform", t_at, "all zero when the flag is 0")),
         1 => Some(t),
         _ => return Err(r.err("mesh transform flag", at, format!("0 or 1, found {flag}"))),

@@ -71,8 +71,8 @@ pub use format::{
     FORMAT_VERSION,
 };
 
-use crate::gltf::math::{self, Mat4};
 use crate::gltf::Model;
+use crate::math;
 use crate::parts::{PartsTable, Placement};
 use crate::schema::common::{Guid, Vec3};
 use crate::schema::components::geometry::{
@@ -82,6 +82,7 @@ use crate::schema::components::MapComponent;
 use crate::schema::map::{AutoCollision, HullOptions};
 use crate::schema::object_components::{ObjectCollider, ObjectComponent};
 use crate::schema::records::{Part, PartOverride};
+use glam::{DMat4 as Mat4, DQuat, DVec3};
 
 /// In `"boxes"` and `"hulls"`, a node thinner than this on some axis (meters, posed) is
 /// skipped ("thinner than ~1 mm").
@@ -245,9 +246,10 @@ pub struct SingularFrame;
 /// The frame a part's shapes are in: its pivot, rotation and scale.
 pub fn part_frame(part: &Part) -> Mat4 {
     math::from_trs(
-        part.pivot.map(|v| v.0).unwrap_or([0.0; 3]),
-        part.rotation.map(|q| q.0).unwrap_or(math::QUAT_IDENTITY),
-        part.scale.map(|s| s.0).unwrap_or([1.0; 3]),
+        part.pivot.map_or(DVec3::ZERO, |v| DVec3::from_array(v.0)),
+        part.rotation
+            .map_or(DQuat::IDENTITY, |q| DQuat::from_array(q.0)),
+        part.scale.map_or(DVec3::ONE, |s| DVec3::from_array(s.0)),
     )
 }
 
@@ -258,17 +260,30 @@ pub fn part_frame(part: &Part) -> Mat4 {
 pub fn part_space(part: &Part, node_world: &Mat4) -> Result<Option<Mat4>, SingularFrame> {
     let inv = math::inverse(&part_frame(part)).ok_or(SingularFrame)?;
     let m = math::mul(&inv, node_world);
-    let identity = m
+    Ok((!near_identity(&m)).then_some(m))
+}
+
+/// Whether every element of `m` is within `1e-7` (relative) of the identity's.
+pub(crate) fn near_identity(m: &Mat4) -> bool {
+    m.to_cols_array()
         .iter()
-        .zip(math::IDENTITY)
-        .all(|(a, b)| (a - b).abs() <= 1e-7 * (1.0 + b.abs()));
-    Ok((!identity).then_some(m))
+        .zip(Mat4::IDENTITY.to_cols_array())
+        .all(|(a, b)| (a - b).abs() <= 1e-7 * (1.0 + b.abs()))
+}
+
+/// The model's node world matrices ([`Model::world_matrices`]) as glam matrices.
+pub(crate) fn world_matrices(model: &Model) -> Vec<Mat4> {
+    model
+        .world_matrices()
+        .iter()
+        .map(Mat4::from_cols_array)
+        .collect()
 }
 
 /// The collapsed nodes of a placement (world matrix with no inverse), and the warning
 /// naming the topmost node of each collapsed subtree; `None` when nothing collapsed.
 pub fn collapsed_nodes(model: &Model, pose: &Mat4) -> (Vec<bool>, Option<String>) {
-    let worlds = model.world_matrices();
+    let worlds = world_matrices(model);
     let paths = model.node_paths();
     let mut collapsed = vec![false; model.nodes.len()];
     let mut tops = Vec::new();
@@ -506,10 +521,10 @@ impl MapCollision {
         states: &[PartState],
     ) -> InstanceCollision {
         let mut out = InstanceCollision::default();
-        let pose = placement.pose.to_cols_array();
+        let pose = placement.pose;
         let (collapsed, warning) = collapsed_nodes(model, &pose);
         out.warnings.extend(warning);
-        let worlds = model.world_matrices();
+        let worlds = world_matrices(model);
         let paths = model.node_paths();
         let default_state = PartState::default();
         let mut failed: Vec<String> = Vec::new();
@@ -533,7 +548,7 @@ impl MapCollision {
                     let w = table
                         .worlds
                         .get(k)
-                        .map(glam::DMat4::to_cols_array)
+                        .copied()
                         .unwrap_or_else(|| math::mul(&pose, &worlds[node]));
                     part_space(part, &w).ok().map(|transform| PartGeometry {
                         mesh,
@@ -751,7 +766,7 @@ pub fn cook_at_load(
         .enumerate()
         .map(|(i, p)| (p.as_str(), i))
         .collect();
-    let worlds = model.world_matrices();
+    let worlds = world_matrices(model);
     let mut col = MapCollision::new(AutoCollision::Mesh, None, cache.cloned());
     let mut failed = Vec::new();
     for part in parts {
@@ -778,11 +793,7 @@ pub fn cook_at_load(
             continue;
         }
         let m = math::mul(&inv, &w);
-        let identity = m
-            .iter()
-            .zip(math::IDENTITY)
-            .all(|(a, b)| (a - b).abs() <= 1e-7 * (1.0 + b.abs()));
-        let transform = (!identity).then_some(m);
+        let transform = (!near_identity(&m)).then_some(m);
         let geo = PartGeometry {
             mesh,
             transform,
