@@ -111,10 +111,7 @@ impl MeshColliders {
                 continue;
             };
             let key = load_key(&model.path, crc32, raw_len);
-            let pose = worlds
-                .get(i)
-                .copied()
-                .unwrap_or(glam::DMat4::IDENTITY);
+            let pose = worlds.get(i).copied().unwrap_or(glam::DMat4::IDENTITY);
             let started = Instant::now();
             let loaded = cook_placement_at_load(cache, &key, &pose, &inst.parts, || {
                 catalog
