@@ -7,6 +7,9 @@
 
 use std::path::PathBuf;
 
+mod support;
+use support::glb;
+
 use dh_content::diag::{Diagnostics, SourceFile};
 use dh_content::gltf::{apply_sidecar, import_glb_with, rewrite_glb, ImportOptions, Purpose};
 use dh_content::read::Mode;
@@ -216,26 +219,6 @@ fn fox_ships_its_skin_animations_and_image_through_a_sidecar() {
         ("fox", "Vixen"),
         "root",
     );
-}
-
-/// A GLB of `json` and `bin` (each padded to 4 bytes).
-fn glb(json: &str, bin: &[u8]) -> Vec<u8> {
-    let mut j = json.as_bytes().to_vec();
-    j.resize(j.len().div_ceil(4) * 4, b' ');
-    let mut b = bin.to_vec();
-    b.resize(b.len().div_ceil(4) * 4, 0);
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((j.len() as u32).to_le_bytes());
-    out.extend(0x4E4F534Au32.to_le_bytes());
-    out.extend(j);
-    out.extend((b.len() as u32).to_le_bytes());
-    out.extend(0x004E4942u32.to_le_bytes());
-    out.extend(b);
-    out
 }
 
 /// A merge needs new data: the merged mesh is appended after the source's BIN bytes, which
