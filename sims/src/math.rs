@@ -42,17 +42,8 @@ pub trait SpecQuat: Sized {
 
 impl SpecQuat for Quat {
     fn from_euler_degrees(pitch_yaw_roll: DVec3) -> Quat {
-        let [pitch, yaw, roll] = pitch_yaw_roll.to_array().map(|d| d.to_radians() * 0.5);
-        let (sp, cp) = pitch.sin_cos();
-        let (sy, cy) = yaw.sin_cos();
-        let (sr, cr) = roll.sin_cos();
-        DQuat::from_xyzw(
-            cy * sp * cr + sy * cp * sr,
-            sy * cp * cr - cy * sp * sr,
-            cy * cp * sr - sy * sp * cr,
-            cy * cp * cr + sy * sp * sr,
-        )
-        .as_quat()
+        // The content crate's one Z·Y·X formula, in f64, rounded once to f32.
+        dh_content::math::quat_from_euler_degrees(pitch_yaw_roll).as_quat()
     }
 
     fn from_axis_angle_degrees(axis: DVec3, degrees: f64) -> Quat {
