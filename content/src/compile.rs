@@ -18,6 +18,9 @@ use crate::read::{member, Cx, Mode, ToJson};
 use crate::refs::{self, Barcode};
 use crate::schema::manifest::{read_manifest, PalletManifestSource};
 
+pub mod dependencies;
+pub use dependencies::{Dependencies, DependencySearch};
+
 /// The largest source file a build reads whole (a JSON asset); larger binary files are
 /// still packed, up to the pallet's entry cap.
 pub const MAX_JSON_SOURCE: u64 = 64 << 20;
@@ -283,8 +286,18 @@ pub struct StatedRef {
 }
 
 /// Compiles the source pallet at `root`: reads `pallet.dh`, every asset, resolves
-/// references, and (with `write`) produces the pallet bytes when there are no errors.
+/// references, and (with `write`) produces the pallet bytes when there are no errors. No
+/// dependency pallet is mounted ([`compile_with`] mounts them).
 pub fn compile(root: &Path, opts: &CompileOptions) -> BuildOutput {
+    compile_with(root, opts, &DependencySearch::default())
+}
+
+/// [`compile`], mounting the compiled pallets of the source pallet's dependencies that
+/// `search` finds ([`Dependencies::find`]), so inheritance chains that reach into them
+/// are folded and checked at build: a map inheriting a parent in a dependency, an object
+/// varying a base there (whose `resolved` member the build then writes). A dependency a
+/// chain needs that is not found is said once, naming it, and what can be checked is.
+pub fn compile_with(root: &Path, opts: &CompileOptions, search: &DependencySearch) -> BuildOutput {
     let mut diags = Diagnostics::new();
     let manifest_path = root.join("pallet.dh");
     let manifest = match std::fs::read_to_string(&manifest_path) {
@@ -301,7 +314,7 @@ pub fn compile(root: &Path, opts: &CompileOptions) -> BuildOutput {
         }
     };
     let sources = discover(root, &mut diags);
-    let mut out = compile_sources(manifest.as_deref(), sources, opts);
+    let mut out = compile_inner(manifest.as_deref(), sources, opts, Mounts::Search(search));
     out.diagnostics.extend(diags);
     out.diagnostics.sort();
     out
@@ -314,11 +327,55 @@ pub fn compile_sources(
     sources: Vec<SourceEntry>,
     opts: &CompileOptions,
 ) -> BuildOutput {
+    compile_inner(
+        manifest_text,
+        sources,
+        opts,
+        Mounts::Given(&Dependencies::none()),
+    )
+}
+
+/// [`compile_sources`] with dependency pallets already mounted.
+pub fn compile_sources_with(
+    manifest_text: Option<&str>,
+    sources: Vec<SourceEntry>,
+    opts: &CompileOptions,
+    dependencies: &Dependencies,
+) -> BuildOutput {
+    compile_inner(manifest_text, sources, opts, Mounts::Given(dependencies))
+}
+
+/// Where a build's dependency pallets come from.
+enum Mounts<'a> {
+    /// Found by a search once the manifest names the dependencies.
+    Search(&'a DependencySearch),
+    /// Mounted by the caller.
+    Given(&'a Dependencies),
+}
+
+fn compile_inner(
+    manifest_text: Option<&str>,
+    sources: Vec<SourceEntry>,
+    opts: &CompileOptions,
+    mounts: Mounts,
+) -> BuildOutput {
     let mut out = BuildOutput::default();
     let manifest = manifest_text.and_then(|text| {
         let file = SourceFile::new("pallet.dh", text);
         read_manifest(&file, &mut out.diagnostics, Mode::Build)
     });
+    let found;
+    let deps: &Dependencies = match (mounts, &manifest) {
+        (Mounts::Given(d), _) => d,
+        (Mounts::Search(search), Some(m)) => {
+            found = Dependencies::find(search, &m.id, &m.dependencies, &mut out.diagnostics);
+            &found
+        }
+        (Mounts::Search(_), None) => {
+            found = Dependencies::none();
+            &found
+        }
+    };
     let total = sources.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let mut read: Vec<ReadAsset> = sources
@@ -336,13 +393,15 @@ pub fn compile_sources(
 
     let mut generated = Vec::new();
     let mut writes = Vec::new();
+    let mut reach = Reach::default();
     if let Some(manifest) = &manifest {
         generated = convert_voxel_sources(manifest, &mut read);
-        let roots = resolve_objects(manifest, &mut read);
-        let (w, companions) = check_maps(manifest, &mut read, &roots);
+        let roots = resolve_objects(manifest, &mut read, deps, &mut reach);
+        let (w, companions) = check_maps(manifest, &mut read, &roots, deps, &mut reach);
         writes = w;
         generated.extend(companions);
         check_references(manifest, &mut read);
+        reach.report(manifest, deps, &mut out.diagnostics);
     }
     for r in &mut read {
         out.diagnostics.extend(std::mem::take(&mut r.diags));
@@ -379,7 +438,7 @@ pub fn compile_sources(
     out.manifest = manifest;
     if opts.write && !out.diagnostics.has_errors() {
         if let Some(m) = &out.manifest {
-            match pack(m, &out.assets) {
+            match pack_using(m, &out.assets, &reach.used(m, deps)) {
                 Ok(bytes) => out.pallet = Some(bytes),
                 Err(e) => out.diagnostics.file_error("", e.to_string()),
             }
@@ -401,8 +460,18 @@ pub fn pack(
     m: &PalletManifestSource,
     assets: &[CompiledAsset],
 ) -> Result<Vec<u8>, crate::pallet::PalletError> {
+    pack_using(m, assets, &[])
+}
+
+/// [`pack`], recording `used` among the dependencies the build resolved into.
+fn pack_using(
+    m: &PalletManifestSource,
+    assets: &[CompiledAsset],
+    used: &[crate::pallet::UsedDependency],
+) -> Result<Vec<u8>, crate::pallet::PalletError> {
     let mut manifest = Manifest::new(m.id.clone(), m.name.clone(), m.version.clone());
     manifest.dependencies = m.dependencies.clone();
+    manifest.used_dependencies = used.to_vec();
     manifest.default_look = m.look.clone();
     let mut w = PalletWriter::new(manifest)?;
     for a in assets {
@@ -693,15 +762,99 @@ fn convert_voxel_sources(
     out
 }
 
-/// Resolves every object of the pallet whose variant chain stays inside it: adds the
-/// compiled object's `resolved` member and returns, per object barcode, the component
-/// types its resolved root carries. A chain that reaches into another pallet is resolved
-/// at load, where that pallet is mounted.
+/// What the build's inheritance chains reached in other pallets: the pallets a map's
+/// parent or an object's base lives in (recorded among the ones the pallet uses, spec
+/// dh.map "Inheritance"), and the ones a chain needed that are not mounted (said once
+/// each, naming the assets whose chains stop there).
+#[derive(Debug, Default)]
+struct Reach {
+    reached: std::collections::BTreeSet<String>,
+    absent: BTreeMap<String, Vec<String>>,
+}
+
+impl Reach {
+    /// A chain of `asset` reached into pallet `pallet` (another than the build's own).
+    fn note(&mut self, pallet: &str, asset: &str, deps: &Dependencies) {
+        self.reached.insert(pallet.to_string());
+        if !deps.contains(pallet) {
+            let list = self.absent.entry(pallet.to_string()).or_default();
+            if !list.iter().any(|a| a == asset) {
+                list.push(asset.to_string());
+            }
+        }
+    }
+
+    /// The declared dependencies a chain reached, with the checksum each mounted one has
+    /// (empty for one that is not mounted).
+    fn used(
+        &self,
+        m: &PalletManifestSource,
+        deps: &Dependencies,
+    ) -> Vec<crate::pallet::UsedDependency> {
+        self.reached
+            .iter()
+            .filter(|id| m.dependencies.contains(id))
+            .map(|id| crate::pallet::UsedDependency {
+                id: id.clone(),
+                content_checksum: deps.content_checksum(id).unwrap_or_default().to_string(),
+            })
+            .collect()
+    }
+
+    /// One warning per dependency a chain needed that is not mounted. The core pallet is
+    /// left out: the engine always mounts it, so its chains are always folded where they
+    /// load (ours; `--pallet` a compiled core pallet to check them at build).
+    fn report(&self, m: &PalletManifestSource, deps: &Dependencies, diags: &mut Diagnostics) {
+        for (id, assets) in &self.absent {
+            if id == crate::schema::manifest::CORE_PALLET_ID {
+                continue;
+            }
+            let unreadable: Vec<String> = deps
+                .unreadable()
+                .iter()
+                .map(|(f, e)| format!("{f} beside it does not open: {e}"))
+                .collect();
+            let unreadable = if unreadable.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", unreadable.join("; "))
+            };
+            let mut assets: Vec<&str> = assets.iter().map(String::as_str).collect();
+            assets.sort_unstable();
+            let shown: Vec<&str> = assets.iter().take(3).copied().collect();
+            let more = if assets.len() > shown.len() {
+                format!(" and {} more", assets.len() - shown.len())
+            } else {
+                String::new()
+            };
+            diags.items.push(crate::diag::Diagnostic {
+                severity: crate::diag::Severity::Warning,
+                file: "pallet.dh".to_string(),
+                line: 0,
+                col: 0,
+                path: "dependencies".to_string(),
+                message: format!(
+                    "dependency '{id}' is not mounted: no compiled pallet with that id lies beside the source folder and no --pallet names one{unreadable}, so the inheritance chains of {}{more} are checked only as far as pallet '{}' goes (the whole is checked where they load); build '{id}' beside this folder or pass --pallet to check them whole",
+                    shown.join(", "),
+                    m.id
+                ),
+            });
+        }
+    }
+}
+
+/// Resolves every object of the pallet whose variant chain the build can follow to its
+/// root — inside the pallet, or into the mounted dependencies: adds the compiled object's
+/// `resolved` member and returns, per object barcode, the component types its resolved
+/// root carries. A chain that reaches into a pallet that is not mounted is resolved at
+/// load, where that pallet is mounted (and the build says once that it is absent).
 fn resolve_objects(
     manifest: &PalletManifestSource,
     read: &mut [ReadAsset],
+    deps: &Dependencies,
+    reach: &mut Reach,
 ) -> BTreeMap<String, Vec<String>> {
-    use crate::fold::{gather_chain, resolve_object, ChainKind, ChainScope, Level};
+    use crate::fold::{cut_before, gather_chain_within, resolve_object, ChainKind, Level};
     let levels: BTreeMap<String, Level> = read
         .iter()
         .filter(|r| r.kind == AssetKind::Object)
@@ -717,6 +870,7 @@ fn resolve_objects(
             ))
         })
         .collect();
+    let within = |p: &str| p == manifest.id || deps.contains(p);
     let mut roots = BTreeMap::new();
     for r in read.iter_mut() {
         if r.kind != AssetKind::Object || r.diags.has_errors() {
@@ -726,41 +880,39 @@ fn resolve_objects(
             continue;
         };
         let lookup = |b: &Barcode| {
-            (b.pallet == manifest.id)
-                .then(|| levels.get(&b.path).cloned())
-                .flatten()
+            if b.pallet == manifest.id {
+                levels.get(&b.path).cloned()
+            } else {
+                deps.level(b)
+            }
         };
-        let (chain, problems) = gather_chain(leaf, ChainKind::Object, ChainScope::Pallet, lookup);
-        let mut stops_outside = false;
-        if let Some(root) = chain.first() {
-            stops_outside = root
-                .json
-                .get("inherits")
-                .is_some_and(|v| v.as_str().is_some());
+        let (chain, problems) = gather_chain_within(leaf, ChainKind::Object, &within, lookup);
+        for level in chain.iter().filter(|l| l.barcode.pallet != manifest.id) {
+            reach.note(&level.barcode.pallet, &r.path, deps);
+        }
+        let cut = cut_before(&chain);
+        if let Some(b) = cut.as_ref().filter(|b| !within(&b.pallet)) {
+            reach.note(&b.pallet, &r.path, deps);
         }
         for p in &problems {
             r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
         }
-        if !problems.is_empty() || stops_outside {
+        if !problems.is_empty() || cut.is_some() {
             continue;
         }
         match resolve_object(&chain) {
             Ok(folded) => {
                 for p in &folded.problems {
-                    r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
+                    // A problem located in a level of another pallet is that pallet's
+                    // (reported by its own build), not this file's.
+                    if p.at.pallet == manifest.id {
+                        r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
+                    }
                 }
-                let types = folded
-                    .value
-                    .get("components")
-                    .and_then(|c| c.as_array())
-                    .map(|list| {
-                        list.iter()
-                            .filter_map(|c| c.get("$type").and_then(|t| t.as_str()))
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                roots.insert(format!("{}:{}", manifest.id, r.path), types);
+                roots.insert(
+                    format!("{}:{}", manifest.id, r.path),
+                    root_component_types(&folded.value),
+                );
                 if let Some(Value {
                     kind: Kind::Object(members),
                     ..
@@ -776,6 +928,32 @@ fn resolve_objects(
     roots
 }
 
+/// The component types a resolved object root carries (`dh.mover`, ...), in order.
+fn root_component_types(resolved: &Value) -> Vec<String> {
+    resolved
+        .get("components")
+        .and_then(|c| c.as_array())
+        .map(|list| {
+            list.iter()
+                .filter_map(|c| c.get("$type").and_then(|t| t.as_str()))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The component types the root of object `b` in a mounted dependency carries once
+/// resolved: its compiled `resolved` member, or (an object that varies nothing) its own
+/// components. `None` when it is not mounted, or is a variant its build could not resolve.
+fn mounted_root_types(deps: &Dependencies, b: &Barcode) -> Option<Vec<String>> {
+    let json = deps.json(b)?;
+    match json.get("resolved") {
+        Some(resolved) => Some(root_component_types(resolved)),
+        None if json.get("inherits").is_none() => Some(root_component_types(&json)),
+        None => None,
+    }
+}
+
 /// Validates every map with what the pallet knows: the inheritance chain inside the pallet
 /// (cycles, parents, repeated names, thumbnails, inherited geometry and records), and the
 /// record rules with the component types each object placement's source resolves to.
@@ -785,8 +963,10 @@ fn check_maps(
     manifest: &PalletManifestSource,
     read: &mut [ReadAsset],
     roots: &BTreeMap<String, Vec<String>>,
+    deps: &Dependencies,
+    reach: &mut Reach,
 ) -> (Vec<CompilerWrite>, Vec<CompiledAsset>) {
-    use crate::fold::{check_map_chain, ChainScope, Level};
+    use crate::fold::{check_map_chain_mounted, Level};
     let barcode = |path: &str| Barcode {
         pallet: manifest.id.clone(),
         path: path.to_string(),
@@ -829,15 +1009,40 @@ fn check_maps(
         }));
         let r = &mut read[i];
         r.diags.extend(baked);
+        let lookup = |b: &Barcode| {
+            if b.pallet == manifest.id {
+                levels.get(&b.path).cloned()
+            } else {
+                deps.level(b)
+            }
+        };
+        let types_of = |b: &Barcode| {
+            if b.pallet == manifest.id {
+                roots.get(&b.to_string()).cloned()
+            } else {
+                mounted_root_types(deps, b)
+            }
+        };
         let mut info = map.map_info();
-        for record in &map.objects {
+        if let Some(leaf) = levels.get(&r.path) {
+            inherit_info(manifest, leaf, deps, &lookup, &mut info, reach, &r.path);
+        }
+        for record in info.inherited.iter().chain(&map.objects) {
             if let crate::schema::records::Record::Instance(inst) = record {
-                if let Ok(b) =
-                    refs::resolve(&inst.source, &manifest.id, &r.path, &manifest.dependencies)
-                {
-                    if let Some(types) = roots.get(&b.to_string()) {
+                // An inherited record's source is a barcode already (its parent's pallet
+                // may declare what this one does not).
+                let b = refs::resolve(&inst.source, &manifest.id, &r.path, &manifest.dependencies)
+                    .ok()
+                    .or_else(|| {
+                        refs::split_barcode(&inst.source).map(|(pallet, path)| Barcode {
+                            pallet: pallet.to_string(),
+                            path: path.to_string(),
+                        })
+                    });
+                if let Some(b) = b {
+                    if let Some(types) = types_of(&b) {
                         info.source_root_components
-                            .push((inst.source.clone(), types.clone()));
+                            .push((inst.source.clone(), types));
                     }
                 }
             }
@@ -847,12 +1052,8 @@ fn check_maps(
             crate::schema::map::validate_map_with(&mut cx, &map, &info);
         }
         if let Some(leaf) = levels.get(&r.path) {
-            let lookup = |b: &Barcode| {
-                (b.pallet == manifest.id)
-                    .then(|| levels.get(&b.path).cloned())
-                    .flatten()
-            };
-            for p in check_map_chain(leaf, ChainScope::Pallet, lookup) {
+            let within = |p: &str| deps.contains(p);
+            for p in check_map_chain_mounted(leaf, &within, lookup) {
                 let src = sources
                     .get(&p.at.path)
                     .filter(|_| p.at.pallet == manifest.id);
@@ -873,6 +1074,99 @@ fn check_maps(
         }
     }
     (writes, companions)
+}
+
+/// Fills what the record rules need from a map's inheritance chain (spec, dh.map
+/// "Inheritance": every check that reads the map's records, slots or zones reads the
+/// folded chain): the chain is gathered through this pallet and the mounted dependencies,
+/// folded, and `info` gets the folded material slots, lightmap switch and bake zones, and
+/// the parents' records ([`MapInfo::inherited`](crate::schema::map_rules::MapInfo)), each
+/// read from its parent's file with its references rewritten to barcodes. A chain that
+/// goes on into a pallet that is not mounted (or stops at a fault the chain check reports)
+/// leaves `info.chain_open` set. A map that inherits nothing leaves `info` as it was.
+fn inherit_info(
+    manifest: &PalletManifestSource,
+    leaf: &crate::fold::Level,
+    deps: &Dependencies,
+    lookup: &dyn Fn(&Barcode) -> Option<crate::fold::Level>,
+    info: &mut crate::schema::map_rules::MapInfo,
+    reach: &mut Reach,
+    asset: &str,
+) {
+    use crate::fold::{cut_before, fold_map_chain, gather_chain_within, ChainKind, Looks};
+    use crate::schema::records::Record;
+    if leaf.json.get("inherits").is_none() {
+        return;
+    }
+    let within = |p: &str| p == manifest.id || deps.contains(p);
+    let (chain, problems) = gather_chain_within(leaf.clone(), ChainKind::Map, &within, lookup);
+    for level in chain.iter().filter(|l| l.barcode.pallet != manifest.id) {
+        reach.note(&level.barcode.pallet, asset, deps);
+    }
+    let cut = cut_before(&chain);
+    if let Some(b) = cut.as_ref().filter(|b| !within(&b.pallet)) {
+        reach.note(&b.pallet, asset, deps);
+    }
+    info.chain_open = cut.is_some() || !problems.is_empty();
+    let Some((_, parents)) = chain.split_last() else {
+        return;
+    };
+    if parents.is_empty() {
+        return;
+    }
+    // The folded chain's slots, lightmap and zones. The looks play no part in them.
+    let no_looks = |_: &Barcode| Some(Value::synthetic(Kind::Object(Vec::new())));
+    let looks = Looks {
+        pallet_default: None,
+        asset: &no_looks,
+    };
+    if let Ok(folded) = fold_map_chain(&chain, &looks) {
+        if let Some(m) = read_map_value(&leaf.barcode.to_string(), &folded.value) {
+            let folded_info = m.map_info();
+            info.material_slots = folded_info.material_slots;
+            info.lightmap_enabled = folded_info.lightmap_enabled;
+            info.bake_zones = folded_info.bake_zones;
+        }
+    }
+    // The parents' records, root first, an id a nearer level repeats left out as the
+    // fold leaves it out (the chain check reports it).
+    let mut seen = std::collections::HashSet::new();
+    for level in parents {
+        let (json, _) = crate::fold::rewrite_map_refs(level);
+        let Some(objects) = json.get("objects") else {
+            continue;
+        };
+        let label = format!("{} objects", level.barcode);
+        let text = objects.to_json();
+        let file = SourceFile::new(level.barcode.to_string(), text);
+        let mut scratch = Diagnostics::new();
+        let Ok(value) = crate::jsonc::parse(&file.text) else {
+            continue;
+        };
+        let records: Vec<Record> = {
+            let mut cx = Cx::new(&file, &mut scratch, Mode::Load);
+            cx.at_path(&label, |cx| {
+                <Vec<Record> as crate::read::FromJson>::from_json(cx, &value)
+            })
+            .unwrap_or_default()
+        };
+        for rec in records {
+            if let Some(id) = rec.id() {
+                if !seen.insert(id) {
+                    continue;
+                }
+            }
+            info.inherited.push(rec);
+        }
+    }
+}
+
+/// A map held as a JSON value, read in load mode (its diagnostics dropped: each level of a
+/// chain is checked in its own file).
+fn read_map_value(label: &str, value: &Value) -> Option<crate::schema::map::Map> {
+    let file = SourceFile::new(label, value.to_json());
+    let mut scratch = Diagnostics::new();
+    crate::schema::map::read_map(&file, &mut scratch, Mode::Load)
 }
 
 /// The references a map states: material slots, its look asset, its sky image, and what

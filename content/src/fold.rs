@@ -321,8 +321,25 @@ pub fn gather_chain(
     scope: ChainScope,
     lookup: impl Fn(&Barcode) -> Option<Level>,
 ) -> (Vec<Level>, Vec<ChainProblem>) {
-    let mut problems = Vec::new();
     let leaf_pallet = leaf.barcode.pallet.clone();
+    match scope {
+        ChainScope::Pallet => gather_chain_within(leaf, kind, &|p| p == leaf_pallet, lookup),
+        ChainScope::Whole => gather_chain_within(leaf, kind, &|_| true, lookup),
+    }
+}
+
+/// [`gather_chain`] over the pallets `within` accepts (by id): the walk stops, without a
+/// problem, before a parent in a pallet `within` refuses. A build passes the pallets it
+/// has mounted (its own and the compiled dependencies it found), so a chain reaching into a
+/// dependency that is not there is checked as far as the build can see; [`cut_before`]
+/// says where it stopped.
+pub fn gather_chain_within(
+    leaf: Level,
+    kind: ChainKind,
+    within: &dyn Fn(&str) -> bool,
+    lookup: impl Fn(&Barcode) -> Option<Level>,
+) -> (Vec<Level>, Vec<ChainProblem>) {
+    let mut problems = Vec::new();
     let mut chain: Vec<Level> = vec![leaf];
     while let Some(current) = chain.last() {
         let Some(inherits) = current.inherits() else {
@@ -378,7 +395,7 @@ pub fn gather_chain(
             ));
             break;
         }
-        if scope == ChainScope::Pallet && parent.pallet != leaf_pallet {
+        if !within(&parent.pallet) {
             break;
         }
         let Some(level) = lookup(&parent) else {
@@ -408,6 +425,15 @@ pub fn gather_chain(
     (chain, problems)
 }
 
+/// Where a gathered chain stops short of its root: the parent its first level names when
+/// that level still `inherits` one that resolves (the walk stopped before a pallet it was
+/// not given, or at a problem). `None` for a chain that reaches its root.
+pub fn cut_before(chain: &[Level]) -> Option<Barcode> {
+    let first = chain.first()?;
+    let reference = first.inherits()?.as_str()?;
+    first.resolve(reference).ok()
+}
+
 // ---------------------------------------------------------------------------------------
 // Chain checks
 
@@ -430,7 +456,35 @@ pub fn check_map_chain(
     scope: ChainScope,
     lookup: impl Fn(&Barcode) -> Option<Level>,
 ) -> Vec<ChainProblem> {
-    let (chain, mut problems) = gather_chain(leaf.clone(), ChainKind::Map, scope, lookup);
+    let leaf_pallet = leaf.barcode.pallet.clone();
+    match scope {
+        ChainScope::Pallet => check_chain(leaf, &|p| p == leaf_pallet, true, lookup),
+        ChainScope::Whole => check_chain(leaf, &|_| true, false, lookup),
+    }
+}
+
+/// The build's chain checks ([`check_map_chain`] in [`ChainScope::Pallet`]) carried on into
+/// the compiled dependencies the build has mounted (`mounted` says which pallet ids, by
+/// id): the chain is followed through them and checked as a whole. A record whose id a
+/// parent in another pallet holds is a warning (it is left out at load), as the spec makes
+/// it an error only for a parent in the same pallet; every other fault is an error
+/// wherever its parent lives. The walk stops quietly before a pallet that is not mounted.
+pub fn check_map_chain_mounted(
+    leaf: &Level,
+    mounted: &dyn Fn(&str) -> bool,
+    lookup: impl Fn(&Barcode) -> Option<Level>,
+) -> Vec<ChainProblem> {
+    let leaf_pallet = leaf.barcode.pallet.clone();
+    check_chain(leaf, &|p| p == leaf_pallet || mounted(p), true, lookup)
+}
+
+fn check_chain(
+    leaf: &Level,
+    within: &dyn Fn(&str) -> bool,
+    build: bool,
+    lookup: impl Fn(&Barcode) -> Option<Level>,
+) -> Vec<ChainProblem> {
+    let (chain, mut problems) = gather_chain_within(leaf.clone(), ChainKind::Map, within, lookup);
     let Some((own, parents)) = chain.split_last() else {
         return problems;
     };
@@ -453,16 +507,23 @@ pub fn check_map_chain(
                     "record '{id}' has the id of a record parent '{}' already holds: overriding or removing an inherited record is not built yet (overrides by id arrive with the next inheritance lane)",
                     parent.level.barcode
                 );
-                problems.push(match scope {
-                    ChainScope::Pallet => {
-                        ChainProblem::error(&own.barcode, span, format!("{base}.id"), message)
-                    }
-                    ChainScope::Whole => ChainProblem::warning(
+                let same_pallet = parent.level.barcode.pallet == own.barcode.pallet;
+                problems.push(if build && same_pallet {
+                    ChainProblem::error(&own.barcode, span, format!("{base}.id"), message)
+                } else if build {
+                    ChainProblem::warning(
+                        &own.barcode,
+                        span,
+                        format!("{base}.id"),
+                        format!("{message}; the record is left out at load"),
+                    )
+                } else {
+                    ChainProblem::warning(
                         &own.barcode,
                         span,
                         format!("{base}.id"),
                         format!("{message}; the record is left out"),
-                    ),
+                    )
                 });
             }
         }

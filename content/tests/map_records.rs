@@ -100,6 +100,7 @@ fn info() -> MapInfo {
             },
         ],
         source_root_components: vec![],
+        ..MapInfo::default()
     }
 }
 

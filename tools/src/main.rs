@@ -1,7 +1,7 @@
 //! `dh`: the DigitalHeaven content toolchain.
 //!
 //! ```text
-//! dh build <dir> [-o <file.pallet>] [--json] [--quiet]
+//! dh build <dir> [-o <file.pallet>] [--pallet <dep.pallet>]... [--json] [--quiet]
 //! dh check <dir> [--json]
 //! dh inspect <file.pallet> [--json]
 //! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, Parser, Subcommand};
-use dh_content::compile::{compile, BuildOutput, CompileOptions};
+use dh_content::compile::{compile_with, BuildOutput, CompileOptions, DependencySearch};
 use dh_content::diag::Severity;
 use dh_content::pallet::{Codec, Pallet};
 use mimalloc::MiMalloc;
@@ -28,10 +28,13 @@ const USAGE: &str = "\
 dh — the DigitalHeaven content toolchain
 
 USAGE:
-    dh build <dir> [-o <file.pallet>] [--json] [--quiet]
+    dh build <dir> [-o <file.pallet>] [--pallet <dep.pallet>]... [--json] [--quiet]
         Compile the source pallet in <dir> (its root holds pallet.dh) into a .pallet.
         The output defaults to <dir>.pallet beside the folder. The same sources always
-        give a byte-identical pallet. Exits 1 when any error is reported.
+        give a byte-identical pallet. Exits 1 when any error is reported. The compiled
+        pallets of its dependencies (the .pallet files beside <dir>, and each --pallet)
+        are mounted so maps inheriting from them and objects varying theirs are checked
+        whole; a dependency a chain needs that is absent is said once.
     dh check <dir> [--json]
         Validate a source pallet without writing anything; reports every error.
     dh inspect <file.pallet | payload.dh-vox.bin> [--json]
@@ -51,6 +54,7 @@ USAGE:
 
 OPTIONS:
     -o, --output <file>   Where `dh build` writes the pallet.
+    --pallet <file>       A dependency's compiled pallet `dh build` mounts (repeatable).
     --platform <id>       The platform a .vox follows (dh import).
     --into <dir>          The source pallet folder an import writes into.
     --json                Machine-readable output: diagnostics as one JSON object per line
@@ -100,6 +104,10 @@ enum Command {
             allow_hyphen_values = true
         )]
         output: Option<PathBuf>,
+        /// A dependency's compiled pallet to mount (repeatable); the .pallet files beside
+        /// <dir> are looked through too.
+        #[arg(long = "pallet", value_name = "file", allow_hyphen_values = true)]
+        pallets: Vec<PathBuf>,
         /// Diagnostics as one JSON object per line.
         #[arg(long)]
         json: bool,
@@ -187,6 +195,7 @@ struct Args {
     into: Option<PathBuf>,
     input: Option<PathBuf>,
     output: Option<PathBuf>,
+    pallets: Vec<PathBuf>,
     json: bool,
     quiet: bool,
 }
@@ -309,6 +318,7 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
         into: None,
         input: None,
         output: None,
+        pallets: Vec::new(),
         json: false,
         quiet: false,
     };
@@ -316,11 +326,12 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
         Command::Build {
             dir,
             output,
+            pallets,
             json,
             quiet,
         } => {
             a.command = "build".into();
-            (a.input, a.output, a.json, a.quiet) = (dir, output, json, quiet);
+            (a.input, a.output, a.pallets, a.json, a.quiet) = (dir, output, pallets, json, quiet);
         }
         Command::Check { dir, json, quiet } => {
             a.command = "check".into();
@@ -436,7 +447,8 @@ fn build_or_check(args: &Args) -> Result<bool, CliError> {
         write,
         progress: Some(&bar),
     };
-    let out = compile(&dir, &opts);
+    let search = DependencySearch::for_source(&dir, &args.pallets);
+    let out = compile_with(&dir, &opts, &search);
     print_diagnostics(&out, args.json);
     let errors = out.diagnostics.error_count();
     let warnings = out

@@ -351,3 +351,49 @@ fn build_writes_the_identity_sidecar_and_records_it_beside_the_pallet() {
     assert!(std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn build_mounts_a_dependency_named_by_pallet_and_says_once_when_one_is_absent() {
+    let dir = temp_dir("inherit");
+    let env = dir.join("env.pallet");
+    let r = dh()
+        .arg("build")
+        .arg(repo("content/tests/data/inheritance/env"))
+        .arg("-o")
+        .arg(&env)
+        .arg("--quiet")
+        .output()
+        .expect("dh runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stdout));
+    // Mounted by --pallet: the world's chain into the template is checked whole.
+    let r = dh()
+        .arg("build")
+        .arg(repo("content/tests/data/inheritance/worlds"))
+        .arg("-o")
+        .arg(dir.join("worlds.pallet"))
+        .arg("--pallet")
+        .arg(&env)
+        .output()
+        .expect("dh runs");
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "{out}");
+    assert!(!out.contains("is not mounted"), "{out}");
+    // Without it (nothing beside the source folder in the repository is dev.example.env),
+    // the build still succeeds and says so once.
+    let r = dh()
+        .arg("build")
+        .arg(repo("content/tests/data/inheritance/worlds"))
+        .arg("-o")
+        .arg(dir.join("worlds-alone.pallet"))
+        .output()
+        .expect("dh runs");
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "{out}");
+    assert_eq!(
+        out.matches("dependency 'dev.example.env' is not mounted")
+            .count(),
+        1,
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -20,6 +20,7 @@
 //!   map, its input declared by a component of the target, its `param` and `value` of the
 //!   shape the input takes, and every `setBakeSet` naming a zone and set the map declares.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::common::{Guid, Vec3};
@@ -57,6 +58,18 @@ pub struct MapInfo {
     /// entity and what it may fire and be called with. A source not listed contributes
     /// nothing beyond the instance's own components.
     pub source_root_components: Vec<(String, Vec<String>)>,
+    /// The records the map inherits (spec, dh.map "Inheritance"): its parents' records,
+    /// root first, each read from its own parent's file with its references as barcodes
+    /// and its path naming that parent (`objects[3] of 'p:maps/base.dh-map'`). A wire, a
+    /// `parent`, a part override's `parent`, a teleport's destination and a renderer's
+    /// `reflectionProbe` may name one; the inherited records themselves are checked in
+    /// their own maps, never here. The slots and zones above are then the folded chain's.
+    pub inherited: Vec<Record>,
+    /// Whether the chain goes on into a pallet this build has not mounted. A name, an id,
+    /// a slot or a zone the map states that nothing the build can see declares is then
+    /// not refused (it may be the unseen parent's): the build says once that the
+    /// dependency is absent, and the whole is checked where it is loaded.
+    pub chain_open: bool,
 }
 
 /// The block name a record's diagnostics use (`object record`).
@@ -80,15 +93,36 @@ fn place(r: &Record, index: usize) -> String {
 }
 
 /// Runs every map-wide rule over `records` (a map's `objects`), reporting each failure.
+/// The records the map inherits ([`MapInfo::inherited`]) stand before them for every
+/// lookup (a parent, a wire's target, a destination); only the map's own are checked.
 pub fn validate_records(cx: &mut Cx, records: &[Record], info: &MapInfo) {
-    let ids = check_ids(cx, records);
-    check_parents(cx, records, &ids);
-    let types = component_types(records, info);
+    let base = info.inherited.len();
+    // The folded chain's records, parents first (spec: "The parent's records come first,
+    // in its order, then the child's own"); `all[base + i]` is `records[i]`.
+    let all: Cow<[Record]> = if base == 0 {
+        Cow::Borrowed(records)
+    } else {
+        Cow::Owned(info.inherited.iter().chain(records).cloned().collect())
+    };
+    let own_ids = check_ids(cx, records);
+    // Every id of the chain, to its first record in `all`: an inherited id first (a child
+    // record restating one is the chain check's to report).
+    let mut ids: HashMap<Guid, usize> = HashMap::new();
+    for (k, r) in info.inherited.iter().enumerate() {
+        if let Some(id) = r.id() {
+            ids.entry(id).or_insert(k);
+        }
+    }
+    for (id, i) in own_ids {
+        ids.entry(id).or_insert(base + i);
+    }
+    check_parents(cx, &all, base, &ids, info.chain_open);
+    let types = component_types(&all, info);
     // The ids something rides: a record's parent, or a model part override's.
-    let carried: HashSet<Guid> = records
+    let carried: HashSet<Guid> = all
         .iter()
         .filter_map(Record::parent)
-        .chain(records.iter().flat_map(|r| match r {
+        .chain(all.iter().flat_map(|r| match r {
             Record::Instance(inst) => inst.children.iter().filter_map(|p| p.parent).collect(),
             _ => Vec::new(),
         }))
@@ -96,14 +130,26 @@ pub fn validate_records(cx: &mut Cx, records: &[Record], info: &MapInfo) {
     for (i, r) in records.iter().enumerate() {
         check_scale(cx, r);
         check_owner(cx, i, r.at(), r.components());
-        validate_record_components(cx, records, &ids, &carried, i, r, info);
+        let at = Indexed {
+            entity: i,
+            index: base + i,
+        };
+        validate_record_components(cx, &all, &ids, &carried, at, r, info);
         if let Record::Instance(inst) = r {
-            check_instance(cx, records, &ids, i, inst, info);
+            check_instance(cx, &all, &ids, at, inst, info);
         }
     }
-    check_logic_names(cx, records, &types);
+    check_logic_names(cx, records, types.get(base..).unwrap_or(&[]));
     check_cameras(cx, records);
-    check_wiring(cx, records, &types, info);
+    check_wiring(cx, &all, base, &types, info);
+}
+
+/// A record of the map's own: its index in the map's `objects` (the spec's "Map entity
+/// #N", as the map's own file numbers it) and in the folded chain's records.
+#[derive(Debug, Clone, Copy)]
+struct Indexed {
+    entity: usize,
+    index: usize,
 }
 
 // ---- Ids and parents --------------------------------------------------------------------
@@ -161,22 +207,37 @@ fn check_ids(cx: &mut Cx, records: &[Record]) -> HashMap<Guid, usize> {
     ids
 }
 
-fn check_parents(cx: &mut Cx, records: &[Record], ids: &HashMap<Guid, usize>) {
+/// Each of the map's own records (`all[base..]`) names, as its parent, a record of the
+/// folded chain other than itself, and no parent chain loops. An inherited record's parent
+/// is its own map's to check.
+fn check_parents(
+    cx: &mut Cx,
+    all: &[Record],
+    base: usize,
+    ids: &HashMap<Guid, usize>,
+    chain_open: bool,
+) {
     // The parent index of each record whose parent resolves to another record.
-    let mut up: Vec<Option<usize>> = vec![None; records.len()];
-    for (i, r) in records.iter().enumerate() {
+    let mut up: Vec<Option<usize>> = vec![None; all.len()];
+    for (i, r) in all.iter().enumerate() {
         let Some(parent) = r.parent() else { continue };
+        let own = i >= base;
         let at = r.at();
         if r.id() == Some(parent) {
-            cx.error_at(
-                at,
-                at.field("parent"),
-                format!("a record cannot be its own parent: 'parent' names this record's own id {parent}"),
-            );
+            if own {
+                cx.error_at(
+                    at,
+                    at.field("parent"),
+                    format!("a record cannot be its own parent: 'parent' names this record's own id {parent}"),
+                );
+            }
             continue;
         }
         match ids.get(&parent) {
             Some(&p) => up[i] = Some(p),
+            // ours: with the chain cut short, the parent may be a record the build cannot
+            // see; it is checked at load.
+            None if !own || chain_open => {}
             None => cx.error_at(
                 at,
                 at.field("parent"),
@@ -185,9 +246,10 @@ fn check_parents(cx: &mut Cx, records: &[Record], ids: &HashMap<Guid, usize>) {
         }
     }
     // A loop is reported once, at its first record in map order. Each record is walked
-    // once: 1 marks the walk in progress, 2 a record already settled.
-    let mut state = vec![0u8; records.len()];
-    for start in 0..records.len() {
+    // once: 1 marks the walk in progress, 2 a record already settled. A loop among
+    // inherited records alone is its own map's fault, reported there.
+    let mut state = vec![0u8; all.len()];
+    for start in base..all.len() {
         let mut walk: Vec<usize> = Vec::new();
         let mut cur = start;
         loop {
@@ -195,7 +257,8 @@ fn check_parents(cx: &mut Cx, records: &[Record], ids: &HashMap<Guid, usize>) {
                 Some(0) => {}
                 Some(1) => {
                     let from = walk.iter().position(|&w| w == cur).unwrap_or(0);
-                    report_loop(cx, records, walk.get(from..).unwrap_or(&[]));
+                    let cycle = walk.get(from..).unwrap_or(&[]);
+                    report_loop(cx, all, base, cycle);
                     break;
                 }
                 _ => break,
@@ -213,11 +276,13 @@ fn check_parents(cx: &mut Cx, records: &[Record], ids: &HashMap<Guid, usize>) {
     }
 }
 
-/// Reports a parent loop (`cycle` in parent order) at its first record in map order.
-fn report_loop(cx: &mut Cx, records: &[Record], cycle: &[usize]) {
+/// Reports a parent loop (`cycle` in parent order) at its first own record (`>= base`) in
+/// map order.
+fn report_loop(cx: &mut Cx, records: &[Record], base: usize, cycle: &[usize]) {
     let Some(first) = cycle
         .iter()
         .enumerate()
+        .filter(|(_, &r)| r >= base)
         .min_by_key(|(_, &r)| r)
         .map(|(k, _)| k)
     else {
@@ -380,15 +445,18 @@ fn component_cx(i: usize, r: &Record, kind: &str, info: &MapInfo) -> ComponentCx
         rotation,
         scale,
         bake_zones: info.bake_zones.iter().map(|z| z.id.clone()).collect(),
+        chain_open: info.chain_open,
     }
 }
 
+/// A record's components by their own rules and the object-level logic rules; `all` is
+/// the folded chain's records (a teleport's destination may be inherited).
 fn validate_record_components(
     cx: &mut Cx,
-    records: &[Record],
+    all: &[Record],
     ids: &HashMap<Guid, usize>,
     carried: &HashSet<Guid>,
-    i: usize,
+    at: Indexed,
     r: &Record,
     info: &MapInfo,
 ) {
@@ -396,14 +464,16 @@ fn validate_record_components(
         return;
     }
     let components = authored(r.components());
-    let ccx = component_cx(i, r, r.kind(), info);
+    let ccx = component_cx(at.entity, r, r.kind(), info);
     validate_components(cx, &ccx, &components);
     if r.object().is_none() {
         return; // an instance's components are departures; its object's build checks them
     }
     let carries_something = r.id().is_some_and(|id| carried.contains(&id));
-    let object_named = |name: &str| records.iter().any(|o| o.name() == Some(name));
-    let local_position_of = |name: &str| local_position(records, ids, i, name);
+    // ours: with the chain cut short, a name nothing visible has may be the unseen
+    // parent's, so it counts as an object.
+    let object_named = |name: &str| info.chain_open || all.iter().any(|o| o.name() == Some(name));
+    let local_position_of = |name: &str| local_position(all, ids, at.index, name);
     let lcx = ObjectLogicCx {
         carries_something,
         object_named: &object_named,
@@ -414,14 +484,17 @@ fn validate_record_components(
 
 // ---- Instances and part overrides -------------------------------------------------------
 
+/// An instance's own rules; `all` is the folded chain's records (a part may be filed under
+/// an inherited folder, a renderer may name an inherited probe).
 fn check_instance(
     cx: &mut Cx,
-    records: &[Record],
+    all: &[Record],
     ids: &HashMap<Guid, usize>,
-    i: usize,
+    me: Indexed,
     inst: &InstanceRecord,
     info: &MapInfo,
 ) {
+    let i = me.entity;
     let at = &inst.at;
     let kind = inst.source_kind();
     if kind.is_none() && at.has("source") {
@@ -458,9 +531,9 @@ fn check_instance(
         cx.at_path(&at.field_path("components"), |cx| {
             object_components::validate_components(cx, &root, &inst.components)
         });
-        check_reflection_probes(cx, records, &inst.components);
+        check_reflection_probes(cx, all, &inst.components, info.chain_open);
         for (k, p) in inst.object_children.iter().enumerate() {
-            check_reflection_probes(cx, records, &p.components);
+            check_reflection_probes(cx, all, &p.components, info.chain_open);
             let part = OwnerCx {
                 owner: Owner::Part,
                 layer: Layer::Override,
@@ -477,13 +550,18 @@ fn check_instance(
         return;
     }
     for p in &inst.children {
-        check_override(cx, records, ids, i, inst, p, info);
+        check_override(cx, all, ids, me, inst, p, info);
     }
 }
 
 /// A renderer's `reflectionProbe` names exactly one probe of the map: the name of one
 /// object carrying a `dh.reflectionProbe`.
-fn check_reflection_probes(cx: &mut Cx, records: &[Record], components: &[ObjectComponent]) {
+fn check_reflection_probes(
+    cx: &mut Cx,
+    records: &[Record],
+    components: &[ObjectComponent],
+    chain_open: bool,
+) {
     for c in components {
         let ObjectComponent::Renderer(r) = c else {
             continue;
@@ -500,7 +578,8 @@ fn check_reflection_probes(cx: &mut Cx, records: &[Record], components: &[Object
                         .any(|c| matches!(c, MapComponent::ReflectionProbe(_)))
             })
             .count();
-        if probes != 1 {
+        // ours: with the chain cut short, an unseen parent may hold the probe.
+        if probes != 1 && !(probes == 0 && chain_open) {
             cx.error_at(
                 &r.at,
                 r.at.field("reflectionProbe"),
@@ -522,7 +601,7 @@ fn check_override(
     cx: &mut Cx,
     records: &[Record],
     ids: &HashMap<Guid, usize>,
-    i: usize,
+    me: Indexed,
     inst: &InstanceRecord,
     p: &PartOverride,
     info: &MapInfo,
@@ -537,12 +616,13 @@ fn check_override(
     }
     if let Some(parent) = p.parent {
         match ids.get(&parent).map(|&k| (k, records.get(k))) {
+            None | Some((_, None)) if info.chain_open => {}
             None | Some((_, None)) => cx.error_at(
                 at,
                 at.field("parent"),
                 format!("'parent' names {parent}, which is not the id of any record in the map"),
             ),
-            Some((k, _)) if k == i || inst.id == Some(parent) => cx.error_at(
+            Some((k, _)) if k == me.index || inst.id == Some(parent) => cx.error_at(
                 at,
                 at.field("parent"),
                 "'parent' names this override's own instance: a part is filed under another record of the map (a folder or an object)",
@@ -581,7 +661,7 @@ fn check_override(
             );
         }
     }
-    let mut ccx = component_cx(i, &records[i], "part", info);
+    let mut ccx = component_cx(me.entity, &records[me.index], "part", info);
     ccx.name = p.name.clone();
     ccx.record_at = at.clone();
     ccx.rotation = p.rotation;
@@ -752,14 +832,16 @@ fn check_cameras(cx: &mut Cx, records: &[Record]) {
 /// Every record (not a folder) by name, in map order.
 type NameIndex<'r> = HashMap<&'r str, Vec<usize>>;
 
-fn check_wiring(cx: &mut Cx, records: &[Record], types: &[Vec<String>], info: &MapInfo) {
+/// Every connection of the map's own records (`all[base..]`) against the folded chain's
+/// records: a call may target a logic record the map inherits.
+fn check_wiring(cx: &mut Cx, all: &[Record], base: usize, types: &[Vec<String>], info: &MapInfo) {
     let mut names: NameIndex = HashMap::new();
-    for (i, r) in records.iter().enumerate() {
+    for (i, r) in all.iter().enumerate() {
         if let (false, Some(n)) = (matches!(r, Record::Folder(_)), r.name()) {
             names.entry(n).or_default().push(i);
         }
     }
-    for (r, t) in records.iter().zip(types) {
+    for (r, t) in all.iter().zip(types).skip(base) {
         if matches!(r, Record::Instance(i) if i.source_kind() == Some(SourceKind::Model)) {
             continue; // refused whole with the instance
         }
@@ -785,7 +867,7 @@ fn check_connection(
     }
     for a in &c.actions {
         match a {
-            Action::Call(call) => check_call_action(cx, names, types, call),
+            Action::Call(call) => check_call_action(cx, names, types, call, info.chain_open),
             Action::Delay(d) => {
                 if d.seconds < 0.0 {
                     cx.error_at(
@@ -803,7 +885,13 @@ fn check_connection(
     }
 }
 
-fn check_call_action(cx: &mut Cx, names: &NameIndex, types: &[Vec<String>], call: &Call) {
+fn check_call_action(
+    cx: &mut Cx,
+    names: &NameIndex,
+    types: &[Vec<String>],
+    call: &Call,
+    chain_open: bool,
+) {
     if !call.at.has("target") || !call.at.has("input") {
         return; // reported missing when read
     }
@@ -816,6 +904,9 @@ fn check_call_action(cx: &mut Cx, names: &NameIndex, types: &[Vec<String>], call
         .find(|&i| types.get(i).is_some_and(|t| has_logic_node(t)))
         .or_else(|| named.first().copied());
     let Some(target) = target else {
+        if chain_open {
+            return; // ours: it may be a record of the parent this build cannot see
+        }
         cx.error_at(
             &call.at,
             call.at.field("target"),
@@ -865,6 +956,9 @@ fn check_set_bake_set(cx: &mut Cx, s: &SetBakeSet, info: &MapInfo) {
         return;
     }
     let Some(zone) = info.bake_zones.iter().find(|z| z.id == s.zone) else {
+        if info.chain_open {
+            return; // ours: the unseen parent may declare it
+        }
         let zones: Vec<&str> = info.bake_zones.iter().map(|z| z.id.as_str()).collect();
         cx.error_at(
             &s.at,
@@ -881,7 +975,7 @@ fn check_set_bake_set(cx: &mut Cx, s: &SetBakeSet, info: &MapInfo) {
         );
         return;
     };
-    if s.set != "default" && !zone.sets.contains(&s.set) {
+    if s.set != "default" && !zone.sets.contains(&s.set) && !info.chain_open {
         let mut sets = vec!["default"];
         sets.extend(zone.sets.iter().map(String::as_str));
         cx.error_at(

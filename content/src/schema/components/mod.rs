@@ -97,6 +97,11 @@ pub struct ComponentCx {
     /// The ids of the map's `lighting.bakeZones`, which a `dh.bake`'s `zone` and a probe's
     /// `bakeZone` must name.
     pub bake_zones: Vec<String>,
+    /// Whether the map's inheritance chain goes on into a pallet the build has not mounted:
+    /// a material slot or a bake zone the build cannot see may then be the unseen
+    /// parent's, so neither is refused (the build says once that the dependency is absent;
+    /// the whole is checked at load). The slots and zones above are the folded chain's.
+    pub chain_open: bool,
 }
 
 impl ComponentCx {
@@ -118,7 +123,8 @@ impl ComponentCx {
     }
 
     /// Reports `material` (written as member `field` of `at`) unless it is one of the map's
-    /// material slots (or, on an instance's override layer, an asset reference).
+    /// material slots — the folded chain's, an inherited slot included — (or, on an
+    /// instance's override layer, an asset reference).
     pub fn check_material(
         &self,
         cx: &mut Cx,
@@ -127,7 +133,7 @@ impl ComponentCx {
         component: &str,
         material: &str,
     ) {
-        if self.material_slots.iter().any(|s| s == material) {
+        if self.material_slots.iter().any(|s| s == material) || self.chain_open {
             return;
         }
         if self.is_override_layer() && is_asset_reference(material) {
@@ -148,9 +154,10 @@ impl ComponentCx {
         );
     }
 
-    /// Reports `zone` (member `field` of `at`) unless `lighting.bakeZones` defines it.
+    /// Reports `zone` (member `field` of `at`) unless `lighting.bakeZones` defines it (the
+    /// folded chain's: a zone the parent defines counts).
     pub fn check_bake_zone(&self, cx: &mut Cx, at: &At, field: &str, component: &str, zone: &str) {
-        if self.bake_zones.iter().any(|z| z == zone) {
+        if self.bake_zones.iter().any(|z| z == zone) || self.chain_open {
             return;
         }
         let zones = if self.bake_zones.is_empty() {

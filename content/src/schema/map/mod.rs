@@ -242,6 +242,8 @@ impl Map {
                 })
                 .collect(),
             source_root_components: Vec::new(),
+            inherited: Vec::new(),
+            chain_open: false,
         }
     }
 
@@ -252,6 +254,13 @@ impl Map {
 
     /// The top-level members' rules (see [`validate_map`]).
     pub fn validate_members(&self, cx: &mut Cx) {
+        self.validate_members_with(cx, &MapInfo::default());
+    }
+
+    /// [`Map::validate_members`] in a map that inherits: the records of `info`'s chain
+    /// ([`MapInfo::inherited`]) count for what a top-level block names by id (a backdrop's
+    /// folder, a bake set's light).
+    pub fn validate_members_with(&self, cx: &mut Cx, info: &MapInfo) {
         let at = &self.at;
         if let Some(t) = &self.materials {
             for (slot, key_span, reference) in &t.entries {
@@ -281,22 +290,25 @@ impl Map {
         if let Some(b) = &self.backdrop {
             b.validate(cx);
         }
-        self.validate_against_records(cx);
+        self.validate_against_records(cx, info);
     }
 
     /// The rules of the top-level blocks that read the records: `backdrop.folder` names a
     /// folder record, and each key of a bake set's `lights` names a light entity (an error)
     /// that is baked (a realtime one is a warning, "because a set changes only what is
     /// baked").
-    fn validate_against_records(&self, cx: &mut Cx) {
+    fn validate_against_records(&self, cx: &mut Cx, info: &MapInfo) {
         if let Some(b) = &self.backdrop {
             if let Some(folder) = b.folder.filter(|f| !f.is_nil()) {
-                let kind = self
-                    .objects
+                let kind = info
+                    .inherited
                     .iter()
+                    .chain(&self.objects)
                     .find(|r| r.id() == Some(folder))
                     .map(Record::kind);
-                if kind != Some("folder") {
+                // ours: with the chain cut short, the folder may be the unseen parent's.
+                let unseen = kind.is_none() && info.chain_open;
+                if kind != Some("folder") && !unseen {
                     let found = match kind {
                         Some(k) => format!("it names a {k} record"),
                         None => "no record has that id".to_string(),
@@ -317,7 +329,8 @@ impl Map {
                 let Some(lights) = &set.lights else { continue };
                 for (key, key_span, _) in &lights.entries {
                     let path = set.at.field_path("lights");
-                    match self.light_mode_of(key) {
+                    match self.light_mode_of(key, &info.inherited) {
+                        None if info.chain_open => {}
                         None => {
                             let msg = format!(
                                 "bake set '{}' of zone '{}' overrides light '{key}', but no object with that id carries a dh.light",
@@ -339,10 +352,14 @@ impl Map {
         }
     }
 
-    /// The mode of the `dh.light` on the record whose id is written `key`.
-    fn light_mode_of(&self, key: &str) -> Option<LightMode> {
+    /// The mode of the `dh.light` on the record whose id is written `key`, among the
+    /// `inherited` records and the map's own.
+    fn light_mode_of(&self, key: &str, inherited: &[Record]) -> Option<LightMode> {
         let id = crate::schema::common::Guid::parse(key)?;
-        let record = self.objects.iter().find(|r| r.id() == Some(id))?;
+        let record = inherited
+            .iter()
+            .chain(&self.objects)
+            .find(|r| r.id() == Some(id))?;
         record.components().iter().find_map(|c| match c {
             MapComponent::Light(l) => Some(l.mode.unwrap_or_default()),
             _ => None,
@@ -370,6 +387,6 @@ pub fn validate_map(cx: &mut Cx, map: &Map) {
 /// [`validate_map`] with the compiler's own [`MapInfo`] (which adds, for each object
 /// placement's source, the component types its resolved root carries).
 pub fn validate_map_with(cx: &mut Cx, map: &Map, info: &MapInfo) {
-    map.validate_members(cx);
+    map.validate_members_with(cx, info);
     map_rules::validate_records(cx, &map.objects, info);
 }
