@@ -7,11 +7,16 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use dh_content::diag::{Diagnostics, SourceFile};
+use dh_content::diag::{Diagnostics, Severity, SourceFile};
+use dh_content::fold::{
+    fold_map_chain, gather_chain, resolve_object, ChainKind, ChainScope, Level, Looks,
+};
+use dh_content::jsonc::{Kind, Member, Span, Value};
 use dh_content::pallet::Pallet;
 use dh_content::read::parse_source;
 use dh_content::read::Mode;
-use dh_content::schema::map::{read_map, Map};
+use dh_content::refs::Barcode;
+use dh_content::schema::map::{classify_look, read_map, LookRef, Map};
 
 use crate::core_pallet::core_pallet;
 
@@ -106,6 +111,26 @@ impl Found {
     pub fn barcode(&self) -> String {
         format!("{}:{}", self.pallet, self.path)
     }
+}
+
+/// A map as a run loads it: its inheritance chain folded into one map (spec, dh.map
+/// "Inheritance": "the chain is folded at load").
+#[derive(Debug, Clone)]
+pub struct LoadedMap {
+    /// The map asked for (the chain's leaf).
+    pub found: Found,
+    /// The folded map.
+    pub map: Map,
+    /// The chain's maps, root first, the leaf last (the leaf alone when it inherits
+    /// nothing).
+    pub chain: Vec<String>,
+    /// The pallets the folded map's references may name: every pallet of the chain and
+    /// every dependency each declares (a parent's references are barcodes in its own
+    /// pallet, which may name a pallet the leaf's does not declare).
+    pub dependencies: Vec<String>,
+    /// What the fold says for the load log, once each: a record restating an inherited
+    /// id, left out; a look this host does not read yet.
+    pub notes: Vec<String>,
 }
 
 impl Catalog {
@@ -250,21 +275,150 @@ impl Catalog {
         Ok(SourceFile::new(found.barcode(), text))
     }
 
-    /// Finds and reads a map (`read_map` in load mode).
+    /// Finds and reads a map (`read_map` in load mode), its inheritance chain folded
+    /// ([`Catalog::load_map_folded`]).
     pub fn load_map(&self, name: &str) -> Result<(Found, Map), CatalogError> {
+        self.load_map_folded(name).map(|l| (l.found, l.map))
+    }
+
+    /// Finds a map and folds its inheritance chain at load (spec, dh.map "Inheritance"
+    /// and "How each member folds"): every parent is read from the mounted pallets, its
+    /// references rewritten to barcodes in its own pallet, and the levels folded by the
+    /// one rules table ([`dh_content::fold::MAP_FOLD_RULES`]) over the leaf pallet's
+    /// default look (`pallet.dh`'s `look`). A parent that is not mounted, a circular
+    /// chain, a parent that is not a map and a parent that places a model are errors; a
+    /// record whose id a parent already holds is left out with the spec's warning (in
+    /// [`LoadedMap::notes`]).
+    pub fn load_map_folded(&self, name: &str) -> Result<LoadedMap, CatalogError> {
         let found = self.find("map", ".dh-map", name)?;
         let file = self.text(&found)?;
+        let read_err = |found: &Found, diags: &Diagnostics| CatalogError::Read {
+            barcode: found.barcode(),
+            message: diags.to_string(),
+        };
         let mut diags = Diagnostics::new();
-        match read_map(&file, &mut diags, Mode::Load) {
-            Some(map) if !diags.has_errors() => Ok((found, map)),
+        let Some(json) = parse_source(&file, &mut diags) else {
+            return Err(read_err(&found, &diags));
+        };
+        let pallet_default = self
+            .by_id(&found.pallet)
+            .and_then(|p| p.manifest().default_look.clone());
+        let inherits = json.get("inherits").is_some_and(|v| v.as_str().is_some());
+        let own_deps = self.dependencies(&found.pallet);
+        if !inherits && pallet_default.is_none() {
+            return match read_map(&file, &mut diags, Mode::Load) {
+                Some(map) if !diags.has_errors() => Ok(LoadedMap {
+                    chain: vec![found.barcode()],
+                    found,
+                    map,
+                    dependencies: own_deps,
+                    notes: Vec::new(),
+                }),
+                _ => Err(read_err(&found, &diags)),
+            };
+        }
+        let leaf = Level::new(
+            Barcode {
+                pallet: found.pallet.clone(),
+                path: found.path.clone(),
+            },
+            without_type(json),
+            own_deps,
+        );
+        let (chain, problems) =
+            gather_chain(leaf, ChainKind::Map, ChainScope::Whole, |b| self.level(b));
+        let fatal: Vec<String> = problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| format!("{}: {}", p.at, p.message))
+            .collect();
+        if !fatal.is_empty() {
+            return Err(CatalogError::Read {
+                barcode: found.barcode(),
+                message: format!("its inheritance chain does not fold: {}", fatal.join("; ")),
+            });
+        }
+        // dh.look assets are not read yet: a look asset adds no values (the renderer's
+        // note names the map's own; the pallet default's is noted here).
+        let no_values = |_: &Barcode| Some(Value::synthetic(Kind::Object(Vec::new())));
+        let looks = Looks {
+            pallet_default: pallet_default.as_deref(),
+            asset: &no_values,
+        };
+        let folded = fold_map_chain(&chain, &looks).map_err(|e| CatalogError::Read {
+            barcode: found.barcode(),
+            message: e.to_string(),
+        })?;
+        let mut notes: Vec<String> = problems
+            .iter()
+            .chain(&folded.problems)
+            .map(|p| {
+                let path = if p.path.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}: ", p.path)
+                };
+                format!("{}: {}: {path}{}", p.severity.as_str(), p.at, p.message)
+            })
+            .collect();
+        if let Some(look) = &pallet_default {
+            if matches!(classify_look(look), LookRef::Asset(_)) {
+                notes.push(format!(
+                    "warning: {}: the pallet's default look '{look}': dh.look assets are not read by the renderer yet; the engine defaults apply",
+                    found.barcode()
+                ));
+            }
+        }
+        let mut dependencies: Vec<String> = Vec::new();
+        for level in &chain {
+            for id in std::iter::once(&level.barcode.pallet).chain(&level.dependencies) {
+                if !dependencies.contains(id) {
+                    dependencies.push(id.clone());
+                }
+            }
+        }
+        let folded_file = SourceFile::new(found.barcode(), folded.value.to_json());
+        let mut diags = Diagnostics::new();
+        match read_map(&folded_file, &mut diags, Mode::Load) {
+            Some(map) if !diags.has_errors() => Ok(LoadedMap {
+                chain: chain.iter().map(|l| l.barcode.to_string()).collect(),
+                found,
+                map,
+                dependencies,
+                notes,
+            }),
             _ => Err(CatalogError::Read {
                 barcode: found.barcode(),
-                message: diags.to_string(),
+                message: format!("the folded map does not read: {diags}"),
             }),
         }
     }
 
+    /// Asset `b` of a mounted pallet as a level of an inheritance chain: its compiled JSON
+    /// (less the `$type` the compiler added) with its pallet's declared dependencies.
+    fn level(&self, b: &Barcode) -> Option<Level> {
+        let found = Found {
+            pallet: b.pallet.clone(),
+            path: b.path.clone(),
+        };
+        let file = self.text(&found).ok()?;
+        let mut diags = Diagnostics::new();
+        let json = parse_source(&file, &mut diags)?;
+        Some(Level::new(
+            b.clone(),
+            without_type(json),
+            self.dependencies(&b.pallet),
+        ))
+    }
+
     /// A compiled object's JSON by barcode (`pallet:path`), for the install's resolver.
+    ///
+    /// A variant (`.dh-obj` or `.dh-avatar` stating `inherits`) whose build could not
+    /// resolve it — its base lives in a pallet that build did not mount — has its chain
+    /// resolved here, through the mounted pallets, and gets the `resolved` member a build
+    /// would have written (spec, dh.object: the compiler adds "a resolved member holding
+    /// the whole object as the compiler resolved it"). A chain that does not resolve (a
+    /// base that is not mounted) is an error: the thin variant is never installed alone.
     pub fn object_json(&self, barcode: &str) -> Result<dh_content::jsonc::Value, CatalogError> {
         let (pallet, path) = barcode.split_once(':').ok_or_else(|| CatalogError::Read {
             barcode: barcode.to_string(),
@@ -276,11 +430,67 @@ impl Catalog {
         };
         let file = self.text(&found)?;
         let mut diags = Diagnostics::new();
-        parse_source(&file, &mut diags).ok_or_else(|| CatalogError::Read {
+        let json = parse_source(&file, &mut diags).ok_or_else(|| CatalogError::Read {
             barcode: barcode.to_string(),
             message: diags.to_string(),
-        })
+        })?;
+        let is_object = path.ends_with(".dh-obj") || path.ends_with(".dh-avatar");
+        if !is_object || json.get("resolved").is_some() || json.get("inherits").is_none() {
+            return Ok(json);
+        }
+        self.resolve_variant(&found, json)
     }
+
+    /// Resolves a variant's chain at load (see [`Catalog::object_json`]).
+    fn resolve_variant(&self, found: &Found, json: Value) -> Result<Value, CatalogError> {
+        let leaf = Level::new(
+            Barcode {
+                pallet: found.pallet.clone(),
+                path: found.path.clone(),
+            },
+            without_type(json.clone()),
+            self.dependencies(&found.pallet),
+        );
+        let (chain, problems) = gather_chain(leaf, ChainKind::Object, ChainScope::Whole, |b| {
+            self.level(b)
+        });
+        let fatal: Vec<String> = problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| format!("{}: {}", p.at, p.message))
+            .collect();
+        if !fatal.is_empty() {
+            return Err(CatalogError::Read {
+                barcode: found.barcode(),
+                message: format!(
+                    "a variant whose chain does not resolve is not installed alone: {}",
+                    fatal.join("; ")
+                ),
+            });
+        }
+        let resolved = resolve_object(&chain).map_err(|e| CatalogError::Read {
+            barcode: found.barcode(),
+            message: e.to_string(),
+        })?;
+        let mut out = json;
+        if let Kind::Object(members) = &mut out.kind {
+            members.retain(|m| m.key != "resolved");
+            members.push(Member {
+                key: "resolved".to_string(),
+                key_span: Span::default(),
+                value: resolved.value,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// `json` less its top-level `$type` (a compiled asset's, the compiler's addition).
+fn without_type(mut json: Value) -> Value {
+    if let Kind::Object(members) = &mut json.kind {
+        members.retain(|m| m.key != "$type");
+    }
+    json
 }
 
 #[cfg(test)]

@@ -518,11 +518,13 @@ impl Host {
         for p in &options.pallets {
             catalog.mount_file(p)?;
         }
-        let (found, map) = catalog.load_map(&options.map)?;
+        // The map's inheritance chain is folded here, at load (spec, dh.map "Inheritance").
+        let loaded = catalog.load_map_folded(&options.map)?;
+        let (found, map) = (loaded.found, loaded.map);
         let ctx = MapContext {
             pallet: found.pallet.clone(),
             path: found.path.clone(),
-            dependencies: catalog.dependencies(&found.pallet),
+            dependencies: loaded.dependencies,
         };
         let resolver = |barcode: &str| -> Option<ResolvedObject> {
             let json = catalog.object_json(barcode).ok()?;
@@ -543,7 +545,8 @@ impl Host {
                     message: e.to_string(),
                 })?;
         let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
-        let mut warnings = sim.install_warnings().to_vec();
+        let mut warnings = loaded.notes;
+        warnings.extend(sim.install_warnings().iter().cloned());
         let mut mesh_colliders =
             crate::mesh_colliders::MeshColliders::open(&catalog, &found, &map, &prefs);
         warnings.extend(mesh_colliders.take_notes());
