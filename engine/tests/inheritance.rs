@@ -148,8 +148,8 @@ fn the_child_reads_its_parents_members_per_the_rules_table() {
     // ambient, lightmap and zones.
     let l = m.lighting.as_ref().unwrap_or_else(|| panic!("no lighting"));
     assert_eq!(l.sky, Some(true));
-    assert_eq!(l.sky_rayleigh, Some(2.5));
-    assert_eq!(l.sun_direction.map(|v| v.0), Some([-0.3, -0.35, -0.9]));
+    assert_eq!(l.sky_rayleigh, Some(1.6));
+    assert_eq!(l.sun_direction.map(|v| v.0), Some([-0.3, -0.6, -0.75]));
     assert_eq!(l.sun_intensity, Some(1.2));
     assert_eq!(l.ambient_intensity, Some(0.35));
     assert!(l.lightmap_enabled());
