@@ -223,6 +223,13 @@ fn a_record_restating_an_inherited_id_is_left_out_with_the_warning_and_the_palle
 ] }"#,
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.join("src/maps/plain.dh-map"),
+        r#"{ "render": { "exposure": 1.1 }, "materials": { "grid": "core:materials/dev-grid.dh-mat" }, "objects": [
+  { "$type": "boxBrush", "id": "f50c7d4e-e110-4fe3-97ee-1e662f566595", "position": [0, -0.25, 0], "size": [4, 0.5, 4], "material": "grid" }
+] }"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let out = compile(
         &dir.join("src"),
         &CompileOptions {
@@ -255,6 +262,13 @@ fn a_record_restating_an_inherited_id_is_left_out_with_the_warning_and_the_palle
         Some("hable"),
         "{render:?}"
     );
+    // A map that inherits nothing picks the pallet's look up too, below its own fields.
+    let (_, plain) = c
+        .load_map("dev.example.looked:maps/plain")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let render = plain.render.as_ref().unwrap_or_else(|| panic!("no render"));
+    assert_eq!(render.tonemap.map(|t| t.as_str()), Some("hable"), "{render:?}");
+    assert_eq!(render.exposure, Some(1.1));
     // The host logs the warning once, before tick 0.
     let mut host = Host::start(&HostOptions {
         map: "dev.example.looked:maps/child".into(),
