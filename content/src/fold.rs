@@ -7,8 +7,12 @@
 //! * [`MAP_FOLD_RULES`] is the one table naming how every authored member of a map, and of
 //!   every block folded per field, folds ([`FoldRule`]); [`fold_rule`] looks a member up.
 //! * [`gather_chain`] follows `inherits` from a map (or an object) to its root, with the
-//!   lookup the caller supplies, refusing a circular chain and a parent of the wrong type.
-//! * [`check_map_chain`] runs the build's chain checks for one map of a pallet.
+//!   lookup the caller supplies, refusing a circular chain and a parent of the wrong type;
+//!   [`gather_chain_within`] stops before a pallet the caller has not mounted, and
+//!   [`cut_before`] says where a gathered chain stopped short.
+//! * [`check_map_chain`] runs the build's chain checks for one map of a pallet;
+//!   [`check_map_chain_mounted`] carries them on through the compiled dependencies a build
+//!   has mounted.
 //! * [`fold_map_chain`] folds a gathered chain into one map, after rewriting every
 //!   reference a parent states to a full barcode.
 //! * [`resolve_object`] / [`resolve_object_chain`] lay a variant's layers over its base by
