@@ -338,3 +338,50 @@ fn a_pallet_flag_that_is_no_dependency_is_not_mounted() {
         "{w:?}"
     );
 }
+
+#[test]
+fn a_teleport_a_backdrop_and_a_bake_set_may_name_what_the_parent_holds() {
+    let root = temp("named");
+    let env = copy_pallet("env", &root);
+    // The template gains a baked lamp; the child names it from its own bake set, files a
+    // backdrop under the inherited folder and sends a teleport to the inherited spawn.
+    let template =
+        std::fs::read_to_string(env.join("maps/template.dh-map")).unwrap_or_else(|e| panic!("{e}"));
+    let template = template.replace(
+        r#"    { "$type": "object", "id": "6a0f3c1e-52b4-4d8e-9d61-0c7b1f2e9a08""#,
+        r#"    { "$type": "object", "id": "6a0f3c1e-52b4-4d8e-9d61-0c7b1f2e9a09", "name": "lamp", "position": [0, 3, 0],
+      "components": [ { "$type": "dh.light", "light": "point", "mode": "baked", "intensity": 10, "range": 6 } ] },
+    { "$type": "object", "id": "6a0f3c1e-52b4-4d8e-9d61-0c7b1f2e9a08""#,
+    );
+    assert!(template.contains("\"lamp\""));
+    std::fs::write(env.join("maps/template.dh-map"), template).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        env.join("maps/evening.dh-map"),
+        r#"{
+  "inherits": "template.dh-map",
+  "lighting": { "bakeZones": [ { "id": "yard", "sets": [ { "name": "dusk",
+    "lights": { "6a0f3c1e-52b4-4d8e-9d61-0c7b1f2e9a09": { "enabled": false } } } ] } ] },
+  "backdrop": { "anchor": [0, 0, 0], "scale": 16, "folder": "6a0f3c1e-52b4-4d8e-9d61-0c7b1f2e9a01" },
+  "objects": [
+    { "$type": "object", "id": "6a0f3c1e-52b4-4d8e-9d61-0c7b1f2e9b02", "name": "booth", "position": [4, 1, 0],
+      "components": [
+        { "$type": "dh.collider", "state": "trigger", "shapes": [ { "type": "box", "halfExtents": [1, 1, 1] } ] },
+        { "$type": "dh.trigger" },
+        { "$type": "dh.teleport", "destination": "spawn", "velocity": "zero" } ],
+      "connections": [ { "output": "onStartTouch", "actions": [ { "call": { "target": "booth", "input": "teleport" } } ] } ] }
+  ]
+}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = compile(&env, &opts());
+    let _ = std::fs::remove_dir_all(&root);
+    assert_no_errors(&out);
+    let evening: Vec<String> = out
+        .diagnostics
+        .items
+        .iter()
+        .filter(|d| d.file.contains("evening"))
+        .map(|d| d.to_string())
+        .collect();
+    assert!(evening.is_empty(), "{evening:?}");
+}

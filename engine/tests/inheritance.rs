@@ -267,7 +267,11 @@ fn a_record_restating_an_inherited_id_is_left_out_with_the_warning_and_the_palle
         .load_map("dev.example.looked:maps/plain")
         .unwrap_or_else(|e| panic!("{e}"));
     let render = plain.render.as_ref().unwrap_or_else(|| panic!("no render"));
-    assert_eq!(render.tonemap.map(|t| t.as_str()), Some("hable"), "{render:?}");
+    assert_eq!(
+        render.tonemap.map(|t| t.as_str()),
+        Some("hable"),
+        "{render:?}"
+    );
     assert_eq!(render.exposure, Some(1.1));
     // The host logs the warning once, before tick 0.
     let mut host = Host::start(&HostOptions {
