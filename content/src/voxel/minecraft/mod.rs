@@ -3,3 +3,4 @@
 //! `.schematic`) converted into the canonical payload.
 
 pub mod nbt;
+pub mod world;
