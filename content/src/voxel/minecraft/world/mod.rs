@@ -25,6 +25,7 @@
 //!   or a Ctrl+C never leaves a half-written payload.
 
 pub mod chunk;
+pub mod import;
 pub mod region;
 pub mod save;
 
