@@ -466,3 +466,91 @@ fn both_packings_of_1_13_to_1_17_and_a_pre_1_13_chunk() {
         .collect();
     assert_eq!(cells, [[1, 20, -1], [17, 16, 3]]);
 }
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/region")
+}
+
+/// Writes the `region` fuzz target's seeds (run with `--ignored` to refresh them).
+#[test]
+#[ignore]
+fn write_region_corpus() {
+    let dir = corpus_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = modern_chunk(
+        0,
+        0,
+        T::S("minecraft:full"),
+        vec![block("minecraft:stone"), block("minecraft:dirt")],
+        &pattern(),
+    );
+    let mut vals = pattern();
+    vals[100] = 5;
+    let past = modern_chunk(
+        1,
+        0,
+        T::S("minecraft:full"),
+        vec![block("minecraft:stone"), block("minecraft:dirt")],
+        &vals,
+    );
+    let seeds: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "modern_zlib.mca",
+            build_region(&[([0, 0], 2, zlib(&good)), ([1, 0], 2, zlib(&past))]),
+        ),
+        (
+            "modern_lz4_stored.mca",
+            build_region(&[
+                ([0, 0], 4, lz4_java_encode(&good, 1024)),
+                ([3, 2], 3, good.clone()),
+            ]),
+        ),
+        (
+            "legacy_both_packings.mca",
+            build_region(&[
+                (
+                    [0, 0],
+                    2,
+                    zlib(&legacy_chunk(
+                        0,
+                        1976,
+                        true,
+                        vec![T::D(1.5), T::D(20.0), T::D(-0.5)],
+                    )),
+                ),
+                ([1, 0], 3, legacy_chunk(1, 2586, false, vec![])),
+            ]),
+        ),
+        (
+            "custom_and_mcc.mca",
+            build_region(&[
+                ([0, 0], 127, b"\x00\x04a:bc".to_vec()),
+                ([1, 0], 0x82, Vec::new()),
+            ]),
+        ),
+        ("lz4_stream.bin", lz4_java_encode(&good, 256)),
+    ];
+    for (name, bytes) in seeds {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+}
+
+#[test]
+fn region_corpus_never_panics() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .unwrap_or_else(|e| panic!("the region corpus is missing: {e}"))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 5,
+        "the region corpus has {} files",
+        files.len()
+    );
+    for p in files {
+        let bytes = std::fs::read(&p).unwrap();
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_region(&bytes));
+        assert!(r.is_ok(), "{} panicked", p.display());
+    }
+}

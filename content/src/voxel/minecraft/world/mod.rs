@@ -753,3 +753,29 @@ pub fn write_world_payload(
     }
     Ok(WrittenWorld { files, report })
 }
+
+/// Reads `data` as a region file (its location table, every chunk inflated under a
+/// 1 MiB cap, each read as a chunk into one region palette, and its saved light) and as
+/// an lz4-java stream. The body of the `region` cargo-fuzz target: it must never panic,
+/// and what it allocates is bounded by the input and the cap.
+pub(crate) fn fuzz_region(data: &[u8]) {
+    let _ = region::lz4_java(data, 1 << 20);
+    let Ok(file) = RegionFile::from_bytes(Path::new("fuzz/r.0.0.mca"), [0, 0], data.to_vec())
+    else {
+        return;
+    };
+    let mut palette = RegionPalette::new();
+    let mut scratch = SectionScratch::default();
+    for slot in file.slots() {
+        match file.read_chunk_capped(slot, 1 << 20) {
+            Ok(bytes) => {
+                let _ = chunk::read_chunk(&bytes, &mut palette, &mut scratch);
+                let _ = chunk::read_saved_light(&bytes);
+            }
+            Err(e) => {
+                let _ = e.to_string();
+            }
+        }
+    }
+    let _ = palette.entries().len();
+}
