@@ -554,3 +554,29 @@ fn region_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", p.display());
     }
 }
+
+/// Nothing under a folder with level.dat, and no .mca or .mcc anywhere, is ever shipped.
+#[test]
+fn a_build_never_ships_a_save() {
+    let t = tmp("ship");
+    let root = &t.0;
+    std::fs::write(
+        root.join("pallet.dh"),
+        r#"{ "id": "com.example.ship", "name": "Ship", "version": "1.0.0" }"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("saves/w/region")).unwrap();
+    std::fs::write(root.join("saves/w/level.dat"), b"x").unwrap();
+    std::fs::write(root.join("saves/w/icon.png"), b"x").unwrap();
+    std::fs::write(root.join("saves/w/region/r.0.0.mca"), b"x").unwrap();
+    std::fs::write(root.join("loose.mca"), b"x").unwrap();
+    std::fs::write(root.join("c.0.0.MCC"), b"x").unwrap();
+    std::fs::write(root.join("kept.png"), b"x").unwrap();
+    let mut d = dh_content::diag::Diagnostics::new();
+    let found: Vec<String> = dh_content::compile::discover(root, &mut d)
+        .into_iter()
+        .map(|s| s.path)
+        .collect();
+    assert!(!d.has_errors());
+    assert_eq!(found, ["kept.png"]);
+}
