@@ -419,7 +419,7 @@ impl RegionFile {
         let file_len = bytes.len() as u64;
         // A file whose length is not whole sectors still holds what it holds: the game
         // pads it on its next write; a chunk that needs the missing tail fails on its own.
-        for i in 0..CHUNKS_PER_REGION {
+        for (i, bad_slot) in bad.iter_mut().enumerate() {
             let loc = be(i * 4);
             if loc == 0 {
                 continue;
@@ -431,7 +431,7 @@ impl RegionFile {
                 timestamp: be(SECTOR + i * 4),
             };
             let end = (u64::from(slot.sector) + u64::from(slot.count)) * SECTOR as u64;
-            bad[i] = if slot.sector < 2 {
+            *bad_slot = if slot.sector < 2 {
                 Some(ChunkProblem::InTables {
                     sector: slot.sector,
                 })
