@@ -190,7 +190,16 @@ pub fn discover(root: &Path, diags: &mut Diagnostics) -> Vec<SourceEntry> {
                 format!("{rel}/{name}")
             };
             if is_dir {
-                stack.push((disk, path));
+                // A Minecraft save (a folder with level.dat) never ships, nor does
+                // anything under it (spec dh.voxel, Worlds: Never shipped).
+                if !disk.join("level.dat").is_file() {
+                    stack.push((disk, path));
+                }
+                continue;
+            }
+            // Nor does any Minecraft region or oversized-chunk file.
+            let lower = name.to_ascii_lowercase();
+            if lower.ends_with(".mca") || lower.ends_with(".mcc") {
                 continue;
             }
             match AssetKind::of(&path) {

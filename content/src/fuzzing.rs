@@ -55,6 +55,19 @@ pub fn fuzz_vox(data: &[u8]) {
     crate::voxel::import::fuzz_import(data);
 }
 
+/// The Java NBT reader: inflating (gzip, zlib, stored) under a cap, named and unnamed
+/// roots, every tag walked with its path (see
+/// `dh_content::voxel::minecraft::nbt::fuzz_read`).
+pub fn fuzz_nbt(data: &[u8]) {
+    crate::voxel::minecraft::nbt::fuzz_read(data);
+}
+
+/// The Anvil region reader and the world chunk decoder (see
+/// `dh_content::voxel::minecraft::world::fuzz_region`).
+pub fn fuzz_region(data: &[u8]) {
+    crate::voxel::minecraft::world::fuzz_region(data);
+}
+
 /// The block table parser and look resolution (see
 /// `dh_content::voxel::blocks::fuzz_table`).
 pub fn fuzz_blocks(data: &[u8]) {

@@ -5,6 +5,7 @@
 //! dh check <dir> [--json]
 //! dh inspect <file.pallet> [--json]
 //! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
+//! dh import minecraft-world <save> --into <pallet dir>
 //! dh completions <shell>
 //! ```
 //!
@@ -46,6 +47,12 @@ USAGE:
         Import a MagicaVoxel or Teardown .vox: writes <name>.dh-vox and its
         <name>.dh-vox.bin payload into the pallet folder (default: beside the file).
         The platform (magicavoxel, teardown, or an id) is detected when not given.
+    dh import minecraft-world <save> --into <pallet dir>
+        Convert a Minecraft Java save (a folder with level.dat, or one dimension's
+        folder) into the pallet: <name>.dh-vox.bin (never the save's own files), its
+        <name>.dh-vox and a <name>.dh-map with the volume, a spawn point at the world's
+        spawn and cameras. Regions convert in parallel with a progress bar on a terminal;
+        a chunk that cannot be read is named and left out, and the rest converts.
     dh completions <shell>
         Print a completion script for bash, zsh, fish, elvish or powershell, e.g.
         `dh completions bash > /etc/bash_completion.d/dh`.
@@ -152,7 +159,7 @@ enum Command {
     #[command(args_override_self = true)]
     Import {
         /// The importer.
-        #[arg(value_name = "format", value_parser = ["vox"], required = true)]
+        #[arg(value_name = "format", value_parser = ["vox", "minecraft-world"], required = true)]
         format: Option<String>,
         /// The file to import.
         #[arg(value_name = "file", required = true)]
@@ -191,6 +198,7 @@ enum Command {
 
 struct Args {
     command: String,
+    format: Option<String>,
     platform: Option<String>,
     into: Option<PathBuf>,
     input: Option<PathBuf>,
@@ -314,6 +322,7 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
     })?;
     let mut a = Args {
         command: String::new(),
+        format: None,
         platform: None,
         into: None,
         input: None,
@@ -355,6 +364,7 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
                 ));
             }
             a.command = "import".into();
+            a.format = format;
             (a.input, a.platform, a.into, a.json, a.quiet) = (file, platform, into, json, quiet);
         }
         Command::Completions { shell } => return Ok(Request::Completions(shell)),
@@ -548,7 +558,98 @@ fn print_diagnostics(out: &BuildOutput, json: bool) {
     }
 }
 
+/// `dh import minecraft-world <save> --into <pallet>`.
+fn import_world(args: &Args) -> Result<bool, CliError> {
+    use dh_content::voxel::minecraft::world::{import::import_world, WorldOptions};
+    let save = args.input.clone().ok_or_else(|| {
+        CliError::Usage("`dh import minecraft-world` needs the save's folder".into())
+    })?;
+    let into = args.into.clone().ok_or_else(|| {
+        CliError::Usage("`dh import minecraft-world` needs --into <pallet dir>".into())
+    })?;
+    let tty = !args.quiet && std::io::stderr().is_terminal();
+    let start = std::time::Instant::now();
+    let last_line = std::sync::Mutex::new(std::time::Instant::now());
+    let progress = |done: usize, total: usize, chunks: u64| {
+        if args.quiet {
+            return;
+        }
+        let secs = start.elapsed().as_secs_f64().max(1e-3);
+        let rate = chunks as f64 / secs;
+        let mut err = std::io::stderr().lock();
+        if tty {
+            let width = 30;
+            let filled = done * width / total.max(1);
+            let _ = write!(
+                err,
+                "\r[{}{}] {done}/{total} regions, {rate:.0} chunks/s",
+                "#".repeat(filled),
+                " ".repeat(width - filled)
+            );
+            if done == total {
+                let _ = writeln!(err);
+            }
+        } else if let Ok(mut at) = last_line.lock() {
+            // Plain lines, at most one every two seconds and the last.
+            if done == total || at.elapsed().as_secs_f64() >= 2.0 {
+                *at = std::time::Instant::now();
+                let _ = writeln!(
+                    err,
+                    "dh: {done}/{total} regions, {chunks} chunks, {rate:.0} chunks/s"
+                );
+            }
+        }
+    };
+    let opts = WorldOptions {
+        progress: Some(&progress),
+        ..WorldOptions::default()
+    };
+    let r = import_world(&save, &into, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+    for w in &r.report.warnings {
+        eprintln!("dh: warning: {w}");
+    }
+    let manifest = std::fs::read_to_string(into.join("pallet.dh")).unwrap_or_default();
+    if !manifest.contains(&format!("\"{}\"", dh_content::schema::voxel::MINECRAFT)) {
+        eprintln!(
+            "dh: warning: {}: the map inherits {}; add \"{}\" to pallet.dh's dependencies, or the build refuses the map",
+            into.join("pallet.dh").display(),
+            dh_content::voxel::minecraft::world::import::ENVIRONMENT_TEMPLATE,
+            dh_content::schema::voxel::MINECRAFT
+        );
+    }
+    for e in &r.report.chunk_errors {
+        eprintln!("dh: error: {e}");
+    }
+    if !args.quiet {
+        let g = &r.report.grids;
+        eprintln!(
+            "dh: imported {} as {} and {}: {} dimension(s) ({}), {} chunks, {} skipped (not full), {} palette entries, {} block entities, {} entities, in {:.2} s",
+            save.display(),
+            r.definition.display(),
+            r.map.display(),
+            g.len(),
+            g.iter().map(|g| g.id.as_str()).collect::<Vec<_>>().join(", "),
+            g.iter().map(|g| g.chunks).sum::<u64>(),
+            r.report.skipped_chunks(),
+            r.report.palette_entries,
+            r.report.block_entities,
+            r.report.entities,
+            start.elapsed().as_secs_f64()
+        );
+        if !r.report.chunk_errors.is_empty() {
+            eprintln!(
+                "dh: {} chunk(s) or region(s) could not be read and were left out; the rest was written",
+                r.report.chunk_errors.len()
+            );
+        }
+    }
+    Ok(r.report.chunk_errors.is_empty())
+}
+
 fn import(args: &Args) -> Result<bool, CliError> {
+    if args.format.as_deref() == Some("minecraft-world") {
+        return import_world(args);
+    }
     let file = args
         .input
         .clone()
@@ -695,6 +796,8 @@ fn inspect(args: &Args) -> Result<bool, CliError> {
 struct PayloadSummary {
     name: String,
     header: String,
+    meta: Vec<(String, String)>,
+    layers: Vec<String>,
     grids: Vec<(String, Option<u32>, u64)>,
     palette: Vec<String>,
     regions: usize,
@@ -762,6 +865,12 @@ impl PayloadSummary {
         Ok(PayloadSummary {
             name: name.to_string(),
             header,
+            meta: h.meta.clone(),
+            layers: r
+                .layers()
+                .iter()
+                .map(|l| format!("{} (cell scale {})", l.name, l.cell_scale))
+                .collect(),
             grids,
             palette,
             regions: r.regions().len(),
@@ -778,6 +887,10 @@ impl PayloadSummary {
 
     fn to_table(&self) -> String {
         let mut s = format!("payload  {}\n         {}\n", self.name, self.header);
+        for (k, v) in &self.meta {
+            s.push_str(&format!("meta     {k} = {v}\n"));
+        }
+        s.push_str(&format!("layers   {}\n", self.layers.join(", ")));
         s.push_str(&format!("grids    {}\n", self.grids.len()));
         for (i, (name, parent, cells)) in self.grids.iter().enumerate() {
             let parent = parent.map_or("-".to_string(), |p| format!("#{p}"));
@@ -816,6 +929,16 @@ impl PayloadSummary {
     fn to_json(&self) -> String {
         let mut s = String::from("{\"payload\":");
         dh_content::jsonc::write_string(&self.name, &mut s);
+        s.push_str(",\"meta\":{");
+        for (i, (k, v)) in self.meta.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            dh_content::jsonc::write_string(k, &mut s);
+            s.push(':');
+            dh_content::jsonc::write_string(v, &mut s);
+        }
+        s.push('}');
         s.push_str(",\"grids\":[");
         for (i, (name, parent, cells)) in self.grids.iter().enumerate() {
             if i > 0 {

@@ -3,6 +3,7 @@
 
 pub mod blocks;
 pub mod import;
+pub mod minecraft;
 pub mod payload;
 pub mod teardown;
 pub mod vox;

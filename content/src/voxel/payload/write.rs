@@ -276,69 +276,67 @@ fn write_extras(out: &mut Out, extras: &[Extra], grids: usize) -> Result<(), Pay
     Ok(())
 }
 
-/// Writes a payload one region at a time.
-///
-/// The header, layers and grids are fixed when it is made; regions are added in strictly
-/// ascending (grid, region coordinates) order, each encoded at once into its shard; the
-/// palette and the extras, which may still grow while regions convert, are given to
-/// [`PayloadWriter::finish`], which returns the shards.
-pub struct PayloadWriter {
-    /// The header section.
-    head: Out,
-    /// The layers and grids sections.
-    middle: Out,
-    edge: u8,
-    horizontal: [usize; 2],
-    cells: Vec<usize>,
-    grids: Vec<GridInfo>,
-    options: EncodeOptions,
-    /// Shard 0 holds only its regions until `finish`.
-    shards: Vec<Vec<u8>>,
-    regions: Vec<RegionEntry>,
-    last: Option<(u32, [i32; 2])>,
+/// One region's chunk table and chunk records, encoded apart from the writer (on any
+/// thread, by a [`RegionEncoder`]) and added to it with [`PayloadWriter::add_encoded`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedRegion {
+    grid: u32,
+    region: [i32; 2],
+    /// (key, offset in `records`, length) per stored chunk, in key order.
+    table: Vec<(ChunkKey, u32, u32)>,
+    records: Vec<u8>,
     /// The largest global palette index any stored cell uses.
     max_global: Option<u32>,
-    enc: ChunkEncoder,
-    records: Vec<u8>,
-    table: Vec<(ChunkKey, u32, u32)>,
 }
 
-impl PayloadWriter {
-    /// A writer for a payload with this header, these layers and these grids.
-    pub fn new(
-        header: &PayloadHeader,
-        layers: &[Layer],
-        grids: &[GridInfo],
-        options: EncodeOptions,
-    ) -> Result<Self, PayloadError> {
-        let mut head = Out::default();
-        write_header(&mut head, header)?;
-        let mut middle = Out::default();
-        write_layers(&mut middle, layers, header.chunk_edge)?;
-        write_grids(&mut middle, grids)?;
-        let cells = layers
-            .iter()
-            .map(|l| {
-                let e = (header.chunk_edge / l.cell_scale) as usize;
-                e * e * e
-            })
-            .collect();
-        Ok(PayloadWriter {
-            head,
-            middle,
-            edge: header.chunk_edge,
+impl EncodedRegion {
+    /// The grid it belongs to.
+    pub fn grid(&self) -> u32 {
+        self.grid
+    }
+
+    /// Its region coordinates.
+    pub fn region(&self) -> [i32; 2] {
+        self.region
+    }
+
+    /// Chunks stored (all-empty ones are left out).
+    pub fn chunks(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Bytes of chunk records.
+    pub fn record_bytes(&self) -> usize {
+        self.records.len()
+    }
+}
+
+/// Encodes regions' chunks into [`EncodedRegion`]s with a payload's chunk edge and
+/// layers: the part of writing that needs no order, so regions can encode in parallel
+/// and be added to a [`PayloadWriter`] in order. The bytes are the ones
+/// [`PayloadWriter::add_region`] writes.
+pub struct RegionEncoder {
+    horizontal: [usize; 2],
+    cells: Vec<usize>,
+    enc: ChunkEncoder,
+}
+
+impl RegionEncoder {
+    /// An encoder for a payload with this header and these layers (which
+    /// [`PayloadWriter::new`] checks).
+    pub fn new(header: &PayloadHeader, layers: &[Layer]) -> Self {
+        let edge = header.chunk_edge.max(1);
+        RegionEncoder {
             horizontal: header.axes.horizontal(),
-            cells,
-            grids: grids.to_vec(),
-            options,
-            shards: vec![Vec::new()],
-            regions: Vec::new(),
-            last: None,
-            max_global: None,
+            cells: layers
+                .iter()
+                .map(|l| {
+                    let e = (edge / l.cell_scale.max(1)) as usize;
+                    e * e * e
+                })
+                .collect(),
             enc: ChunkEncoder::default(),
-            records: Vec::new(),
-            table: Vec::new(),
-        })
+        }
     }
 
     /// The region a chunk belongs to: floor(chunk / 32) on the two horizontal axes.
@@ -351,41 +349,23 @@ impl PayloadWriter {
     }
 
     /// Encodes one region of grid `grid`: every chunk given must belong to it, at most
-    /// once, with its layer's (edge / s)³ cells. All-empty chunks are left out, and a
-    /// region left with none is not stored (returns false). Regions must come in strictly
-    /// ascending (grid, region) order.
-    pub fn add_region<'c>(
+    /// once, with its layer's (edge / s)³ cells. All-empty chunks are left out.
+    pub fn encode<'c>(
         &mut self,
         grid: u32,
         region: [i32; 2],
         chunks: impl IntoIterator<Item = (ChunkKey, &'c [u32])>,
-    ) -> Result<bool, PayloadError> {
+    ) -> Result<EncodedRegion, PayloadError> {
         let place = || format!("grid {grid} region {region:?}");
-        let Some(info) = self.grids.get(grid as usize) else {
-            return Err(invalid(
-                place(),
-                format!(
-                    "names a grid the payload does not have ({})",
-                    self.grids.len()
-                ),
-            ));
-        };
-        if let Some(last) = self.last {
-            if (grid, region) <= last {
-                return Err(invalid(
-                    place(),
-                    format!(
-                        "comes after grid {} region {:?}; regions must be added in ascending order",
-                        last.0, last.1
-                    ),
-                ));
-            }
-        }
-        self.last = Some((grid, region));
         let mut chunks: Vec<(ChunkKey, &[u32])> = chunks.into_iter().collect();
         chunks.sort_unstable_by_key(|c| c.0);
-        self.records.clear();
-        self.table.clear();
+        let mut out = EncodedRegion {
+            grid,
+            region,
+            table: Vec::new(),
+            records: Vec::new(),
+            max_global: None,
+        };
         for (i, &(key, cells)) in chunks.iter().enumerate() {
             let cplace = || format!("{} chunk {:?} of layer {}", place(), key.chunk, key.layer);
             if i > 0 && chunks[i - 1].0 == key {
@@ -412,32 +392,155 @@ impl PayloadWriter {
                     format!("belongs to region {:?}", self.region_of(key.chunk)),
                 ));
             }
-            let start = self.records.len();
-            if !self.enc.record(cells, &mut self.records) {
+            let start = out.records.len();
+            if !self.enc.record(cells, &mut out.records) {
                 continue;
             }
+            out.max_global = out.max_global.max(Some(self.enc.max));
+            out.table
+                .push((key, start as u32, (out.records.len() - start) as u32));
+        }
+        Ok(out)
+    }
+}
+
+/// Writes a payload one region at a time.
+///
+/// The header, layers and grids are fixed when it is made (a grid's bounds may still be
+/// fitted to what was stored, [`PayloadWriter::fit_grid_bounds`]); regions are added in
+/// strictly ascending (grid, region coordinates) order, each encoded at once into its
+/// shard ([`PayloadWriter::add_region`]) or encoded apart and added
+/// ([`PayloadWriter::add_encoded`]); the palette and the extras, which may still grow
+/// while regions convert, are given to [`PayloadWriter::finish`], which returns the
+/// shards.
+pub struct PayloadWriter {
+    /// The header, written at `finish` (its meta may be set until then).
+    header: PayloadHeader,
+    /// The layers section.
+    middle: Out,
+    edge: u8,
+    grids: Vec<GridInfo>,
+    /// Per grid, the lowest and highest chunk coordinates stored.
+    extents: Vec<Option<([i32; 3], [i32; 3])>>,
+    options: EncodeOptions,
+    /// Shard 0 holds only its regions until `finish`.
+    shards: Vec<Vec<u8>>,
+    regions: Vec<RegionEntry>,
+    last: Option<(u32, [i32; 2])>,
+    /// The largest global palette index any stored cell uses.
+    max_global: Option<u32>,
+    encoder: RegionEncoder,
+}
+
+impl PayloadWriter {
+    /// A writer for a payload with this header, these layers and these grids.
+    pub fn new(
+        header: &PayloadHeader,
+        layers: &[Layer],
+        grids: &[GridInfo],
+        options: EncodeOptions,
+    ) -> Result<Self, PayloadError> {
+        write_header(&mut Out::default(), header)?;
+        let mut middle = Out::default();
+        write_layers(&mut middle, layers, header.chunk_edge)?;
+        write_grids(&mut Out::default(), grids)?;
+        Ok(PayloadWriter {
+            header: header.clone(),
+            middle,
+            edge: header.chunk_edge,
+            grids: grids.to_vec(),
+            extents: vec![None; grids.len()],
+            options,
+            shards: vec![Vec::new()],
+            regions: Vec::new(),
+            last: None,
+            max_global: None,
+            encoder: RegionEncoder::new(header, layers),
+        })
+    }
+
+    /// The region a chunk belongs to: floor(chunk / 32) on the two horizontal axes.
+    pub fn region_of(&self, chunk: [i32; 3]) -> [i32; 2] {
+        self.encoder.region_of(chunk)
+    }
+
+    /// Encodes one region of grid `grid`: every chunk given must belong to it, at most
+    /// once, with its layer's (edge / s)³ cells. All-empty chunks are left out, and a
+    /// region left with none is not stored (returns false). Regions must come in strictly
+    /// ascending (grid, region) order.
+    pub fn add_region<'c>(
+        &mut self,
+        grid: u32,
+        region: [i32; 2],
+        chunks: impl IntoIterator<Item = (ChunkKey, &'c [u32])>,
+    ) -> Result<bool, PayloadError> {
+        let place = || format!("grid {grid} region {region:?}");
+        if self.grids.get(grid as usize).is_none() {
+            return Err(invalid(
+                place(),
+                format!(
+                    "names a grid the payload does not have ({})",
+                    self.grids.len()
+                ),
+            ));
+        }
+        self.check_order(grid, region)?;
+        let encoded = self.encoder.encode(grid, region, chunks)?;
+        self.add_encoded(encoded)
+    }
+
+    fn check_order(&self, grid: u32, region: [i32; 2]) -> Result<(), PayloadError> {
+        if let Some(last) = self.last {
+            if (grid, region) <= last {
+                return Err(invalid(
+                    format!("grid {grid} region {region:?}"),
+                    format!(
+                        "comes after grid {} region {:?}; regions must be added in ascending order",
+                        last.0, last.1
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a region a [`RegionEncoder`] made for this payload (its header and layers).
+    /// A region with no stored chunk is not stored (returns false). Regions must come in
+    /// strictly ascending (grid, region) order.
+    pub fn add_encoded(&mut self, r: EncodedRegion) -> Result<bool, PayloadError> {
+        let (grid, region) = (r.grid, r.region);
+        let place = || format!("grid {grid} region {region:?}");
+        let Some(info) = self.grids.get(grid as usize) else {
+            return Err(invalid(
+                place(),
+                format!(
+                    "names a grid the payload does not have ({})",
+                    self.grids.len()
+                ),
+            ));
+        };
+        self.check_order(grid, region)?;
+        self.last = Some((grid, region));
+        for &(key, _, _) in &r.table {
             if !info.chunk_in_bounds(key.chunk, self.edge) {
                 return Err(invalid(
-                    cplace(),
+                    format!("{} chunk {:?} of layer {}", place(), key.chunk, key.layer),
                     format!(
                         "holds cells but lies outside the grid's bounds (min {:?}, size {:?})",
                         info.bounds_min, info.bounds_size
                     ),
                 ));
             }
-            self.max_global = self.max_global.max(Some(self.enc.max));
-            self.table
-                .push((key, start as u32, (self.records.len() - start) as u32));
         }
-        if self.table.is_empty() {
+        if r.table.is_empty() {
             return Ok(false);
         }
-        if self.table.len() > MAX_REGION_CHUNKS as usize {
+        if r.table.len() > MAX_REGION_CHUNKS as usize {
             return Err(invalid(
                 place(),
                 format!(
                     "holds {} chunks; a region holds at most {MAX_REGION_CHUNKS}",
-                    self.table.len()
+                    r.table.len()
                 ),
             ));
         }
@@ -447,8 +550,8 @@ impl PayloadWriter {
                 format!("is one region too many; a payload holds at most {MAX_REGIONS}"),
             ));
         }
-        let table_len = 4 + CHUNK_ENTRY_LEN * self.table.len();
-        let region_len = table_len as u64 + self.records.len() as u64;
+        let table_len = 4 + CHUNK_ENTRY_LEN * r.table.len();
+        let region_len = table_len as u64 + r.records.len() as u64;
         if region_len > MAX_ENTRY_LEN {
             return Err(invalid(
                 place(),
@@ -479,9 +582,18 @@ impl PayloadWriter {
                 format!("would grow shard {shard_no} past {MAX_ENTRY_LEN} bytes; lower the shard threshold"),
             ));
         }
+        self.max_global = self.max_global.max(r.max_global);
+        let extent = &mut self.extents[grid as usize];
+        for &(key, _, _) in &r.table {
+            let (lo, hi) = extent.get_or_insert((key.chunk, key.chunk));
+            for a in 0..3 {
+                lo[a] = lo[a].min(key.chunk[a]);
+                hi[a] = hi[a].max(key.chunk[a]);
+            }
+        }
         let offset = shard.len() as u64;
-        shard.extend_from_slice(&(self.table.len() as u32).to_le_bytes());
-        for &(key, off, len) in &self.table {
+        shard.extend_from_slice(&(r.table.len() as u32).to_le_bytes());
+        for &(key, off, len) in &r.table {
             shard.extend_from_slice(&key.layer.to_le_bytes());
             for c in key.chunk {
                 shard.extend_from_slice(&c.to_le_bytes());
@@ -489,7 +601,7 @@ impl PayloadWriter {
             shard.extend_from_slice(&(off + table_len as u32).to_le_bytes());
             shard.extend_from_slice(&len.to_le_bytes());
         }
-        shard.extend_from_slice(&self.records);
+        shard.extend_from_slice(&r.records);
         self.regions.push(RegionEntry {
             grid,
             region,
@@ -505,6 +617,40 @@ impl PayloadWriter {
         &self.regions
     }
 
+    /// The box of whole chunks (in blocks: min, size) that grid `grid`'s stored chunks
+    /// fill, or `None` when it stores none.
+    pub fn stored_extent(&self, grid: u32) -> Option<([i32; 3], [i32; 3])> {
+        let (lo, hi) = (*self.extents.get(grid as usize)?)?;
+        let e = i64::from(self.edge);
+        let min = lo.map(|c| (i64::from(c) * e) as i32);
+        let mut size = [0i32; 3];
+        for a in 0..3 {
+            size[a] = ((i64::from(hi[a]) - i64::from(lo[a]) + 1) * e) as i32;
+        }
+        Some((min, size))
+    }
+
+    /// Sets grid `grid`'s bounds to the box of whole chunks its stored chunks fill
+    /// ([`PayloadWriter::stored_extent`]; a grid storing none gets an empty box at 0), so
+    /// a grid made with generous bounds (a world whose height is known only once its
+    /// chunks are read) ends with the ones it needs.
+    pub fn fit_grid_bounds(&mut self, grid: u32) {
+        let fitted = self.stored_extent(grid).unwrap_or(([0; 3], [0; 3]));
+        if let Some(g) = self.grids.get_mut(grid as usize) {
+            (g.bounds_min, g.bounds_size) = fitted;
+        }
+    }
+
+    /// Replaces the header's meta (a converter that learns it while reading, such as a
+    /// world's chunk versions and skipped chunks).
+    pub fn set_meta(&mut self, meta: Vec<(String, String)>) -> Result<(), PayloadError> {
+        let mut h = self.header.clone();
+        h.meta = meta;
+        write_header(&mut Out::default(), &h)?;
+        self.header = h;
+        Ok(())
+    }
+
     /// Writes the palette, the extras and the region index and returns the shards:
     /// element 0 is the payload entry, element n the entry `<payload>.<n>`.
     pub fn finish(
@@ -512,7 +658,8 @@ impl PayloadWriter {
         palette: &[PaletteEntry],
         extras: &[Extra],
     ) -> Result<Vec<Vec<u8>>, PayloadError> {
-        let mut out = self.head;
+        let mut out = Out::default();
+        write_header(&mut out, &self.header)?;
         write_palette(&mut out, palette)?;
         if let Some(m) = self.max_global {
             if m as usize >= palette.len() {
@@ -526,6 +673,7 @@ impl PayloadWriter {
             }
         }
         out.bytes(&self.middle.buf);
+        write_grids(&mut out, &self.grids)?;
         write_extras(&mut out, extras, self.grids.len())?;
         let head_len = (out.buf.len() + 4 + REGION_ENTRY_LEN * self.regions.len()) as u64;
         out.u32(self.regions.len() as u32);

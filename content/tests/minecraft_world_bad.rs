@@ -1,0 +1,582 @@
+//! Java worlds from crafted region files: both chunk layouts and packings, every
+//! compression, and bad input (each case names the file, the region, the chunk and what
+//! was wrong, and the rest of the world still converts).
+//!
+//! The NBT is written by a small writer of this test's own, not by the code under test.
+
+use std::path::{Path, PathBuf};
+
+use dh_content::voxel::minecraft::world::region::{build_region, lz4_java_encode};
+use dh_content::voxel::minecraft::world::{self, WorldOptions, WorldReport};
+use dh_content::voxel::payload::{PayloadReader, PropValue};
+
+/// A tag of this test's NBT writer.
+enum T {
+    B(i8),
+    I(i32),
+    S(&'static str),
+    D(f64),
+    L(Vec<T>),
+    C(Vec<(&'static str, T)>),
+    La(Vec<i64>),
+}
+
+fn id(t: &T) -> u8 {
+    match t {
+        T::B(_) => 1,
+        T::I(_) => 3,
+        T::D(_) => 6,
+        T::S(_) => 8,
+        T::L(_) => 9,
+        T::C(_) => 10,
+        T::La(_) => 12,
+    }
+}
+
+fn put_str(s: &str, out: &mut Vec<u8>) {
+    out.extend((s.len() as u16).to_be_bytes());
+    out.extend(s.as_bytes());
+}
+
+fn payload(t: &T, out: &mut Vec<u8>) {
+    match t {
+        T::B(v) => out.push(*v as u8),
+        T::I(v) => out.extend(v.to_be_bytes()),
+        T::S(s) => put_str(s, out),
+        T::D(v) => out.extend(v.to_be_bytes()),
+        T::L(items) => {
+            out.push(items.first().map_or(0, id));
+            out.extend((items.len() as i32).to_be_bytes());
+            for i in items {
+                payload(i, out);
+            }
+        }
+        T::C(entries) => {
+            for (k, v) in entries {
+                out.push(id(v));
+                put_str(k, out);
+                payload(v, out);
+            }
+            out.push(0);
+        }
+        T::La(v) => {
+            out.extend((v.len() as i32).to_be_bytes());
+            for x in v {
+                out.extend(x.to_be_bytes());
+            }
+        }
+    }
+}
+
+fn root(t: T) -> Vec<u8> {
+    let mut out = vec![10, 0, 0];
+    let T::C(_) = &t else { panic!() };
+    let mut body = Vec::new();
+    payload(&t, &mut body);
+    out.extend(body);
+    out
+}
+
+/// Packs values at `bits` bits, within longs or across them.
+fn pack(values: &[u64], bits: u32, spanning: bool) -> Vec<i64> {
+    let mut out = Vec::new();
+    if spanning {
+        let words = (values.len() * bits as usize).div_ceil(64);
+        out.resize(words, 0u64);
+        for (i, &v) in values.iter().enumerate() {
+            let bit = i * bits as usize;
+            out[bit / 64] |= v << (bit % 64);
+            if bit % 64 + bits as usize > 64 {
+                out[bit / 64 + 1] |= v >> (64 - bit % 64);
+            }
+        }
+    } else {
+        let per = (64 / bits) as usize;
+        out.resize(values.len().div_ceil(per), 0u64);
+        for (i, &v) in values.iter().enumerate() {
+            out[i / per] |= v << ((i % per) as u32 * bits);
+        }
+    }
+    out.into_iter().map(|w| w as i64).collect()
+}
+
+fn block(name: &'static str) -> T {
+    T::C(vec![("Name", T::S(name))])
+}
+
+/// A 1.18+ chunk at (x, z) with one section at Y 0: `values` (source order, Y Z X)
+/// into `palette`, at 4 bits.
+fn modern_chunk(x: i32, z: i32, status: T, palette: Vec<T>, values: &[u64]) -> Vec<u8> {
+    root(T::C(vec![
+        ("DataVersion", T::I(3465)),
+        ("xPos", T::I(x)),
+        ("zPos", T::I(z)),
+        ("yPos", T::I(-4)),
+        ("Status", status),
+        (
+            "sections",
+            T::L(vec![T::C(vec![
+                ("Y", T::B(0)),
+                (
+                    "block_states",
+                    T::C(vec![
+                        ("palette", T::L(palette)),
+                        ("data", T::La(pack(values, 4, false))),
+                    ]),
+                ),
+                (
+                    "biomes",
+                    T::C(vec![("palette", T::L(vec![T::S("minecraft:plains")]))]),
+                ),
+            ])]),
+        ),
+        (
+            "block_entities",
+            T::L(vec![T::C(vec![
+                ("id", T::S("minecraft:chest")),
+                ("x", T::I(x * 16 + 1)),
+                ("y", T::I(2)),
+                ("z", T::I(z * 16 + 3)),
+            ])]),
+        ),
+    ]))
+}
+
+fn zlib(b: &[u8]) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec_zlib(b, 6)
+}
+
+struct Tmp(PathBuf);
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+fn tmp(tag: &str) -> Tmp {
+    let p = std::env::temp_dir().join(format!("dh-mcw-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(p.join("region")).unwrap();
+    Tmp(p)
+}
+
+fn convert(dir: &Path) -> (Vec<Vec<u8>>, WorldReport) {
+    let save = world::save::discover(dir).unwrap();
+    world::convert_world(&save, &WorldOptions::default()).unwrap()
+}
+
+/// Stone (index 0) everywhere but cell i % 7 == 0, dirt (1).
+fn pattern() -> Vec<u64> {
+    (0..4096).map(|i| u64::from(i % 7 == 0)).collect()
+}
+
+#[test]
+fn bad_chunks_are_named_and_the_rest_converts() {
+    let t = tmp("bad");
+    let good = modern_chunk(
+        0,
+        0,
+        T::S("minecraft:full"),
+        vec![block("minecraft:stone"), block("minecraft:dirt")],
+        &pattern(),
+    );
+    // A palette index past the palette: value 5 of a two-entry palette at cell 100.
+    let mut vals = pattern();
+    vals[100] = 5;
+    let past = modern_chunk(
+        1,
+        0,
+        T::S("minecraft:full"),
+        vec![block("minecraft:stone"), block("minecraft:dirt")],
+        &vals,
+    );
+    // An NBT type mismatch: Status as an Int.
+    let mismatch = modern_chunk(2, 0, T::I(7), vec![block("minecraft:stone")], &[0; 4096]);
+    // Still generating: skipped and counted.
+    let young = modern_chunk(
+        3,
+        0,
+        T::S("minecraft:features"),
+        vec![block("minecraft:stone")],
+        &[0; 4096],
+    );
+    // A zlib bomb past the default 64 MiB cap.
+    let bomb = zlib(&vec![0u8; 65 << 20]);
+    // LZ4 (1.20.5+), and an oversized chunk in its .mcc, and a missing .mcc.
+    let lz = modern_chunk(
+        5,
+        0,
+        T::S("full"),
+        vec![block("minecraft:oak_planks")],
+        &[0; 4096],
+    );
+    let big = modern_chunk(
+        6,
+        0,
+        T::S("full"),
+        vec![block("minecraft:glass")],
+        &[0; 4096],
+    );
+    std::fs::write(t.0.join("region/c.6.0.mcc"), zlib(&big)).unwrap();
+    let bytes = build_region(&[
+        ([0, 0], 2, zlib(&good)),
+        ([1, 0], 2, zlib(&past)),
+        ([2, 0], 2, zlib(&mismatch)),
+        ([3, 0], 3, young),
+        ([4, 0], 2, bomb),
+        ([5, 0], 4, lz4_java_encode(&lz, 1 << 16)),
+        ([6, 0], 0x82, Vec::new()),
+        ([7, 0], 0x82, Vec::new()),
+    ]);
+    std::fs::write(t.0.join("region/r.0.0.mca"), bytes).unwrap();
+    // A truncated region beside it: refused whole, the first one still converts.
+    std::fs::write(t.0.join("region/r.1.0.mca"), vec![0u8; 100]).unwrap();
+
+    let (shards, report) = convert(&t.0);
+    let errors = report.chunk_errors.join("\n");
+    println!("{errors}");
+    assert_eq!(report.chunk_errors.len(), 5, "{errors}");
+    let region = t.0.join("region/r.0.0.mca").display().to_string();
+    let has = |chunk: &str, what: &str| {
+        assert!(
+            report.chunk_errors.iter().any(|e| e.contains(&region)
+                && e.contains("region (0, 0)")
+                && e.contains(chunk)
+                && e.contains(what)),
+            "no error for {chunk} saying {what}:\n{errors}"
+        )
+    };
+    has("chunk (1, 0)", "palette index 5; the palette has 2 entries");
+    has("chunk (2, 0)", "Status: expected String, found Int");
+    has("chunk (4, 0)", "inflates past 67108864 bytes");
+    has("chunk (7, 0)", "c.7.0.mcc is missing");
+    assert!(
+        report
+            .chunk_errors
+            .iter()
+            .any(|e| e.contains("r.1.0.mca") && e.contains("truncated")),
+        "{errors}"
+    );
+    let g = &report.grids[0];
+    assert_eq!((g.chunks, g.skipped), (3, 1));
+    assert_eq!(report.block_entities, 3);
+    // The three good chunks' cells.
+    let views: Vec<&[u8]> = shards.iter().map(|s| s.as_slice()).collect();
+    let r = PayloadReader::open(&views).unwrap();
+    let names: Vec<String> = r
+        .palette()
+        .iter()
+        .map(|e| format!("{}:{}", e.ns, e.id))
+        .collect();
+    let cell = |x: i32, y: i32, z: i32| -> String {
+        let key = dh_content::voxel::payload::ChunkKey {
+            layer: 0,
+            chunk: [x / 16, y / 16, z / 16],
+        };
+        let (ri, ci) = r.find_chunk(0, key).unwrap().unwrap();
+        let cells = r.read_chunk(ri, ci).unwrap();
+        let (lx, ly, lz) = ((x % 16) as usize, (y % 16) as usize, (z % 16) as usize);
+        names[cells[lx + 16 * (ly + 16 * lz)] as usize].clone()
+    };
+    // Source index i = y*256 + z*16 + x: i = 0 and 7 are dirt, 1 stone.
+    assert_eq!(cell(0, 0, 0), "minecraft:dirt");
+    assert_eq!(cell(7, 0, 0), "minecraft:dirt");
+    assert_eq!(cell(1, 0, 0), "minecraft:stone");
+    assert_eq!(cell(0, 1, 0), "minecraft:stone"); // i = 256, 256 % 7 = 4
+    assert_eq!(cell(0, 0, 1), "minecraft:stone"); // i = 16, 16 % 7 = 2
+    assert_eq!(cell(5 * 16, 0, 0), "minecraft:oak_planks");
+    assert_eq!(cell(6 * 16 + 3, 9, 4), "minecraft:glass");
+    let meta = |k: &str| {
+        r.header()
+            .meta
+            .iter()
+            .find(|(a, _)| a == k)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(meta("skippedChunks").as_deref(), Some("1"));
+    assert!(r.extras().iter().any(|x| x.cell == Some([1, 2, 3])));
+}
+
+/// A 1.13–1.17 chunk: `Level.Sections` with a 17-entry palette (5 bits), packed across
+/// longs before data version 2529 and within them after.
+fn legacy_chunk(x: i32, data_version: i32, spanning: bool, pig: Vec<T>) -> Vec<u8> {
+    const WOOL: [&str; 17] = [
+        "minecraft:white_wool",
+        "minecraft:orange_wool",
+        "minecraft:magenta_wool",
+        "minecraft:light_blue_wool",
+        "minecraft:yellow_wool",
+        "minecraft:lime_wool",
+        "minecraft:pink_wool",
+        "minecraft:gray_wool",
+        "minecraft:light_gray_wool",
+        "minecraft:cyan_wool",
+        "minecraft:purple_wool",
+        "minecraft:blue_wool",
+        "minecraft:brown_wool",
+        "minecraft:green_wool",
+        "minecraft:red_wool",
+        "minecraft:black_wool",
+        "minecraft:stone",
+    ];
+    let values: Vec<u64> = (0..4096u64).map(|i| i % 17).collect();
+    let mut palette: Vec<T> = WOOL.iter().map(|n| block(n)).collect();
+    palette[16] = T::C(vec![
+        ("Name", T::S("minecraft:oak_stairs")),
+        (
+            "Properties",
+            T::C(vec![
+                ("waterlogged", T::S("true")),
+                ("facing", T::S("east")),
+                ("half", T::S("top")),
+                ("shape", T::S("straight")),
+            ]),
+        ),
+    ]);
+    root(T::C(vec![
+        ("DataVersion", T::I(data_version)),
+        (
+            "Level",
+            T::C(vec![
+                ("xPos", T::I(x)),
+                ("zPos", T::I(0)),
+                ("Status", T::S("full")),
+                (
+                    "Sections",
+                    T::L(vec![T::C(vec![
+                        ("Y", T::B(1)),
+                        ("Palette", T::L(palette)),
+                        ("BlockStates", T::La(pack(&values, 5, spanning))),
+                    ])]),
+                ),
+                (
+                    "Entities",
+                    T::L(vec![T::C(vec![
+                        ("id", T::S("minecraft:pig")),
+                        ("Pos", T::L(pig)),
+                    ])]),
+                ),
+            ]),
+        ),
+    ]))
+}
+
+#[test]
+fn both_packings_of_1_13_to_1_17_and_a_pre_1_13_chunk() {
+    let t = tmp("legacy");
+    let old = root(T::C(vec![
+        ("DataVersion", T::I(1343)),
+        ("Level", T::C(vec![("xPos", T::I(2)), ("zPos", T::I(0))])),
+    ]));
+    let bytes = build_region(&[
+        (
+            [0, 0],
+            2,
+            zlib(&legacy_chunk(
+                0,
+                1976,
+                true,
+                vec![T::D(1.5), T::D(20.0), T::D(-0.5)],
+            )),
+        ),
+        ([3, 0], 2, zlib(&legacy_chunk(3, 1976, true, vec![]))),
+        ([1, 0], 1, {
+            // gzip by hand
+            let raw = legacy_chunk(1, 2586, false, vec![T::D(17.0), T::D(16.9), T::D(3.2)]);
+            let mut g = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+            g.extend(miniz_oxide::deflate::compress_to_vec(&raw, 6));
+            g.extend(crc32fast::hash(&raw).to_le_bytes());
+            g.extend((raw.len() as u32).to_le_bytes());
+            g
+        }),
+        ([2, 0], 2, zlib(&old)),
+    ]);
+    std::fs::write(t.0.join("region/r.0.0.mca"), bytes).unwrap();
+    let (shards, report) = convert(&t.0);
+    // Chunk (3, 0)'s pig has an empty Pos: an error naming its path, and the other
+    // chunks convert.
+    println!("{:?}", report.chunk_errors);
+    assert!(
+        report.warnings.iter().any(|w| w.contains("before 1.13")
+            && w.contains("data version 1343")
+            && w.contains("newer Minecraft")),
+        "{:?}",
+        report.warnings
+    );
+    assert_eq!(report.grids[0].pre_flattening, 1);
+    let views: Vec<&[u8]> = shards.iter().map(|s| s.as_slice()).collect();
+    let r = PayloadReader::open(&views).unwrap();
+    let mut read = 0;
+    for cx in 0..2 {
+        let key = dh_content::voxel::payload::ChunkKey {
+            layer: 0,
+            chunk: [cx, 1, 0],
+        };
+        let Some((ri, ci)) = r.find_chunk(0, key).unwrap() else {
+            continue;
+        };
+        read += 1;
+        let cells = r.read_chunk(ri, ci).unwrap();
+        for i in 0..4096usize {
+            let (x, z, y) = (i & 15, (i >> 4) & 15, i >> 8);
+            let e = &r.palette()[cells[x + 16 * (y + 16 * z)] as usize];
+            if i % 17 == 16 {
+                assert_eq!(e.id, "oak_stairs");
+                let props: Vec<(&str, &str)> = e
+                    .properties
+                    .iter()
+                    .map(|p| {
+                        (
+                            p.key.as_str(),
+                            match &p.value {
+                                PropValue::String(s) => s.as_str(),
+                                _ => "",
+                            },
+                        )
+                    })
+                    .collect();
+                assert_eq!(
+                    props,
+                    [
+                        ("facing", "east"),
+                        ("half", "top"),
+                        ("shape", "straight"),
+                        ("waterlogged", "true")
+                    ]
+                );
+            } else {
+                assert!(e.id.ends_with("_wool"), "chunk {cx} cell {i}: {}", e.id);
+            }
+        }
+    }
+    assert_eq!(read, 2, "{:?}", report.chunk_errors);
+    assert_eq!(report.chunk_errors.len(), 1, "{:?}", report.chunk_errors);
+    assert!(
+        report.chunk_errors[0].contains("chunk (3, 0)")
+            && report.chunk_errors[0]
+                .contains("Level.Entities[0].Pos: 0 values; expected three finite Doubles"),
+        "{:?}",
+        report.chunk_errors
+    );
+    // The pigs are entities in the cells of their Pos, floored.
+    let cells: Vec<[i32; 3]> = r
+        .extras()
+        .iter()
+        .filter(|x| x.kind == dh_content::voxel::payload::ExtraKind::Entity)
+        .filter_map(|x| x.cell)
+        .collect();
+    assert_eq!(cells, [[1, 20, -1], [17, 16, 3]]);
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/region")
+}
+
+/// Writes the `region` fuzz target's seeds (run with `--ignored` to refresh them).
+#[test]
+#[ignore]
+fn write_region_corpus() {
+    let dir = corpus_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = modern_chunk(
+        0,
+        0,
+        T::S("minecraft:full"),
+        vec![block("minecraft:stone"), block("minecraft:dirt")],
+        &pattern(),
+    );
+    let mut vals = pattern();
+    vals[100] = 5;
+    let past = modern_chunk(
+        1,
+        0,
+        T::S("minecraft:full"),
+        vec![block("minecraft:stone"), block("minecraft:dirt")],
+        &vals,
+    );
+    let seeds: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "modern_zlib.mca",
+            build_region(&[([0, 0], 2, zlib(&good)), ([1, 0], 2, zlib(&past))]),
+        ),
+        (
+            "modern_lz4_stored.mca",
+            build_region(&[
+                ([0, 0], 4, lz4_java_encode(&good, 1024)),
+                ([3, 2], 3, good.clone()),
+            ]),
+        ),
+        (
+            "legacy_both_packings.mca",
+            build_region(&[
+                (
+                    [0, 0],
+                    2,
+                    zlib(&legacy_chunk(
+                        0,
+                        1976,
+                        true,
+                        vec![T::D(1.5), T::D(20.0), T::D(-0.5)],
+                    )),
+                ),
+                ([1, 0], 3, legacy_chunk(1, 2586, false, vec![])),
+            ]),
+        ),
+        (
+            "custom_and_mcc.mca",
+            build_region(&[
+                ([0, 0], 127, b"\x00\x04a:bc".to_vec()),
+                ([1, 0], 0x82, Vec::new()),
+            ]),
+        ),
+        ("lz4_stream.bin", lz4_java_encode(&good, 256)),
+    ];
+    for (name, bytes) in seeds {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+}
+
+#[test]
+fn region_corpus_never_panics() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .unwrap_or_else(|e| panic!("the region corpus is missing: {e}"))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 5,
+        "the region corpus has {} files",
+        files.len()
+    );
+    for p in files {
+        let bytes = std::fs::read(&p).unwrap();
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_region(&bytes));
+        assert!(r.is_ok(), "{} panicked", p.display());
+    }
+}
+
+/// Nothing under a folder with level.dat, and no .mca or .mcc anywhere, is ever shipped.
+#[test]
+fn a_build_never_ships_a_save() {
+    let t = tmp("ship");
+    let root = &t.0;
+    std::fs::write(
+        root.join("pallet.dh"),
+        r#"{ "id": "com.example.ship", "name": "Ship", "version": "1.0.0" }"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("saves/w/region")).unwrap();
+    std::fs::write(root.join("saves/w/level.dat"), b"x").unwrap();
+    std::fs::write(root.join("saves/w/icon.png"), b"x").unwrap();
+    std::fs::write(root.join("saves/w/region/r.0.0.mca"), b"x").unwrap();
+    std::fs::write(root.join("loose.mca"), b"x").unwrap();
+    std::fs::write(root.join("c.0.0.MCC"), b"x").unwrap();
+    std::fs::write(root.join("kept.png"), b"x").unwrap();
+    let mut d = dh_content::diag::Diagnostics::new();
+    let found: Vec<String> = dh_content::compile::discover(root, &mut d)
+        .into_iter()
+        .map(|s| s.path)
+        .collect();
+    assert!(!d.has_errors());
+    assert_eq!(found, ["kept.png"]);
+}
