@@ -24,6 +24,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use dh_content::schema::components::logic::TouchedBy;
 use dh_content::schema::components::signals::{CallValue, InputRef, OutputRef};
 use hecs::Entity;
 
@@ -1109,9 +1110,15 @@ impl SimWorld {
                 .get::<&Trigger>(e)
                 .ok()
                 .filter(|t| t.enabled)
-                .map(|t| t.body);
-            if let Some(body) = trigger {
-                let now = Measured::take(trigger_probe.take(), body.world(&pose), overlaps);
+                .map(|t| (t.body, t.touched_by));
+            if let Some((body, touched_by)) = trigger {
+                // Only players are measured today (spec, dh.trigger `touchedBy`): a
+                // trigger for props alone sees no player.
+                let measured = Measured::take(trigger_probe.take(), body.world(&pose), overlaps);
+                let now = match touched_by {
+                    TouchedBy::Props => Vec::new(),
+                    TouchedBy::Players | TouchedBy::Everything => measured,
+                };
                 let before = match self.world.get::<&mut Trigger>(e) {
                     Ok(mut t) => std::mem::replace(&mut t.inside, now.clone()),
                     Err(_) => Vec::new(),

@@ -830,3 +830,46 @@ fn a_trigger_switched_by_an_earlier_sensor_is_measured_in_its_turn() {
         assert_eq!(sim.light_on("lampLate"), Some(true));
     }
 }
+
+/// Spec dh.trigger `touchedBy`: only players are measured today, so a trigger for props
+/// alone sees no player; "everything" does.
+#[test]
+fn a_props_trigger_sees_no_player() {
+    let zone = |by: &str| {
+        format!(
+            r#"{{ "$type": "dh.collider", "state": "trigger", "shapes": [ {{ "type": "box", "halfExtents": [1, 1, 1] }} ] }},
+               {{ "$type": "dh.trigger", "touchedBy": "{by}" }}"#
+        )
+    };
+    let mut sim = map_with(
+        &[
+            object(
+                1,
+                "props",
+                [0.0, 1.0, 0.0],
+                &zone("props"),
+                &wire("onStartTouch", &[call("lamp", "turnOn")]),
+            ),
+            object(
+                2,
+                "all",
+                [0.0, 1.0, 0.0],
+                &zone("everything"),
+                &wire("onStartTouch", &[call("lamp", "turnOff")]),
+            ),
+            object(3, "lamp", [0.0; 3], LAMP, ""),
+        ]
+        .join(","),
+    );
+    let pawns = FakePawns::new();
+    pawns.put(1, [0.0, 0.0, 0.0]);
+    run(&mut sim, &pawns, 3, &|_: &SimWorld, _| vec![]);
+    let fired: Vec<String> = sim.trace().iter().map(|l| l.text.clone()).collect();
+    assert_eq!(
+        fired,
+        ["all fired onStartTouch -> lamp.turnOff"],
+        "{fired:?}"
+    );
+    assert!(sim.get_named::<Trigger>("props").unwrap().inside.is_empty());
+    assert_eq!(sim.get_named::<Trigger>("all").unwrap().inside, [PawnId(1)]);
+}
