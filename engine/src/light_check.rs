@@ -183,7 +183,7 @@ type Saved = HashMap<i32, (Option<Vec<u8>>, Option<Vec<u8>>)>;
 /// The level at cell `i` (y·256 + z·16 + x) of a saved nibble array.
 fn nibble(arr: &[u8], i: usize) -> u8 {
     let b = arr.get(i / 2).copied().unwrap_or(0);
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         b & 15
     } else {
         b >> 4

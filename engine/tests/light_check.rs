@@ -72,12 +72,9 @@ fn root(t: T) -> Vec<u8> {
 /// A nibble array (2048 bytes, cell i = y·256 + z·16 + x, low nibble first) holding
 /// `base` everywhere but the cells given.
 fn nibbles(base: u8, set: &[(std::ops::Range<usize>, u8)]) -> Vec<u8> {
-    let mut v = vec![0u8; 4096];
-    v.fill(base);
+    let mut v = vec![base; 4096];
     for (r, level) in set {
-        for i in r.clone() {
-            v[i] = *level;
-        }
+        v[r.clone()].fill(*level);
     }
     v.chunks(2).map(|p| p[0] | (p[1] << 4)).collect()
 }
