@@ -23,6 +23,7 @@ usage:
                 [--worldSeconds T] [--script S] [--gpuTimings] [--set name=value]...
                 [--timeline FILE] [--captureMapThumbnails [--thumbnailPng PNG]
                 [--thumbnailCamera NAME|ID]]
+  dh-engine light-check --source SAVE
   dh-engine help [prefs|script|COMMAND]
   dh-engine completions SHELL
 
@@ -49,6 +50,10 @@ render  photographs map M from every named camera (or --camera) into OUTDIR/<cam
         camera's stated w:h keeps --size's width; --captureMapThumbnails shoots the map's
         mapThumbnail camera at its thumbnailSize; --timeline names a camera per frame,
         'CAMERA [SECONDS]' a line. With no Vulkan device it draws a top-down plan instead.
+light-check
+        lights Minecraft save SAVE's overworld with the engine's light field and compares
+        it with the light the game saved: block and sky light agreement over interior
+        chunks, and the block ids that disagree most.
 help    prints this text, the preferences (`help prefs`), the script commands
         (`help script`) or a command's options (`help run`; the same as `run --help`).
 completions
@@ -72,7 +77,7 @@ exit status: 0 done, 1 an `expect` failed or the run failed, 2 a usage error.
 ";
 
 /// The commands, in the order `unknown command` names them.
-const COMMANDS: &str = "run, bench, render and help";
+const COMMANDS: &str = "run, bench, render, light-check and help";
 
 /// A parsed command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,6 +94,8 @@ pub enum Cli {
     HelpText(String),
     /// `completions SHELL`.
     Completions(clap_complete::Shell),
+    /// `light-check --source SAVE`: the save folder ([`crate::light_check`]).
+    LightCheck(PathBuf),
 }
 
 /// `dh-engine`'s grammar.
@@ -137,6 +144,15 @@ enum Command {
             allow_hyphen_values = true
         )]
         words: Vec<String>,
+    },
+    /// Lights a Minecraft Java save's overworld with the engine's light field and
+    /// compares it with the light the game saved (block and sky light agreement over
+    /// interior chunks, and the block ids that disagree most).
+    #[command(name = "light-check")]
+    LightCheck {
+        /// The save folder (or a folder of region files).
+        #[arg(long, value_name = "SAVE")]
+        source: PathBuf,
     },
     /// Prints a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
@@ -317,11 +333,15 @@ pub fn parse(args: &[String]) -> Result<Cli, UsageError> {
             ))),
         },
         Command::Completions { shell } => Ok(Cli::Completions(shell)),
+        Command::LightCheck { source } => Ok(Cli::LightCheck(source)),
     }
 }
 
 fn is_command(word: &str) -> bool {
-    matches!(word, "run" | "bench" | "render" | "completions")
+    matches!(
+        word,
+        "run" | "bench" | "render" | "completions" | "light-check"
+    )
 }
 
 /// `<command> --help`, as clap renders it.
@@ -587,7 +607,7 @@ mod tests {
         assert_eq!(e("bench --script s"), "bench does not take '--script'");
         assert_eq!(
             e("fly"),
-            "unknown command 'fly'; the commands are run, bench, render and help"
+            "unknown command 'fly'; the commands are run, bench, render, light-check and help"
         );
         assert_eq!(e("help me"), "help takes prefs or script, got 'me'");
         assert_eq!(
@@ -641,7 +661,7 @@ mod tests {
         );
         assert_eq!(
             p("rendr").unwrap_err().0,
-            "unknown command 'rendr'; the commands are run, bench, render and help\n  tip: a similar command exists: 'render'"
+            "unknown command 'rendr'; the commands are run, bench, render, light-check and help\n  tip: a similar command exists: 'render'"
         );
         assert_eq!(
             p("completions bash"),

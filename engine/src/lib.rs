@@ -7,6 +7,7 @@ pub mod cli;
 pub mod core_pallet;
 pub mod extract;
 pub mod host;
+pub mod light_check;
 pub mod mesh_colliders;
 pub mod models;
 pub mod options;

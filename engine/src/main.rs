@@ -1,8 +1,8 @@
-//! `dh-engine`: the engine host binary (`run`, `bench`, `render`, `help`, `completions`).
+//! `dh-engine`: the engine host binary (`run`, `bench`, `render`, `light-check`, `help`, `completions`).
 use mimalloc::MiMalloc;
 
 use dh_engine::cli::{self, Cli, USAGE};
-use dh_engine::{prefs, render_cmd, run, script};
+use dh_engine::{light_check, prefs, render_cmd, run, script};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -48,6 +48,16 @@ fn main() {
         Ok(Cli::Bench(o)) => {
             run::run(&o, true, &mut std::io::stdout(), &mut std::io::stderr()).code()
         }
+        Ok(Cli::LightCheck(source)) => match light_check::check_save(&source) {
+            Ok(report) => {
+                print!("{report}");
+                0
+            }
+            Err(e) => {
+                eprintln!("dh-engine light-check: {e}");
+                1
+            }
+        },
     };
     std::process::exit(code);
 }
