@@ -958,12 +958,7 @@ impl Host {
                 let Ok(state) = self.physics.pawn_state(t.pawn) else {
                     continue;
                 };
-                let moved = t.apply(
-                    state.feet,
-                    state.yaw,
-                    state.pitch,
-                    state.velocity,
-                );
+                let moved = t.apply(state.feet, state.yaw, state.pitch, state.velocity);
                 use dh_content::schema::components::logic::TeleportVelocity as Authored;
                 let velocity = match t.velocity {
                     Authored::Keep => TeleportVelocity::Keep,
