@@ -36,6 +36,7 @@ use dh_engine::voxel::water::FluidField;
 use dh_engine::voxel::StoredChunk;
 use dh_engine::voxel::{cell_of, FluidTable, MapChunks, Placement, VoxelLooks};
 use dh_sims::physics::{PawnInput, PhysicsParams, PhysicsWorld, TeleportVelocity, VoxelCellPart};
+use glam::{IVec3, Vec2, Vec3};
 
 const SIZE: [i32; 3] = [256, 96, 256];
 
@@ -127,7 +128,7 @@ fn main() {
         let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
         let mut s = CollisionStreamer::new(config);
         s.add_volume(vol()).expect("a volume");
-        let st = s.update(&mut physics, &[pawn_at]);
+        let st = s.update(&mut physics, &[Vec3::from_array(pawn_at)]);
         bodies = st.bodies;
         tris = st.triangles;
         wanted = st.cooked_now;
@@ -225,13 +226,13 @@ fn main() {
 
     // The same chunks as parry Voxels (one shape per surface, every solid cell).
     // Chunks with no face (air, or buried) get no body either way.
-    let mut cells_by_chunk: Vec<Vec<(f32, Vec<[i32; 3]>)>> = Vec::new();
+    let mut cells_by_chunk: Vec<Vec<(f32, Vec<IVec3>)>> = Vec::new();
     for (&c, k) in chunks.iter().zip(&cooked) {
         if k.is_empty() {
             cells_by_chunk.push(Vec::new());
             continue;
         }
-        let mut parts: Vec<(u8, Vec<[i32; 3]>)> = Vec::new();
+        let mut parts: Vec<(u8, Vec<IVec3>)> = Vec::new();
         for z in 0..EDGE {
             for y in 0..EDGE {
                 for x in 0..EDGE {
@@ -241,8 +242,8 @@ fn main() {
                         continue;
                     }
                     match parts.iter_mut().find(|p| p.0 == b.surface) {
-                        Some(p) => p.1.push([x, y, z]),
-                        None => parts.push((b.surface, vec![[x, y, z]])),
+                        Some(p) => p.1.push(IVec3::new(x, y, z)),
+                        None => parts.push((b.surface, vec![IVec3::new(x, y, z)])),
                     }
                 }
             }
@@ -268,7 +269,7 @@ fn main() {
             }
             let origin = c.map(|v| (v * EDGE) as f32);
             physics
-                .add_voxel_cells(origin, [1.0; 3], &p)
+                .add_voxel_cells(Vec3::from_array(origin), Vec3::ONE, &p)
                 .expect("a voxels body");
             voxel_bodies += 1;
         }
@@ -277,14 +278,16 @@ fn main() {
 
     // A pawn walking in a circle for 256 ticks on each.
     let walk = |physics: &mut PhysicsWorld| -> Duration {
-        let pawn = physics.spawn_pawn(pawn_at, 0.0).expect("a pawn");
+        let pawn = physics
+            .spawn_pawn(Vec3::from_array(pawn_at), 0.0)
+            .expect("a pawn");
         let t = Instant::now();
         for i in 0..256u32 {
             physics
                 .set_pawn_input(
                     pawn,
                     PawnInput {
-                        move_local: [0.0, 1.0],
+                        move_local: Vec2::new(0.0, 1.0),
                         yaw: i as f32 * 1.4,
                         pitch: 0.0,
                         jump: i.is_multiple_of(64),
@@ -305,7 +308,7 @@ fn main() {
     let mut mesh_world = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
     let mut ms_streamer = CollisionStreamer::new(config);
     ms_streamer.add_volume(vol()).expect("a volume");
-    ms_streamer.update(&mut mesh_world, &[pawn_at]);
+    ms_streamer.update(&mut mesh_world, &[Vec3::from_array(pawn_at)]);
     let mesh_walk = (0..3)
         .map(|_| walk(&mut mesh_world))
         .min()
@@ -319,7 +322,7 @@ fn main() {
         if !p.is_empty() {
             let origin = c.map(|v| (v * EDGE) as f32);
             vox_world
-                .add_voxel_cells(origin, [1.0; 3], &p)
+                .add_voxel_cells(Vec3::from_array(origin), Vec3::ONE, &p)
                 .expect("a voxels body");
         }
     }
@@ -343,15 +346,23 @@ fn main() {
         let mut physics = PhysicsWorld::new(PhysicsParams::default()).expect("a world");
         let mut s = CollisionStreamer::new(CollisionConfig::default());
         s.add_volume(vol()).expect("a volume");
-        let pawn = physics.spawn_pawn(pawn_at, 0.0).expect("a pawn");
-        s.update(&mut physics, &[pawn_at]);
+        let pawn = physics
+            .spawn_pawn(Vec3::from_array(pawn_at), 0.0)
+            .expect("a pawn");
+        s.update(&mut physics, &[Vec3::from_array(pawn_at)]);
         s.flush(&mut physics);
         physics.step();
         physics
-            .teleport_pawn(pawn, far, 0.0, 0.0, TeleportVelocity::Zero)
+            .teleport_pawn(
+                pawn,
+                Vec3::from_array(far),
+                0.0,
+                0.0,
+                TeleportVelocity::Zero,
+            )
             .expect("teleport");
         let t = Instant::now();
-        let st = s.update(&mut physics, &[far]);
+        let st = s.update(&mut physics, &[Vec3::from_array(far)]);
         physics.step();
         let took = t.elapsed();
         if took < first {
@@ -368,7 +379,7 @@ fn main() {
         // A steady update: the pawn moved a little, nothing to cook.
         let t = Instant::now();
         let moved = [far[0] + 1.5, far[1], far[2]];
-        black_box(s.update(&mut physics, &[moved]));
+        black_box(s.update(&mut physics, &[Vec3::from_array(moved)]));
         steady = steady.min(t.elapsed());
     }
 
@@ -621,16 +632,24 @@ fn range_reads() {
                 })
                 .expect("a volume");
             }
-            let pawn = physics.spawn_pawn(pawn_at, 0.0).expect("a pawn");
-            s.update(&mut physics, &[pawn_at]);
+            let pawn = physics
+                .spawn_pawn(Vec3::from_array(pawn_at), 0.0)
+                .expect("a pawn");
+            s.update(&mut physics, &[Vec3::from_array(pawn_at)]);
             s.flush(&mut physics);
             held = s.cell_cache_bytes();
             physics.step();
             physics
-                .teleport_pawn(pawn, far, 0.0, 0.0, TeleportVelocity::Zero)
+                .teleport_pawn(
+                    pawn,
+                    Vec3::from_array(far),
+                    0.0,
+                    0.0,
+                    TeleportVelocity::Zero,
+                )
                 .expect("teleport");
             let t = Instant::now();
-            let st = s.update(&mut physics, &[far]);
+            let st = s.update(&mut physics, &[Vec3::from_array(far)]);
             physics.step();
             let took = t.elapsed();
             if took < first {

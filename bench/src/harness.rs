@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use dh_engine::host::{Host, HostError, HostOptions};
 use dh_engine::script::ScriptHost;
 use dh_jobs::{FrameTimer, FrameTimerConfig, Scheduler, TimerReport};
-use dh_sims::{Light, Mover, Pose, PressurePlate};
+use dh_sims::{Light, Mover, Pose, PressurePlate, Vec3};
 
 use crate::city::{pawn_name, City, CityError, PawnCommand, TempDir};
 
@@ -71,9 +71,9 @@ pub struct HarnessOptions {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PawnEnd {
     /// Its feet.
-    pub feet: [f32; 3],
+    pub feet: Vec3,
     /// Its velocity.
-    pub velocity: [f32; 3],
+    pub velocity: Vec3,
     /// Whether it stood on something.
     pub grounded: bool,
 }
@@ -129,8 +129,8 @@ impl CityState {
             }
         }
         for p in &self.pawns {
-            h.floats(&p.feet);
-            h.floats(&p.velocity);
+            h.floats(&p.feet.to_array());
+            h.floats(&p.velocity.to_array());
             h.u64(u64::from(p.grounded));
         }
         h.u64(self.scheduled as u64);
@@ -245,7 +245,7 @@ impl<'c> CityRun<'c> {
                 pawn: name.clone(),
                 message,
             };
-            host.spawn(&name, Some(b.origin), Some(PAWN_YAW))
+            host.spawn(&name, Some(Vec3::from_array(b.origin)), Some(PAWN_YAW))
                 .map_err(pawn)?;
             host.turn(&name, PAWN_YAW, Some(PAWN_PITCH)).map_err(pawn)?;
         }

@@ -459,7 +459,8 @@ fn check_edited_prop(glb: &[u8]) {
             s, 0.0, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0, 0.0, s, 0.0, x, y, z, 1.0,
         ]
     };
-    let close = |a: &[f64; 16], b: [f64; 16], what: &str| {
+    let close = |a: &glam::DMat4, b: [f64; 16], what: &str| {
+        let a = a.to_cols_array();
         assert!(
             a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12),
             "{what}: {a:?}, expected {b:?}"

@@ -75,7 +75,7 @@ fn flat_model(nodes: &[(&str, Mat4, Option<usize>)], meshes: Vec<Mesh>) -> Model
     };
     for (i, (name, local, mesh)) in nodes.iter().enumerate() {
         let mut n = Node::new(*name);
-        n.local = local.to_cols_array();
+        n.local = *local;
         n.mesh = *mesh;
         m.nodes.push(n);
         m.roots.push(i);

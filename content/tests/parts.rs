@@ -11,8 +11,6 @@ use dh_content::diag::{Diagnostics, Severity, SourceFile};
 use dh_content::math;
 use glam::{DQuat, DVec3};
 
-/// A node world matrix as the glTF model keeps it (column-major).
-type Mat4 = [f64; 16];
 use dh_content::gltf::{apply_sidecar, import_glb, Model};
 use dh_content::parts::{
     bake_parts_table, ids_path, instance_pose, match_identities, mint_local_id, object_id, IdsFile,
@@ -81,8 +79,8 @@ fn node(m: &Model, path: &str) -> usize {
         .unwrap_or_else(|| panic!("no node {path}: {:?}", m.node_paths()))
 }
 
-fn world_of(m: &Model, path: &str) -> Mat4 {
-    m.world_matrices()[node(m, path)]
+fn world_of(m: &Model, path: &str) -> [f64; 16] {
+    m.world_matrices()[node(m, path)].to_cols_array()
 }
 
 fn near(a: &[f64], b: &[f64]) -> bool {
@@ -165,7 +163,7 @@ fn reparent_keeps_the_world_pose_unless_told_not_to() {
     assert!(near(&world_of(&m, "Head/antenna"), &before));
     // Worked by hand: Head is at (10,0,0) turned +90° about Y, the antenna at (0,6,0), so
     // its local translation is R⁻¹·((0,6,0) − (10,0,0)) = (0, 6, −10).
-    let local = m.nodes[node(&m, "Head/antenna")].local;
+    let local = m.nodes[node(&m, "Head/antenna")].local.to_cols_array();
     assert!(
         near(&local[12..15], &[0.0, 6.0, -10.0]),
         "{:?}",
@@ -180,7 +178,7 @@ fn reparent_keeps_the_world_pose_unless_told_not_to() {
         ),
     );
     assert!(out.applied);
-    let local = m.nodes[node(&m, "Head/antenna")].local;
+    let local = m.nodes[node(&m, "Head/antenna")].local.to_cols_array();
     assert!(near(&local[12..15], &[0.0, 1.0, 0.0]));
     // Now it stands at Head's pose plus its old local offset: (10, 1, 0).
     assert!(near(

@@ -43,7 +43,7 @@ use dh_sims::{
     Body, Camera, DhBox, Disabled, Light as SimLight, ModelPart, Mover, Name, PartRenderer,
     PhysicsProp, RecordId,
 };
-use glam::{Quat, Vec3};
+use glam::Vec3;
 
 use crate::catalog::Found;
 use crate::models::ModelCache;
@@ -125,16 +125,6 @@ fn f3(v: &Value) -> Option<[f64; 3]> {
 
 fn srgb3(c: [f64; 3]) -> Vec3 {
     Vec3::from_array(c.map(|v| srgb_to_linear(v.clamp(0.0, 1.0) as f32)))
-}
-
-/// A dh-sims vector as the renderer's (the one boundary between the two crates' types).
-fn sim_v3(v: [f32; 3]) -> Vec3 {
-    Vec3::from_array(v)
-}
-
-/// A dh-sims quaternion `[x, y, z, w]` as the renderer's.
-fn sim_quat(q: [f32; 4]) -> Quat {
-    Quat::from_array(q)
 }
 
 /// A `dh.material`'s compiled JSON as a renderer material.
@@ -619,13 +609,13 @@ pub fn extract_with(
                 .unwrap_or(b.material);
             // A prop stands where the solver carried it, turned as the solver turned it.
             let (position, rotation) = match host.prop_pose(e) {
-                Some(p) => (sim_v3(p.position), sim_quat(p.rotation)),
+                Some(p) => (p.position, p.rotation),
                 None => (pose.position, pose.rotation),
             };
             let inst = BoxInstance {
                 position,
                 rotation,
-                size: sim_v3([0, 1, 2].map(|k| b.size[k] * pose.scale[k].abs())),
+                size: b.size * pose.scale.abs(),
                 material: u32::from(material.0),
             };
             if carried {
@@ -646,9 +636,9 @@ pub fn extract_with(
                 let offset = l.offset;
                 frame.lights.push(Light {
                     kind,
-                    position: sim_v3([0, 1, 2].map(|k| pose.position[k] + offset[k])),
+                    position: pose.position + offset,
                     direction: normalize_or(rotate(pose.rotation, Vec3::NEG_Y), Vec3::NEG_Y),
-                    radiance: sim_v3(eff.color.to_array().map(|c| c * eff.intensity)),
+                    radiance: eff.color * eff.intensity,
                     range: eff.range,
                     falloff: match eff.falloff {
                         Some(MapFalloff::Unity) => Falloff::Unity,

@@ -43,6 +43,7 @@ use dh_sims::{
     OverlapSource, PawnId, PhysicsProp, PressurePlate, ResolvedObject, SimWorld, SpawnPoint,
     SpecQuat, TraceLine, Trigger, Vec3,
 };
+use glam::Vec2;
 
 use crate::catalog::{Catalog, CatalogError};
 use crate::prefs::{PrefError, Prefs};
@@ -119,15 +120,10 @@ struct Held {
 /// from every worker at once, each test only the pawns near them.
 struct Overlaps(physics::PawnOverlaps);
 
-/// A sims pose (its scale aside) as the physics world's pose.
-fn physics_pose(pose: &dh_sims::Pose) -> physics::Pose {
-    physics::Pose::new(pose.position.to_array(), pose.rotation.to_array())
-}
-
 impl OverlapSource for Overlaps {
     fn pawns_in_box(&self, pose: &dh_sims::Pose, half_extents: Vec3) -> Vec<PawnId> {
         self.0
-            .pawns_overlapping_box(physics_pose(pose), half_extents.to_array())
+            .pawns_overlapping_box(pose.into(), half_extents)
             .unwrap_or_default()
     }
 }
@@ -336,8 +332,8 @@ fn shape_spec(
     grip: f32,
     cooked: Option<&dh_content::colcook::CookedMesh>,
 ) -> Option<ShapeSpec> {
-    let s = |v: Vec3| (v * scale).to_array();
-    let a = |v: Vec3| (v * scale.abs()).to_array();
+    let s = |v: Vec3| v * scale;
+    let a = |v: Vec3| v * scale.abs();
     let max_scale = scale.to_array().iter().fold(0.0f32, |m, v| m.max(v.abs()));
     Some(match shape {
         ColliderShape::Box {
@@ -346,7 +342,7 @@ fn shape_spec(
             half_extents,
             ..
         } => ShapeSpec {
-            local: physics::Pose::new(s(*center), rotation.to_array()),
+            local: physics::Pose::new(s(*center), *rotation),
             shape: physics::ColliderShape::Box {
                 half_extents: a(*half_extents),
             },
@@ -366,7 +362,7 @@ fn shape_spec(
             height,
             ..
         } => ShapeSpec {
-            local: physics::Pose::new(s(*center), rotation.to_array()),
+            local: physics::Pose::new(s(*center), *rotation),
             shape: physics::ColliderShape::Capsule {
                 radius: radius * max_scale,
                 height: height * max_scale,
@@ -454,13 +450,14 @@ fn add_bodies(
     if shapes.is_empty() {
         return Ok(());
     }
-    let ppose = physics_pose(&pose);
-    let handle = physics.add_body(kind, ppose, &shapes).map_err(|err| {
-        HostError::Physics(format!(
-            "{}: {err}",
-            sim.name_of(e).unwrap_or_else(|| "a record".into())
-        ))
-    })?;
+    let handle = physics
+        .add_body(kind, (&pose).into(), &shapes)
+        .map_err(|err| {
+            HostError::Physics(format!(
+                "{}: {err}",
+                sim.name_of(e).unwrap_or_else(|| "a record".into())
+            ))
+        })?;
     if matches!(kind, BodyKind::Kinematic) {
         // In author order when built in author order; a switch re-sorts (`sync_bodies`).
         bodies.kinematic.push((e, handle));
@@ -775,7 +772,7 @@ impl Host {
                 if let Some(p) = self.sim.world_pose(e) {
                     let (yaw, _) = p.rotation.yaw_pitch_degrees();
                     self.spawns.push(SpawnPose {
-                        feet: p.position.to_array(),
+                        feet: p.position,
                         yaw,
                     });
                 }
@@ -865,14 +862,14 @@ impl Host {
                 let input = self.inputs.entry(id).or_default();
                 match held.left {
                     Some(0) => {
-                        input.move_local = [0.0, 0.0];
+                        input.move_local = Vec2::ZERO;
                         ended.push(id);
                     }
                     Some(ref mut n) => {
-                        input.move_local = [held.right, held.forward];
+                        input.move_local = Vec2::new(held.right, held.forward);
                         *n -= 1;
                     }
-                    None => input.move_local = [held.right, held.forward],
+                    None => input.move_local = Vec2::new(held.right, held.forward),
                 }
             }
             for id in ended {
@@ -934,7 +931,7 @@ impl Host {
                 for (e, body) in &bodies.kinematic {
                     if let Some(p) = targets.get(e) {
                         // A body whose target is refused keeps its last pose.
-                        let _ = phys.set_kinematic_target(*body, physics_pose(p));
+                        let _ = phys.set_kinematic_target(*body, p.into());
                     }
                 }
                 phys.step_with(&JobsParallel(scheduler));
@@ -964,26 +961,15 @@ impl Host {
                 let Ok(state) = self.physics.pawn_state(t.pawn) else {
                     continue;
                 };
-                let moved = t.apply(
-                    state.feet.into(),
-                    state.yaw,
-                    state.pitch,
-                    state.velocity.into(),
-                );
+                let moved = t.apply(state.feet, state.yaw, state.pitch, state.velocity);
                 use dh_content::schema::components::logic::TeleportVelocity as Authored;
                 let velocity = match t.velocity {
                     Authored::Keep => TeleportVelocity::Keep,
                     Authored::Zero => TeleportVelocity::Zero,
-                    Authored::Turn => TeleportVelocity::Turn(t.frame_change().to_array()),
+                    Authored::Turn => TeleportVelocity::Turn(t.frame_change()),
                 };
                 self.physics
-                    .teleport_pawn(
-                        t.pawn,
-                        moved.position.to_array(),
-                        moved.yaw,
-                        moved.pitch,
-                        velocity,
-                    )
+                    .teleport_pawn(t.pawn, moved.position, moved.yaw, moved.pitch, velocity)
                     .map_err(|e| HostError::Physics(e.to_string()))?;
             }
         }
@@ -1032,7 +1018,7 @@ impl ScriptHost for Host {
         Ok(())
     }
 
-    fn spawn(&mut self, pawn: &str, at: Option<[f32; 3]>, yaw: Option<f32>) -> Result<(), String> {
+    fn spawn(&mut self, pawn: &str, at: Option<Vec3>, yaw: Option<f32>) -> Result<(), String> {
         if self.pawns.contains_key(pawn) {
             return Err(format!("a pawn named '{pawn}' is already spawned"));
         }
@@ -1121,7 +1107,7 @@ impl ScriptHost for Host {
         Ok(())
     }
 
-    fn teleport(&mut self, pawn: &str, to: [f32; 3]) -> Result<(), String> {
+    fn teleport(&mut self, pawn: &str, to: Vec3) -> Result<(), String> {
         let id = self.pawn(pawn)?;
         let state = self.physics.pawn_state(id).map_err(|e| e.to_string())?;
         self.physics
@@ -1238,13 +1224,13 @@ impl ScriptHost for Host {
         let e = self.entity(entity)?;
         let sim = &self.sim;
         // A prop's pose is the solver's; everything else stands where the sims world put it.
-        let pose = || -> Option<[f32; 3]> {
+        let pose = || -> Option<Vec3> {
             if let Some(h) = self.bodies.of.get(&e).and_then(|b| b.first()) {
                 if sim.get::<PhysicsProp>(e).is_some() {
                     return self.physics.body_pose(*h).ok().map(|p| p.position);
                 }
             }
-            sim.world_pose(e).map(|p| p.position.to_array())
+            sim.world_pose(e).map(|p| p.position)
         };
         let num = |v: f64| Ok(Value::Number(v));
         let missing = |what: &str| Err(format!("{entity} has no {what}, so no '{property}'"));

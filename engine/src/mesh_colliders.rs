@@ -223,11 +223,11 @@ fn mesh_shapes(part: &dh_content::schema::records::Part) -> impl Iterator<Item =
 
 /// A cooked mesh as `(vertices, indices)` scaled by `scale` (the part's pose carries its
 /// rotation and position; the cook is in the part's own frame).
-pub fn scaled(mesh: &CookedMesh, scale: glam::Vec3) -> (Vec<[f32; 3]>, Vec<[u32; 3]>) {
+pub fn scaled(mesh: &CookedMesh, scale: glam::Vec3) -> (Vec<glam::Vec3>, Vec<[u32; 3]>) {
     let v = mesh
         .vertices
         .iter()
-        .map(|&p| (glam::Vec3::from_array(p) * scale).to_array())
+        .map(|&p| glam::Vec3::from_array(p) * scale)
         .collect();
     (v, mesh.triangles.clone())
 }

@@ -30,6 +30,8 @@
 
 use std::fmt;
 
+use glam::Vec3;
+
 /// A value an `expect` compares, or a query answers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -189,7 +191,7 @@ pub enum Command {
         /// The pawn's script name.
         pawn: String,
         /// Feet position, or spawn selection when absent.
-        at: Option<[f32; 3]>,
+        at: Option<Vec3>,
         /// Facing in degrees, when given.
         yaw: Option<f32>,
     },
@@ -228,7 +230,7 @@ pub enum Command {
         /// The pawn.
         pawn: String,
         /// Feet position.
-        to: [f32; 3],
+        to: Vec3,
     },
     /// `noclip <pawn> [on|off]`.
     Noclip {
@@ -516,7 +518,7 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
             },
             [pawn, x, y, z] | [pawn, x, y, z, _] => Command::Spawn {
                 pawn: pawn.to_string(),
-                at: Some([finite(x, "x")?, finite(y, "y")?, finite(z, "z")?]),
+                at: Some(Vec3::new(finite(x, "x")?, finite(y, "y")?, finite(z, "z")?)),
                 yaw: match args.get(4) {
                     Some(yaw) => Some(finite(yaw, "yaw")?),
                     None => None,
@@ -566,7 +568,7 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
             };
             Command::Teleport {
                 pawn: pawn.to_string(),
-                to: [finite(x, "x")?, finite(y, "y")?, finite(z, "z")?],
+                to: Vec3::new(finite(x, "x")?, finite(y, "y")?, finite(z, "z")?),
             }
         }
         "noclip" => match args {
@@ -729,7 +731,7 @@ pub trait ScriptHost {
     /// `set`.
     fn set_pref(&mut self, name: &str, value: &str) -> Result<(), String>;
     /// `spawn`.
-    fn spawn(&mut self, pawn: &str, at: Option<[f32; 3]>, yaw: Option<f32>) -> Result<(), String>;
+    fn spawn(&mut self, pawn: &str, at: Option<Vec3>, yaw: Option<f32>) -> Result<(), String>;
     /// `move`.
     fn move_pawn(
         &mut self,
@@ -745,7 +747,7 @@ pub trait ScriptHost {
     /// `use`.
     fn use_key(&mut self, pawn: &str) -> Result<(), String>;
     /// `teleport`.
-    fn teleport(&mut self, pawn: &str, to: [f32; 3]) -> Result<(), String>;
+    fn teleport(&mut self, pawn: &str, to: Vec3) -> Result<(), String>;
     /// `noclip`; returns the line to print.
     fn noclip(&mut self, pawn: &str, on: Option<bool>) -> Result<String, String>;
     /// `lights.list`; returns the listing.
@@ -935,7 +937,7 @@ mod tests {
             one("spawn p1 -3 0 1.5 180"),
             Command::Spawn {
                 pawn: "p1".into(),
-                at: Some([-3.0, 0.0, 1.5]),
+                at: Some(Vec3::new(-3.0, 0.0, 1.5)),
                 yaw: Some(180.0)
             }
         );
@@ -962,7 +964,7 @@ mod tests {
             one("teleport p1 4 0.2 -9"),
             Command::Teleport {
                 pawn: "p1".into(),
-                to: [4.0, 0.2, -9.0]
+                to: Vec3::new(4.0, 0.2, -9.0)
             }
         );
         assert_eq!(
@@ -1201,12 +1203,8 @@ mod tests {
             self.calls.push(format!("set {name} {value}"));
             Ok(())
         }
-        fn spawn(
-            &mut self,
-            pawn: &str,
-            at: Option<[f32; 3]>,
-            _: Option<f32>,
-        ) -> Result<(), String> {
+        fn spawn(&mut self, pawn: &str, at: Option<Vec3>, _: Option<f32>) -> Result<(), String> {
+            let at = at.map(|v| v.to_array());
             self.calls.push(format!("spawn {pawn} {at:?}"));
             Ok(())
         }
@@ -1227,7 +1225,7 @@ mod tests {
             self.calls.push(format!("use {pawn}"));
             Ok(())
         }
-        fn teleport(&mut self, _: &str, _: [f32; 3]) -> Result<(), String> {
+        fn teleport(&mut self, _: &str, _: Vec3) -> Result<(), String> {
             Ok(())
         }
         fn noclip(&mut self, _: &str, _: Option<bool>) -> Result<String, String> {

@@ -39,7 +39,7 @@ fn a_fallen_prop_is_drawn_at_the_solvers_rotation() {
         .prop_pose(crate_e)
         .unwrap_or_else(|| panic!("crateDropped is a physics prop"));
     assert!(
-        angle(at_start.rotation, authored) < 0.5,
+        angle(at_start.rotation.to_array(), authored) < 0.5,
         "the body starts as authored"
     );
     let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
@@ -54,7 +54,7 @@ fn a_fallen_prop_is_drawn_at_the_solvers_rotation() {
         .unwrap_or_else(|| panic!("still a prop"));
     assert!(body.position[1] < 1.0, "it fell: {:?}", body.position);
     assert!(
-        angle(body.rotation, authored) > 5.0,
+        angle(body.rotation.to_array(), authored) > 5.0,
         "it landed turned away from its tilt"
     );
     let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
@@ -69,7 +69,7 @@ fn a_fallen_prop_is_drawn_at_the_solvers_rotation() {
         .find(|b| (0..3).all(|k| (b.position[k] - body.position[k]).abs() < 1e-4))
         .unwrap_or_else(|| panic!("no live box at the body's position {:?}", body.position));
     assert!(
-        angle(drawn.rotation.to_array(), body.rotation) < 0.01,
+        angle(drawn.rotation.to_array(), body.rotation.to_array()) < 0.01,
         "drawn {:?}, body {:?}",
         drawn.rotation,
         body.rotation

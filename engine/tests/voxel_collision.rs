@@ -13,6 +13,7 @@ use dh_engine::voxel::collision::{
 use dh_engine::voxel::water::FluidField;
 use dh_engine::voxel::{FluidTable, MapChunks, Placement, VoxelLooks};
 use dh_sims::physics::{PawnInput, PhysicsParams, PhysicsWorld, TeleportVelocity};
+use glam::{Vec2, Vec3};
 
 const MC: &str = "com.mojang.minecraft";
 
@@ -439,7 +440,7 @@ fn placement_scales_and_a_mirror_stays_outward() {
         [0.0, 0.0, -0.1, 0.0],
     ]);
     let c = cook_with(&w, &pal, &pl, [0, 0, 0]);
-    assert_eq!(c.origin, [10.0, 0.0, 0.0]);
+    assert_eq!(c.origin, Vec3::new(10.0, 0.0, 0.0));
     let tris = triangles(&c);
     let total: f32 = tris.iter().map(|t| t.2).sum();
     assert!((total - 0.06).abs() < 1e-5);
@@ -495,7 +496,9 @@ fn a_pawn_stands_and_walks_on_voxel_ground() {
         ))
         .expect("a volume");
     // Dropped from a meter up, near a chunk corner.
-    let pawn = physics.spawn_pawn([15.0, 5.0, 15.0], 0.0).expect("a pawn");
+    let pawn = physics
+        .spawn_pawn(Vec3::new(15.0, 5.0, 15.0), 0.0)
+        .expect("a pawn");
     for _ in 0..128 {
         let feet = physics.pawn_state(pawn).expect("a pawn").feet;
         streamer.update(&mut physics, &[feet]);
@@ -513,7 +516,7 @@ fn a_pawn_stands_and_walks_on_voxel_ground() {
         .set_pawn_input(
             pawn,
             PawnInput {
-                move_local: [1.0, 0.0],
+                move_local: Vec2::new(1.0, 0.0),
                 yaw: 0.0,
                 pitch: 0.0,
                 jump: false,
@@ -579,7 +582,7 @@ fn bodies_stay_near_pawns_and_urgent_chunks_cook_before_the_tick() {
         ))
         .expect("a volume");
     let at = [40.0, 1.0, 40.0];
-    let first = streamer.update(&mut physics, &[at]);
+    let first = streamer.update(&mut physics, &[Vec3::from_array(at)]);
     // The chunk under the pawn is solid before any worker reports.
     assert_eq!(
         first.cooked_now, 1,
@@ -616,7 +619,7 @@ fn bodies_stay_near_pawns_and_urgent_chunks_cook_before_the_tick() {
     // Teleport far: the urgent chunks under the new place are cooked in the very update
     // before the tick, the old ones go.
     let far = [200.0, 1.0, 200.0];
-    let s = streamer.update(&mut physics, &[far]);
+    let s = streamer.update(&mut physics, &[Vec3::from_array(far)]);
     assert_eq!(s.cooked_now, 1, "{s:?}");
     assert!(streamer.body_of_chunk(vol, [12, 0, 12]).is_some());
     assert!(streamer.body_of_chunk(vol, [2, 0, 2]).is_none());
@@ -626,25 +629,37 @@ fn bodies_stay_near_pawns_and_urgent_chunks_cook_before_the_tick() {
     assert_eq!(physics.body_count(), streamer.body_count());
 
     // Two pawns: the union of their neighborhoods.
-    streamer.update(&mut physics, &[at, far]);
+    streamer.update(&mut physics, &[Vec3::from_array(at), Vec3::from_array(far)]);
     streamer.flush(&mut physics);
     check(&streamer, &[at, far]);
     assert_eq!(streamer.body_count(), 26);
 
     // A pawn that teleports onto a chunk and steps at once does not fall.
     let pawn = physics
-        .spawn_pawn([120.5, 1.0, 120.5], 0.0)
+        .spawn_pawn(Vec3::new(120.5, 1.0, 120.5), 0.0)
         .expect("a pawn");
     let feet = physics.pawn_state(pawn).expect("a pawn").feet;
-    streamer.update(&mut physics, &[at, far, feet]);
+    streamer.update(
+        &mut physics,
+        &[Vec3::from_array(at), Vec3::from_array(far), feet],
+    );
     physics.step();
     let st = physics.pawn_state(pawn).expect("a pawn");
     assert!(st.feet[1] > 0.9, "it did not fall through: {st:?}");
     physics
-        .teleport_pawn(pawn, [88.5, 1.0, 88.5], 0.0, 0.0, TeleportVelocity::Zero)
+        .teleport_pawn(
+            pawn,
+            Vec3::new(88.5, 1.0, 88.5),
+            0.0,
+            0.0,
+            TeleportVelocity::Zero,
+        )
         .expect("teleport");
     let feet = physics.pawn_state(pawn).expect("a pawn").feet;
-    streamer.update(&mut physics, &[at, far, feet]);
+    streamer.update(
+        &mut physics,
+        &[Vec3::from_array(at), Vec3::from_array(far), feet],
+    );
     for _ in 0..16 {
         physics.step();
     }
@@ -1058,7 +1073,7 @@ fn a_chunk_that_does_not_decode_is_empty_and_logged_once() {
             placement: Placement::identity(),
         })
         .expect("a volume");
-    streamer.update(&mut physics, &[[24.0, 20.0, 24.0]]);
+    streamer.update(&mut physics, &[Vec3::new(24.0, 20.0, 24.0)]);
     streamer.flush(&mut physics);
     assert!(streamer.body_of_chunk(vol, [1, 0, 1]).is_none());
     assert!(streamer.body_of_chunk(vol, [0, 0, 0]).is_some());
@@ -1111,13 +1126,21 @@ fn the_cell_cache_stays_within_its_bound_while_a_pawn_walks_across_a_big_world()
         })
         .expect("a volume");
     assert_eq!(streamer.chunks_decoded(), 0);
-    let pawn = physics.spawn_pawn([8.5, 2.0, 24.5], 0.0).expect("a pawn");
+    let pawn = physics
+        .spawn_pawn(Vec3::new(8.5, 2.0, 24.5), 0.0)
+        .expect("a pawn");
     let mut most = 0;
     // Carried 1 m along +X each tick, across the whole world.
     for i in 0..2000 {
         let x = 8.5 + i as f32;
         physics
-            .teleport_pawn(pawn, [x, 2.0, 24.5], 0.0, 0.0, TeleportVelocity::Zero)
+            .teleport_pawn(
+                pawn,
+                Vec3::new(x, 2.0, 24.5),
+                0.0,
+                0.0,
+                TeleportVelocity::Zero,
+            )
             .expect("teleport");
         let feet = physics.pawn_state(pawn).expect("a pawn").feet;
         streamer.update(&mut physics, &[feet]);

@@ -30,6 +30,7 @@ use dh_engine::voxel::collision::{
 use dh_engine::voxel::volume::{open_volume, pose_matrix};
 use dh_engine::voxel::GridChunks;
 use dh_jobs::{FrameTimer, Scheduler};
+use glam::Vec3;
 
 const MC: &str = "com.mojang.minecraft";
 /// Where the record places the container's origin cell.
@@ -195,7 +196,7 @@ fn a_pawn_lands_on_voxel_ground_and_walks_across_a_chunk_border() {
     let mut run = start(&[]);
     // Above cell (4, 4, 4), 2 m over the floor: nothing is solid before the first tick.
     run.host
-        .spawn("p", Some([-5.5, 2.0, -5.5]), Some(-90.0))
+        .spawn("p", Some(Vec3::new(-5.5, 2.0, -5.5)), Some(-90.0))
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!run.flag("p", "grounded"));
     run.ticks(64);
@@ -231,7 +232,7 @@ fn a_pawn_in_the_pool_floats_with_its_middle_at_the_float_depth() {
     // Feet just over the pool's floor, in the pool's middle: its middle is
     // 1.889 m under the surface.
     run.host
-        .spawn("s", Some([10.5, POOL_FLOOR + 0.1, 2.5]), None)
+        .spawn("s", Some(Vec3::new(10.5, POOL_FLOOR + 0.1, 2.5)), None)
         .unwrap_or_else(|e| panic!("{e}"));
     run.ticks(40);
     assert!(run.flag("s", "swimming"));
@@ -256,7 +257,7 @@ fn a_pawn_denser_than_water_sinks_to_the_pools_floor() {
     let mut run = start(&["world.swim.pawnDensity=1100"]);
     // Feet a metre over the pool's floor: its middle is 0.99 m under the surface.
     run.host
-        .spawn("s", Some([10.5, POOL_FLOOR + 1.0, 2.5]), None)
+        .spawn("s", Some(Vec3::new(10.5, POOL_FLOOR + 1.0, 2.5)), None)
         .unwrap_or_else(|e| panic!("{e}"));
     run.ticks(40);
     // Sinking at the drift: vy = -(1 - e^(-4n/64)), no gravity (it has sunk about 0.4 m).
@@ -275,7 +276,7 @@ fn a_pawn_on_dry_ground_beside_the_pool_does_not_swim() {
     let mut run = start(&[]);
     // Cell (14, 4, 12): stone under it, two cells west of the pool's edge.
     run.host
-        .spawn("d", Some([4.5, 0.5, 2.5]), None)
+        .spawn("d", Some(Vec3::new(4.5, 0.5, 2.5)), None)
         .unwrap_or_else(|e| panic!("{e}"));
     run.ticks(64);
     assert!(!run.flag("d", "swimming"));
@@ -287,7 +288,7 @@ fn a_pawn_on_dry_ground_beside_the_pool_does_not_swim() {
 fn switching_the_volume_off_drops_its_bodies_and_the_pawn_falls() {
     let mut run = start(&[]);
     run.host
-        .spawn("p", Some([-5.5, 0.0, -5.5]), None)
+        .spawn("p", Some(Vec3::new(-5.5, 0.0, -5.5)), None)
         .unwrap_or_else(|e| panic!("{e}"));
     run.ticks(8);
     assert!(run.flag("p", "grounded"));
@@ -308,7 +309,7 @@ fn installing_the_map_decodes_no_chunk_and_a_pawn_decodes_what_it_stands_near() 
     assert_eq!(run.host.voxel_collision().chunks_decoded(), 0);
     assert_eq!(run.host.voxel_collision().cell_cache_bytes(), 0);
     run.host
-        .spawn("p", Some([-5.5, 1.0, -5.5]), None)
+        .spawn("p", Some(Vec3::new(-5.5, 1.0, -5.5)), None)
         .unwrap_or_else(|e| panic!("{e}"));
     run.ticks(4);
     run.host.flush_voxel_collision();

@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use dh_content::diag::{Diagnostics, SourceFile};
-use dh_content::gltf::math::{self as m4, Mat4};
 use dh_content::gltf::Model;
 use dh_content::jsonc::{Kind, Value};
+use dh_content::math as m4;
 use dh_content::merge;
 use dh_content::read::{FromJson, Mode, ToJson};
 use dh_content::refs;
@@ -21,6 +21,7 @@ use dh_content::schema::components::MapComponent;
 use dh_content::schema::map::Map;
 use dh_content::schema::object_components::ROOT_TAKES;
 use dh_content::schema::records::{Action, Record, SourceKind};
+use glam::DMat4;
 use hecs::{Entity, EntityBuilder};
 
 use crate::carry::Hierarchy;
@@ -1453,27 +1454,31 @@ fn plan_parts(
 pub const MAX_RECORD_DEPTH: usize = 8;
 
 /// `pose` as a matrix (`T · R · S`).
-fn pose_matrix(p: &Pose) -> Mat4 {
+fn pose_matrix(p: &Pose) -> DMat4 {
     m4::from_trs(
-        p.position.as_dvec3().to_array(),
-        p.rotation.to_array().map(f64::from),
-        p.scale.as_dvec3().to_array(),
+        p.position.as_dvec3(),
+        p.rotation.as_dquat(),
+        p.scale.as_dvec3(),
     )
 }
 
 /// A matrix taken apart into a pose (a shear is dropped).
-fn matrix_pose(m: &Mat4) -> Pose {
+fn matrix_pose(m: &DMat4) -> Pose {
     let d = m4::decompose(m);
     Pose {
-        position: Vec3::from_array(d.translation.map(|v| v as f32)),
-        rotation: Quat::from_array(d.rotation.map(|v| v as f32)),
-        scale: Vec3::from_array(d.scale.map(|v| v as f32)),
+        position: d.translation.as_vec3(),
+        rotation: d.rotation.as_quat(),
+        scale: d.scale.as_vec3(),
     }
 }
 
 /// `T · R · S` of an authored position, euler rotation (degrees) and scale.
-fn trs(position: [f64; 3], rotation: [f64; 3], scale: [f64; 3]) -> Mat4 {
-    m4::from_trs(position, m4::quat_from_euler_degrees(rotation), scale)
+fn trs(position: [f64; 3], rotation: [f64; 3], scale: [f64; 3]) -> DMat4 {
+    m4::from_trs(
+        DVec3::from_array(position),
+        m4::quat_from_euler_degrees(DVec3::from_array(rotation)),
+        DVec3::from_array(scale),
+    )
 }
 
 /// What the parts of one model (or one added record) are installed under.
@@ -1487,7 +1492,7 @@ struct Anchor {
     /// What a part with no part above it is filed under.
     filed: Filed,
     /// The world matrix of the owner's root.
-    root: Mat4,
+    root: DMat4,
     /// Whether a mover carries the owner.
     carried: bool,
     /// The id the parts' scene-object ids are minted under.
@@ -1542,7 +1547,7 @@ fn plan_object(
     object: &ResolvedObject,
     depth: usize,
 ) -> Result<(), InstallError> {
-    let mut placed: HashMap<String, (usize, Mat4)> = HashMap::new();
+    let mut placed: HashMap<String, (usize, DMat4)> = HashMap::new();
     if let Some(model) = &object.model {
         match (plan.models)(model) {
             Some(tree) => {
@@ -1769,7 +1774,7 @@ fn plan_model(
     model: &str,
     tree: &Model,
     children: &[Value],
-) -> Result<HashMap<String, (usize, Mat4)>, InstallError> {
+) -> Result<HashMap<String, (usize, DMat4)>, InstallError> {
     let paths = tree.node_paths();
     let worlds = tree.world_matrices();
     let nodes: Vec<usize> = tree
@@ -1783,7 +1788,7 @@ fn plan_model(
     }
     // Each part's parent part (its nearest part ancestor) and its local matrix under it.
     let mut parent: Vec<Option<usize>> = Vec::with_capacity(nodes.len());
-    let mut local: Vec<Mat4> = Vec::with_capacity(nodes.len());
+    let mut local: Vec<DMat4> = Vec::with_capacity(nodes.len());
     for &n in &nodes {
         let mut up = tree.nodes[n].parent;
         let mut found = None;
@@ -1825,7 +1830,7 @@ fn plan_model(
         }
     }
     // Object-space world of part k under the current hierarchy.
-    let object_world = |k: usize, parent: &[Option<usize>], local: &[Mat4]| -> Mat4 {
+    let object_world = |k: usize, parent: &[Option<usize>], local: &[DMat4]| -> DMat4 {
         let mut w = local[k];
         let mut at = parent[k];
         let mut steps = 0;
@@ -1898,11 +1903,11 @@ fn plan_model(
         }
         let d = m4::decompose(&local[k]);
         local[k] = m4::from_trs(
-            e.position.unwrap_or(d.translation),
-            e.rotation
-                .map(m4::quat_from_euler_degrees)
-                .unwrap_or(d.rotation),
-            e.scale.unwrap_or(d.scale),
+            e.position.map_or(d.translation, DVec3::from_array),
+            e.rotation.map_or(d.rotation, |r| {
+                m4::quat_from_euler_degrees(DVec3::from_array(r))
+            }),
+            e.scale.map_or(d.scale, DVec3::from_array),
         );
     }
     // Removals take their subtree.

@@ -8,6 +8,8 @@ use dh_sims::physics::{
     SpawnPose, SpawnRng, TeleportVelocity,
 };
 
+use glam::{Quat, Vec2, Vec3};
+
 const TICK: f32 = 1.0 / 64.0;
 
 /// A world whose floor's top is at y = 0, 40 m across.
@@ -15,8 +17,8 @@ fn world_with_floor() -> (PhysicsWorld, BodyHandle) {
     let mut w = PhysicsWorld::new(PhysicsParams::default()).expect("default params are valid");
     let floor = w
         .add_static_box(
-            Pose::from_position([0.0, -0.5, 0.0]),
-            [20.0, 0.5, 20.0],
+            Pose::from_position(Vec3::new(0.0, -0.5, 0.0)),
+            Vec3::new(20.0, 0.5, 20.0),
             0.8,
         )
         .expect("floor");
@@ -29,7 +31,7 @@ fn run(w: &mut PhysicsWorld, ticks: u32) {
     }
 }
 
-fn feet(w: &PhysicsWorld, id: PawnId) -> [f32; 3] {
+fn feet(w: &PhysicsWorld, id: PawnId) -> Vec3 {
     w.pawn_state(id).expect("pawn").feet
 }
 
@@ -37,7 +39,7 @@ fn walk(w: &mut PhysicsWorld, id: PawnId, yaw: f32, forward: f32) {
     w.set_pawn_input(
         id,
         PawnInput {
-            move_local: [0.0, forward],
+            move_local: Vec2::new(0.0, forward),
             yaw,
             pitch: 0.0,
             jump: false,
@@ -53,15 +55,15 @@ fn near(actual: f32, expected: f32, tolerance: f32, what: &str) {
     );
 }
 
-fn yaw_quat(degrees: f32) -> [f32; 4] {
+fn yaw_quat(degrees: f32) -> Quat {
     let half = degrees.to_radians() * 0.5;
-    [0.0, half.sin(), 0.0, half.cos()]
+    Quat::from_xyzw(0.0, half.sin(), 0.0, half.cos())
 }
 
 #[test]
 fn a_pawn_falls_and_lands_on_the_floor() {
     let (mut w, floor) = world_with_floor();
-    let p = w.spawn_pawn([0.0, 2.0, 0.0], 0.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 2.0, 0.0), 0.0).unwrap();
     // Ten ticks of free fall from rest: v_n = -g·n·dt, so the drop is g·dt²·(1+…+10)
     // = 9.81 / 4096 × 55 = 0.1317 m.
     run(&mut w, 10);
@@ -89,10 +91,14 @@ fn a_pawn_falls_and_lands_on_the_floor() {
 fn a_pawn_walks_into_a_wall_and_stops() {
     let (mut w, _) = world_with_floor();
     // A wall whose face is at x = 2.
-    w.add_static_box(Pose::from_position([2.5, 1.5, 0.0]), [0.5, 1.5, 5.0], 0.8)
-        .unwrap();
+    w.add_static_box(
+        Pose::from_position(Vec3::new(2.5, 1.5, 0.0)),
+        Vec3::new(0.5, 1.5, 5.0),
+        0.8,
+    )
+    .unwrap();
     // Yaw -90 faces +X.
-    let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), -90.0).unwrap();
     walk(&mut w, p, -90.0, 1.0);
     run(&mut w, 16);
     // Spawned standing, it walks at 4 m/s from its first tick: 16 ticks × 4/64 = 1 m.
@@ -114,12 +120,12 @@ fn a_pawn_climbs_a_04_m_step_but_not_a_06_m_one() {
         // The step's near face is at x = 1.5, its top at `height`.
         let step = w
             .add_static_box(
-                Pose::from_position([3.0, height / 2.0, 0.0]),
-                [1.5, height / 2.0, 5.0],
+                Pose::from_position(Vec3::new(3.0, height / 2.0, 0.0)),
+                Vec3::new(1.5, height / 2.0, 5.0),
                 0.8,
             )
             .unwrap();
-        let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+        let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), -90.0).unwrap();
         walk(&mut w, p, -90.0, 1.0);
         // 48 ticks at 4 m/s is 3 m of walking: past the face if it climbs.
         run(&mut w, 48);
@@ -150,9 +156,13 @@ fn a_pawn_climbs_a_04_m_step_but_not_a_06_m_one() {
 fn a_pawn_walks_down_a_04_m_ledge_without_leaving_the_ground() {
     let (mut w, _) = world_with_floor();
     // A 0.4 m high platform ending at x = 1.5.
-    w.add_static_box(Pose::from_position([-3.0, 0.2, 0.0]), [4.5, 0.2, 5.0], 0.8)
-        .unwrap();
-    let p = w.spawn_pawn([0.0, 0.4, 0.0], -90.0).unwrap();
+    w.add_static_box(
+        Pose::from_position(Vec3::new(-3.0, 0.2, 0.0)),
+        Vec3::new(4.5, 0.2, 5.0),
+        0.8,
+    )
+    .unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.4, 0.0), -90.0).unwrap();
     run(&mut w, 2);
     walk(&mut w, p, -90.0, 1.0);
     let mut airborne = 0;
@@ -175,7 +185,7 @@ fn a_pawn_walks_down_a_04_m_ledge_without_leaving_the_ground() {
 #[test]
 fn a_pawn_jumps_about_a_meter_and_lands() {
     let (mut w, _) = world_with_floor();
-    let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), 0.0).unwrap();
     run(&mut w, 1);
     w.set_pawn_input(
         p,
@@ -206,16 +216,16 @@ fn walking_on_the_specs_500_m_ground_box_stays_level() {
     // The spec's ground collider: a box 1000 m across whose top is y = 0.
     let mut w = PhysicsWorld::new(PhysicsParams::default()).unwrap();
     w.add_static_box(
-        Pose::from_position([0.0, -0.5, 0.0]),
-        [500.0, 0.5, 500.0],
+        Pose::from_position(Vec3::new(0.0, -0.5, 0.0)),
+        Vec3::new(500.0, 0.5, 500.0),
         0.8,
     )
     .unwrap();
-    let p = w.spawn_pawn([3.3, 0.0, -7.1], 0.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(3.3, 0.0, -7.1), 0.0).unwrap();
     w.set_pawn_input(
         p,
         PawnInput {
-            move_local: [0.6, 0.8],
+            move_local: Vec2::new(0.6, 0.8),
             yaw: 33.0,
             pitch: 0.0,
             jump: false,
@@ -242,13 +252,13 @@ fn a_pawn_walks_up_and_down_a_stair_without_leaving_it() {
         let h = 0.25 * (k + 1) as f32;
         let front = 1.0 + 0.3 * k as f32;
         w.add_static_box(
-            Pose::from_position([front + 5.0, h / 2.0, 0.0]),
-            [5.0, h / 2.0, 2.0],
+            Pose::from_position(Vec3::new(front + 5.0, h / 2.0, 0.0)),
+            Vec3::new(5.0, h / 2.0, 2.0),
             0.8,
         )
         .unwrap();
     }
-    let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), -90.0).unwrap();
     walk(&mut w, p, -90.0, 1.0);
     for _ in 0..128 {
         w.step();
@@ -274,16 +284,20 @@ fn a_pawn_rides_a_kinematic_platform_up_and_down() {
     let (mut w, _) = world_with_floor();
     // The lift: 3 × 0.2 × 3 at y 0.1 (top 0.2), rising 2 m at 1/64 m a tick.
     let lift = w
-        .add_kinematic_box(Pose::from_position([0.0, 0.1, 0.0]), [1.5, 0.1, 1.5], 0.8)
+        .add_kinematic_box(
+            Pose::from_position(Vec3::new(0.0, 0.1, 0.0)),
+            Vec3::new(1.5, 0.1, 1.5),
+            0.8,
+        )
         .unwrap();
-    let p = w.spawn_pawn([0.0, 0.2, 0.0], 0.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.2, 0.0), 0.0).unwrap();
     run(&mut w, 8);
     let s = w.pawn_state(p).unwrap();
     near(s.feet[1], 0.2, 0.02, "standing on the lift");
     assert_eq!(s.ground, Some(lift));
     for i in 1..=128 {
         let center = 0.1 + i as f32 / 64.0;
-        w.set_kinematic_target(lift, Pose::from_position([0.0, center, 0.0]))
+        w.set_kinematic_target(lift, Pose::from_position(Vec3::new(0.0, center, 0.0)))
             .unwrap();
         w.step();
         let s = w.pawn_state(p).unwrap();
@@ -307,12 +321,12 @@ fn a_pawn_rides_a_kinematic_platform_up_and_down() {
     near(s.feet[0], 0.0, 0.01, "no drift riding up");
     assert_eq!(
         s.velocity,
-        [0.0, 0.0, 0.0],
+        Vec3::new(0.0, 0.0, 0.0),
         "the lift's speed is not the pawn's"
     );
     for i in (0..128).rev() {
         let center = 0.1 + i as f32 / 64.0;
-        w.set_kinematic_target(lift, Pose::from_position([0.0, center, 0.0]))
+        w.set_kinematic_target(lift, Pose::from_position(Vec3::new(0.0, center, 0.0)))
             .unwrap();
         w.step();
         let s = w.pawn_state(p).unwrap();
@@ -331,13 +345,17 @@ fn a_pawn_rides_a_sliding_platform_and_turns_with_a_spinning_one() {
     // Sliding 2 m along +X over 128 ticks.
     let (mut w, _) = world_with_floor();
     let slider = w
-        .add_kinematic_box(Pose::from_position([0.0, 0.1, 0.0]), [1.5, 0.1, 1.5], 0.8)
+        .add_kinematic_box(
+            Pose::from_position(Vec3::new(0.0, 0.1, 0.0)),
+            Vec3::new(1.5, 0.1, 1.5),
+            0.8,
+        )
         .unwrap();
-    let p = w.spawn_pawn([0.0, 0.2, 0.0], 0.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.2, 0.0), 0.0).unwrap();
     run(&mut w, 8);
     for i in 1..=128 {
         let x = 2.0 * i as f32 / 128.0;
-        w.set_kinematic_target(slider, Pose::from_position([x, 0.1, 0.0]))
+        w.set_kinematic_target(slider, Pose::from_position(Vec3::new(x, 0.1, 0.0)))
             .unwrap();
         w.step();
     }
@@ -351,12 +369,16 @@ fn a_pawn_rides_a_sliding_platform_and_turns_with_a_spinning_one() {
     // (R_y(90°) takes +X to -Z) and turns its yaw from 0 to 90.
     let (mut w, _) = world_with_floor();
     let turntable = w
-        .add_kinematic_box(Pose::from_position([0.0, 0.1, 0.0]), [2.0, 0.1, 2.0], 0.8)
+        .add_kinematic_box(
+            Pose::from_position(Vec3::new(0.0, 0.1, 0.0)),
+            Vec3::new(2.0, 0.1, 2.0),
+            0.8,
+        )
         .unwrap();
-    let p = w.spawn_pawn([1.0, 0.2, 0.0], 0.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(1.0, 0.2, 0.0), 0.0).unwrap();
     run(&mut w, 8);
     for i in 1..=64 {
-        let pose = Pose::new([0.0, 0.1, 0.0], yaw_quat(90.0 * i as f32 / 64.0));
+        let pose = Pose::new(Vec3::new(0.0, 0.1, 0.0), yaw_quat(90.0 * i as f32 / 64.0));
         w.set_kinematic_target(turntable, pose).unwrap();
         w.step();
     }
@@ -370,30 +392,38 @@ fn a_pawn_rides_a_sliding_platform_and_turns_with_a_spinning_one() {
 #[test]
 fn plates_find_the_pawns_standing_on_them_in_id_order() {
     let (mut w, _) = world_with_floor();
-    let on = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
-    let beside = w.spawn_pawn([3.0, 0.0, 0.0], 0.0).unwrap();
-    let corner = w.spawn_pawn([0.5, 0.0, 0.5], 0.0).unwrap();
+    let on = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), 0.0).unwrap();
+    let beside = w.spawn_pawn(Vec3::new(3.0, 0.0, 0.0), 0.0).unwrap();
+    let corner = w.spawn_pawn(Vec3::new(0.5, 0.0, 0.5), 0.0).unwrap();
     // The capsule plates measure is the pawn's grown by the 0.01 skin: radius 0.31, its
     // bottom sphere centered 0.31 above the feet. At the plate's top (0.1 above the feet) that
     // sphere is sqrt(0.31² - 0.21²) = 0.228 wide, so a pawn touches the 1.4 m plate while its
     // axis is within 0.7 + 0.228 = 0.928 of the center line.
-    let edge_in = w.spawn_pawn([-0.9, 0.0, 0.0], 0.0).unwrap();
-    let edge_out = w.spawn_pawn([0.0, 0.0, 0.95], 0.0).unwrap();
+    let edge_in = w.spawn_pawn(Vec3::new(-0.9, 0.0, 0.0), 0.0).unwrap();
+    let edge_out = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.95), 0.0).unwrap();
     run(&mut w, 4);
     // A plate's volume: 1.4 × 0.1 × 1.4 on the floor (not a body: it blocks nothing).
-    let plate = Pose::from_position([0.0, 0.05, 0.0]);
+    let plate = Pose::from_position(Vec3::new(0.0, 0.05, 0.0));
     let half = [0.7, 0.05, 0.7];
     assert_eq!(
-        w.pawns_overlapping_box(plate, half).unwrap(),
+        w.pawns_overlapping_box(plate, Vec3::from_array(half))
+            .unwrap(),
         vec![on, corner, edge_in]
     );
-    let moved = Pose::from_position([3.0, 0.05, 0.0]);
-    assert_eq!(w.pawns_overlapping_box(moved, half).unwrap(), vec![beside]);
+    let moved = Pose::from_position(Vec3::new(3.0, 0.05, 0.0));
+    assert_eq!(
+        w.pawns_overlapping_box(moved, Vec3::from_array(half))
+            .unwrap(),
+        vec![beside]
+    );
     // A volume high overhead touches no one.
-    let high = Pose::from_position([0.0, 3.0, 0.0]);
-    assert!(w.pawns_overlapping_box(high, half).unwrap().is_empty());
+    let high = Pose::from_position(Vec3::new(0.0, 3.0, 0.0));
+    assert!(w
+        .pawns_overlapping_box(high, Vec3::from_array(half))
+        .unwrap()
+        .is_empty());
     assert!(!w
-        .pawns_overlapping_box(plate, half)
+        .pawns_overlapping_box(plate, Vec3::from_array(half))
         .unwrap()
         .contains(&edge_out));
 }
@@ -404,20 +434,20 @@ fn the_use_ray_hits_the_button_in_front() {
     // A button at eye height 1.5 m ahead (-Z): its front face is at z -1.35.
     let high = w
         .add_static_box(
-            Pose::from_position([0.0, 1.6, -1.5]),
-            [0.25, 0.25, 0.15],
+            Pose::from_position(Vec3::new(0.0, 1.6, -1.5)),
+            Vec3::new(0.25, 0.25, 0.15),
             0.8,
         )
         .unwrap();
     // A lower one, 1 m ahead at y 1 (0.75..1.25): its front face is at z -0.75.
     let low = w
         .add_static_box(
-            Pose::from_position([0.0, 1.0, -1.0]),
-            [0.25, 0.25, 0.25],
+            Pose::from_position(Vec3::new(0.0, 1.0, -1.0)),
+            Vec3::new(0.25, 0.25, 0.25),
             0.8,
         )
         .unwrap();
-    let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), 0.0).unwrap();
     run(&mut w, 2);
     let ray = w.eye_ray(p).unwrap();
     near(ray.origin[1], 1.6, 0.02, "the eye is 1.6 m above the feet");
@@ -431,7 +461,7 @@ fn the_use_ray_hits_the_button_in_front() {
     w.set_pawn_input(
         p,
         PawnInput {
-            move_local: [0.0, 0.0],
+            move_local: Vec2::new(0.0, 0.0),
             yaw: 0.0,
             pitch: -31.0,
             jump: false,
@@ -457,8 +487,11 @@ fn props_fall_settle_and_are_shoved() {
     // A 0.5 m crate dropped tilted from 2 m lands on a face: center 0.25 above the floor.
     let dropped = w
         .add_dynamic_box(
-            Pose::new([0.0, 2.0, 4.0], [0.2, 0.3, 0.1, 0.927]),
-            [0.25, 0.25, 0.25],
+            Pose::new(
+                Vec3::new(0.0, 2.0, 4.0),
+                Quat::from_xyzw(0.2, 0.3, 0.1, 0.927),
+            ),
+            Vec3::new(0.25, 0.25, 0.25),
             30.0,
             0.6,
         )
@@ -466,13 +499,13 @@ fn props_fall_settle_and_are_shoved() {
     // A crate resting 2 m ahead of a pawn facing +X.
     let crate_ = w
         .add_dynamic_box(
-            Pose::from_position([2.0, 0.25, 0.0]),
-            [0.25, 0.25, 0.25],
+            Pose::from_position(Vec3::new(2.0, 0.25, 0.0)),
+            Vec3::new(0.25, 0.25, 0.25),
             30.0,
             0.6,
         )
         .unwrap();
-    let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), -90.0).unwrap();
     run(&mut w, 256);
     near(
         w.body_pose(dropped).unwrap().position[1],
@@ -512,7 +545,7 @@ fn spawn_selection_follows_the_spec() {
     // then 60° on toward its back: (0.7 cos 60°, 0, 0.7 sin 60°) = (0.35, 0, 0.606).
     let (mut w, _) = world_with_floor();
     let only = [SpawnPose {
-        feet: [0.0, 0.0, 0.0],
+        feet: Vec3::new(0.0, 0.0, 0.0),
         yaw: 0.0,
     }];
     let expected = [[0.0, 0.0, 0.0], [0.7, 0.0, 0.0], [0.35, 0.0, 0.606]];
@@ -528,7 +561,7 @@ fn spawn_selection_follows_the_spec() {
         let s = w.select_spawn(&only, &mut rng);
         placed.push(w.spawn_pawn(s.feet, s.yaw).unwrap());
     }
-    let feet: Vec<[f32; 3]> = placed.iter().map(|&p| feet(&w, p)).collect();
+    let feet: Vec<Vec3> = placed.iter().map(|&p| feet(&w, p)).collect();
     for (i, a) in feet.iter().enumerate() {
         for b in &feet[i + 1..] {
             let d = ((a[0] - b[0]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
@@ -539,7 +572,7 @@ fn spawn_selection_follows_the_spec() {
     // The spread turns with the spawn: at yaw 90 its right is -Z.
     let (mut w2, _) = world_with_floor();
     let turned = [SpawnPose {
-        feet: [5.0, 0.0, 5.0],
+        feet: Vec3::new(5.0, 0.0, 5.0),
         yaw: 90.0,
     }];
     let first = w2.select_spawn(&turned, &mut rng);
@@ -551,8 +584,12 @@ fn spawn_selection_follows_the_spec() {
     // A spread slot inside a wall is skipped: a post over slot 1 (x 0.7..1.1) sends the second
     // player to slot 2.
     let (mut w, _) = world_with_floor();
-    w.add_static_box(Pose::from_position([0.9, 1.0, 0.0]), [0.2, 1.0, 0.2], 0.8)
-        .unwrap();
+    w.add_static_box(
+        Pose::from_position(Vec3::new(0.9, 1.0, 0.0)),
+        Vec3::new(0.2, 1.0, 0.2),
+        0.8,
+    )
+    .unwrap();
     let s0 = w.select_spawn(&only, &mut rng);
     w.spawn_pawn(s0.feet, s0.yaw).unwrap();
     let s1 = w.select_spawn(&only, &mut rng);
@@ -561,11 +598,11 @@ fn spawn_selection_follows_the_spec() {
 
     // Several spawns: a random free one; one with a pawn on it is never picked.
     let a = SpawnPose {
-        feet: [0.0, 0.0, 0.0],
+        feet: Vec3::new(0.0, 0.0, 0.0),
         yaw: 0.0,
     };
     let b = SpawnPose {
-        feet: [10.0, 0.0, 10.0],
+        feet: Vec3::new(10.0, 0.0, 10.0),
         yaw: 45.0,
     };
     let (mut w, _) = world_with_floor();
@@ -598,17 +635,23 @@ fn teleport_applies_the_velocity_rule_and_clears_the_ground() {
         (TeleportVelocity::Turn(yaw_quat(90.0)), [0.0, 0.0, -4.0]),
     ] {
         let (mut w, _) = world_with_floor();
-        let p = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
+        let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), -90.0).unwrap();
         walk(&mut w, p, -90.0, 1.0);
         run(&mut w, 4);
         near(w.pawn_state(p).unwrap().velocity[0], 4.0, 1.0e-4, "walking");
-        w.teleport_pawn(p, [0.0, 5.0, 0.0], 30.0, 10.0, rule)
+        w.teleport_pawn(p, Vec3::new(0.0, 5.0, 0.0), 30.0, 10.0, rule)
             .unwrap();
         let s = w.pawn_state(p).unwrap();
-        for (axis, (&v, &e)) in s.velocity.iter().zip(expected.iter()).enumerate() {
+        for (axis, (&v, &e)) in s
+            .velocity
+            .to_array()
+            .iter()
+            .zip(expected.iter())
+            .enumerate()
+        {
             near(v, e, 1.0e-4, &format!("velocity {rule:?} axis {axis}"));
         }
-        assert_eq!(s.feet, [0.0, 5.0, 0.0]);
+        assert_eq!(s.feet, Vec3::new(0.0, 5.0, 0.0));
         assert_eq!((s.yaw, s.pitch), (30.0, 10.0));
         assert!(!s.grounded);
         assert_eq!(s.ground, None);
@@ -619,38 +662,42 @@ fn teleport_applies_the_velocity_rule_and_clears_the_ground() {
 fn hulls_and_meshes_collide_and_bad_input_is_refused() {
     // A hull whose top face is at y 0 and a mesh floor at y 0: a pawn lands on each.
     let mut w = PhysicsWorld::new(PhysicsParams::default()).unwrap();
-    let corners: Vec<[f32; 3]> = (0..8)
+    let corners: Vec<Vec3> = (0..8)
         .map(|i| {
-            [
+            Vec3::new(
                 if i & 1 == 0 { -3.0 } else { 3.0 },
                 if i & 2 == 0 { -1.0 } else { 0.0 },
                 if i & 4 == 0 { -3.0 } else { 3.0 },
-            ]
+            )
         })
         .collect();
     w.add_static_hull(Pose::IDENTITY, &corners, 0.8).unwrap();
     let verts = [
-        [10.0, 0.0, -3.0],
-        [16.0, 0.0, -3.0],
-        [16.0, 0.0, 3.0],
-        [10.0, 0.0, 3.0],
+        Vec3::new(10.0, 0.0, -3.0),
+        Vec3::new(16.0, 0.0, -3.0),
+        Vec3::new(16.0, 0.0, 3.0),
+        Vec3::new(10.0, 0.0, 3.0),
     ];
     w.add_static_mesh(Pose::IDENTITY, &verts, &[[0, 2, 1], [0, 3, 2]], 0.8)
         .unwrap();
-    let on_hull = w.spawn_pawn([0.0, 1.0, 0.0], 0.0).unwrap();
-    let on_mesh = w.spawn_pawn([13.0, 1.0, 0.0], 0.0).unwrap();
+    let on_hull = w.spawn_pawn(Vec3::new(0.0, 1.0, 0.0), 0.0).unwrap();
+    let on_mesh = w.spawn_pawn(Vec3::new(13.0, 1.0, 0.0), 0.0).unwrap();
     run(&mut w, 64);
     near(feet(&w, on_hull)[1], 0.0, 0.05, "landed on the hull");
     near(feet(&w, on_mesh)[1], 0.0, 0.05, "landed on the mesh");
 
     assert!(matches!(
-        w.add_static_box(Pose::IDENTITY, [1.0, 0.0, 1.0], 0.8),
+        w.add_static_box(Pose::IDENTITY, Vec3::new(1.0, 0.0, 1.0), 0.8),
         Err(PhysicsError::InvalidShape { shape: "box", .. })
     ));
     assert_eq!(
         w.add_static_hull(
             Pose::IDENTITY,
-            &[[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            &[
+                Vec3::splat(0.0),
+                Vec3::new(1.0, 0.0, 0.0),
+                Vec3::new(0.0, 1.0, 0.0)
+            ],
             0.8
         ),
         Err(PhysicsError::DegenerateHull { count: 3 })
@@ -667,7 +714,7 @@ fn hulls_and_meshes_collide_and_bad_input_is_refused() {
         })
     ));
     assert_eq!(
-        w.add_dynamic_box(Pose::IDENTITY, [0.25; 3], 0.0, 0.6),
+        w.add_dynamic_box(Pose::IDENTITY, Vec3::splat(0.25), 0.0, 0.6),
         Err(PhysicsError::InvalidMass(0.0))
     );
     let wall = w.add_static_sphere(Pose::IDENTITY, 1.0, 0.8).unwrap();
@@ -676,7 +723,11 @@ fn hulls_and_meshes_collide_and_bad_input_is_refused() {
         Err(PhysicsError::NotKinematic(wall))
     );
     assert!(matches!(
-        w.add_static_box(Pose::new([0.0; 3], [0.0; 4]), [1.0; 3], 0.8),
+        w.add_static_box(
+            Pose::new(Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)),
+            Vec3::splat(1.0),
+            0.8
+        ),
         Err(PhysicsError::NonFinite { .. })
     ));
     w.remove_pawn(on_mesh).unwrap();
@@ -703,37 +754,48 @@ fn hulls_and_meshes_collide_and_bad_input_is_refused() {
 /// and jumping. Returns every pawn's and prop's state each tick, as bits.
 fn busy_run() -> Vec<u32> {
     let (mut w, _) = world_with_floor();
-    w.add_static_box(Pose::from_position([4.0, 0.2, 0.0]), [1.0, 0.2, 3.0], 0.8)
-        .unwrap();
+    w.add_static_box(
+        Pose::from_position(Vec3::new(4.0, 0.2, 0.0)),
+        Vec3::new(1.0, 0.2, 3.0),
+        0.8,
+    )
+    .unwrap();
     let platform = w
-        .add_kinematic_box(Pose::from_position([-4.0, 0.1, 0.0]), [1.5, 0.1, 1.5], 0.8)
+        .add_kinematic_box(
+            Pose::from_position(Vec3::new(-4.0, 0.1, 0.0)),
+            Vec3::new(1.5, 0.1, 1.5),
+            0.8,
+        )
         .unwrap();
     let mut props = Vec::new();
     for i in 0..4 {
         let x = -1.0 + i as f32 * 0.6;
         props.push(
             w.add_dynamic_box(
-                Pose::new([x, 1.0 + i as f32 * 0.7, 2.0], [0.1, 0.2, 0.0, 0.975]),
-                [0.25; 3],
+                Pose::new(
+                    Vec3::new(x, 1.0 + i as f32 * 0.7, 2.0),
+                    Quat::from_xyzw(0.1, 0.2, 0.0, 0.975),
+                ),
+                Vec3::splat(0.25),
                 30.0,
                 0.6,
             )
             .unwrap(),
         );
     }
-    let walker = w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap();
-    let rider = w.spawn_pawn([-4.0, 0.2, 0.0], 0.0).unwrap();
-    let jumper = w.spawn_pawn([0.0, 0.0, 2.0], -90.0).unwrap();
+    let walker = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), -90.0).unwrap();
+    let rider = w.spawn_pawn(Vec3::new(-4.0, 0.2, 0.0), 0.0).unwrap();
+    let jumper = w.spawn_pawn(Vec3::new(0.0, 0.0, 2.0), -90.0).unwrap();
     let mut out = Vec::new();
     for tick in 0u32..320 {
         let phase = (tick % 256) as f32;
         let y = 0.1 + if phase < 128.0 { phase } else { 256.0 - phase } / 64.0;
-        w.set_kinematic_target(platform, Pose::from_position([-4.0, y, 0.0]))
+        w.set_kinematic_target(platform, Pose::from_position(Vec3::new(-4.0, y, 0.0)))
             .unwrap();
         w.set_pawn_input(
             walker,
             PawnInput {
-                move_local: [0.3, 1.0],
+                move_local: Vec2::new(0.3, 1.0),
                 yaw: -90.0 + tick as f32 * 0.5,
                 pitch: 0.0,
                 jump: false,
@@ -743,7 +805,7 @@ fn busy_run() -> Vec<u32> {
         w.set_pawn_input(
             jumper,
             PawnInput {
-                move_local: [0.0, 0.7],
+                move_local: Vec2::new(0.0, 0.7),
                 yaw: -90.0,
                 pitch: 0.0,
                 jump: tick % 40 == 0,
@@ -753,7 +815,13 @@ fn busy_run() -> Vec<u32> {
         w.step();
         for id in [walker, rider, jumper] {
             let s = w.pawn_state(id).unwrap();
-            out.extend(s.feet.iter().chain(s.velocity.iter()).map(|v| v.to_bits()));
+            out.extend(
+                s.feet
+                    .to_array()
+                    .iter()
+                    .chain(s.velocity.to_array().iter())
+                    .map(|v| v.to_bits()),
+            );
             out.push(s.yaw.to_bits());
             out.push(u32::from(s.grounded));
         }
@@ -761,8 +829,9 @@ fn busy_run() -> Vec<u32> {
             let pose = w.body_pose(b).unwrap();
             out.extend(
                 pose.position
+                    .to_array()
                     .iter()
-                    .chain(pose.rotation.iter())
+                    .chain(pose.rotation.to_array().iter())
                     .map(|v| v.to_bits()),
             );
         }
@@ -784,7 +853,7 @@ fn a_jump_on_the_very_first_tick_is_taken() {
     // under it), so a jump pressed before its first tick is taken by that tick: the same
     // 0.9972 m apex as a jump from a pawn that has stood a tick (see above).
     let (mut w, floor) = world_with_floor();
-    let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), 0.0).unwrap();
     let s = w.pawn_state(p).unwrap();
     assert!(s.grounded, "spawned standing");
     assert_eq!(s.ground, Some(floor));
@@ -818,7 +887,7 @@ fn a_jump_on_the_very_first_tick_is_taken() {
     }
     near(apex, 0.9972, 0.002, "jump apex");
     // A walk on the first tick walks too: 4 m/s for one tick is 1/16 m.
-    let q = w.spawn_pawn([5.0, 0.0, 0.0], 0.0).unwrap();
+    let q = w.spawn_pawn(Vec3::new(5.0, 0.0, 0.0), 0.0).unwrap();
     walk(&mut w, q, 0.0, 1.0);
     w.step();
     near(
@@ -828,7 +897,7 @@ fn a_jump_on_the_very_first_tick_is_taken() {
         "walked on its first tick",
     );
     // Spawned in the air, it is not grounded and falls.
-    let r = w.spawn_pawn([-5.0, 1.0, 0.0], 0.0).unwrap();
+    let r = w.spawn_pawn(Vec3::new(-5.0, 1.0, 0.0), 0.0).unwrap();
     assert!(!w.pawn_state(r).unwrap().grounded);
 }
 
@@ -836,9 +905,13 @@ fn a_jump_on_the_very_first_tick_is_taken() {
 fn a_noclip_pawn_flies_through_walls_along_its_view() {
     let (mut w, _) = world_with_floor();
     // A wall 1 m in front (-Z), 0.2 m thick, 3 m tall.
-    w.add_static_box(Pose::from_position([0.0, 1.5, -1.5]), [5.0, 1.5, 0.1], 0.8)
-        .unwrap();
-    let p = w.spawn_pawn([0.0, 0.0, 0.0], 0.0).unwrap();
+    w.add_static_box(
+        Pose::from_position(Vec3::new(0.0, 1.5, -1.5)),
+        Vec3::new(5.0, 1.5, 0.1),
+        0.8,
+    )
+    .unwrap();
+    let p = w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), 0.0).unwrap();
     w.set_pawn_noclip(p, true).unwrap();
     assert!(w.pawn_state(p).unwrap().noclip);
     // Looking 30 degrees up, walking forward: 4 m/s along the view, so per tick
@@ -846,7 +919,7 @@ fn a_noclip_pawn_flies_through_walls_along_its_view() {
     w.set_pawn_input(
         p,
         PawnInput {
-            move_local: [0.0, 1.0],
+            move_local: Vec2::new(0.0, 1.0),
             yaw: 0.0,
             pitch: 30.0,
             jump: false,
@@ -869,7 +942,7 @@ fn a_noclip_pawn_flies_through_walls_along_its_view() {
     w.set_pawn_input(
         p,
         PawnInput {
-            move_local: [0.0, 1.0],
+            move_local: Vec2::new(0.0, 1.0),
             yaw: 0.0,
             pitch: -90.0,
             jump: false,
@@ -885,14 +958,20 @@ fn a_noclip_pawn_flies_through_walls_along_its_view() {
 
     // Without noclip the same walk stops at the wall: its face is at z = -1.4, the capsule's
     // radius 0.3 keeps the feet at z -1.1 or short of it.
-    let q = w.spawn_pawn([3.0, 0.0, 0.0], 0.0).unwrap();
+    let q = w.spawn_pawn(Vec3::new(3.0, 0.0, 0.0), 0.0).unwrap();
     walk(&mut w, q, 0.0, 1.0);
     run(&mut w, 64);
     assert!(feet(&w, q)[2] > -1.11, "{:?}", feet(&w, q));
 
     // Noclip off above the floor: it stops, at rest, and falls back down.
-    w.teleport_pawn(p, [0.0, 1.0, 0.0], 0.0, 0.0, TeleportVelocity::Zero)
-        .unwrap();
+    w.teleport_pawn(
+        p,
+        Vec3::new(0.0, 1.0, 0.0),
+        0.0,
+        0.0,
+        TeleportVelocity::Zero,
+    )
+    .unwrap();
     w.set_pawn_noclip(p, false).unwrap();
     walk(&mut w, p, 0.0, 0.0);
     run(&mut w, 64);
@@ -911,7 +990,8 @@ fn binned_overlaps_give_the_hand_worked_answers() {
     let mut w = bare_world();
     // Feet on y = 0, so (as above) the measured capsule's bottom sphere, radius 0.31, is
     // centered 0.31 up and reaches 0.228 from the axis at the top of a 0.1 m volume.
-    let spawn = |w: &mut PhysicsWorld, x: f32, z: f32| w.spawn_pawn([x, 0.0, z], 0.0).unwrap();
+    let spawn =
+        |w: &mut PhysicsWorld, x: f32, z: f32| w.spawn_pawn(Vec3::new(x, 0.0, z), 0.0).unwrap();
     // On both sides of the grid's cell edges at x = -4 and 4 (cells are 4 m).
     let a = spawn(&mut w, -4.1, 0.0);
     let b = spawn(&mut w, -3.9, 0.0);
@@ -930,13 +1010,13 @@ fn binned_overlaps_give_the_hand_worked_answers() {
         // A strip 0.1 wide across each cell edge: the pawns 0.1 from its center line are
         // 0.05 from its sides, within 0.228.
         (
-            Pose::from_position([4.0, 0.05, 0.0]),
+            Pose::from_position(Vec3::new(4.0, 0.05, 0.0)),
             [0.05, 0.05, 0.7],
             vec![c, d],
             "the strip at x 4",
         ),
         (
-            Pose::from_position([-4.0, 0.05, 0.0]),
+            Pose::from_position(Vec3::new(-4.0, 0.05, 0.0)),
             [0.05, 0.05, 0.7],
             vec![a, b],
             "the strip at x -4",
@@ -947,7 +1027,7 @@ fn binned_overlaps_give_the_hand_worked_answers() {
         // (does not, though its bounds and the bar's, 1.45 either side, overlap); h stands
         // on the line, 1.41 along the bar.
         (
-            Pose::from_position_yaw([0.0, 0.05, 0.0], 45.0),
+            Pose::from_position_yaw(Vec3::new(0.0, 0.05, 0.0), 45.0),
             [2.0, 0.05, 0.05],
             vec![e, h],
             "the turned bar",
@@ -955,65 +1035,80 @@ fn binned_overlaps_give_the_hand_worked_answers() {
         // The same bar raised to the sphere's center (0.31): there it reaches 0.31 from the
         // axis, so f (0.304) touches too.
         (
-            Pose::from_position_yaw([0.0, 0.31, 0.0], 45.0),
+            Pose::from_position_yaw(Vec3::new(0.0, 0.31, 0.0), 45.0),
             [2.0, 0.05, 0.05],
             vec![e, f, h],
             "the raised bar",
         ),
         // 3 m above the feet: the capsule's top is at 1.81.
         (
-            Pose::from_position([0.0, 3.0, 0.0]),
+            Pose::from_position(Vec3::new(0.0, 3.0, 0.0)),
             [10.0, 0.5, 10.0],
             vec![],
             "high overhead",
         ),
         // A box over everything: every pawn, in id order.
         (
-            Pose::from_position([0.0, 0.5, 0.0]),
+            Pose::from_position(Vec3::new(0.0, 0.5, 0.0)),
             [2000.0, 0.5, 2000.0],
             vec![a, b, c, d, e, f, g, h, far],
             "the whole world",
         ),
         // A point-sized box on a pawn's axis.
         (
-            Pose::from_position([1000.0, 1.0, 1000.0]),
+            Pose::from_position(Vec3::new(1000.0, 1.0, 1000.0)),
             [0.0, 0.0, 0.0],
             vec![far],
             "a point",
         ),
     ] {
         assert_eq!(
-            bins.pawns_overlapping_box(pose, half).unwrap(),
+            bins.pawns_overlapping_box(pose, Vec3::from_array(half))
+                .unwrap(),
             expected,
             "binned: {what}"
         );
         assert_eq!(
-            w.pawns_overlapping_box(pose, half).unwrap(),
+            w.pawns_overlapping_box(pose, Vec3::from_array(half))
+                .unwrap(),
             expected,
             "the world: {what}"
         );
     }
     // Refused alike.
     assert!(matches!(
-        bins.pawns_overlapping_box(Pose::from_position([0.0; 3]), [-1.0, 1.0, 1.0]),
+        bins.pawns_overlapping_box(
+            Pose::from_position(Vec3::splat(0.0)),
+            Vec3::new(-1.0, 1.0, 1.0)
+        ),
         Err(PhysicsError::InvalidShape { .. })
     ));
     assert!(matches!(
-        bins.pawns_overlapping_box(Pose::new([0.0; 3], [0.0; 4]), [1.0; 3]),
+        bins.pawns_overlapping_box(
+            Pose::new(Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)),
+            Vec3::splat(1.0)
+        ),
         Err(PhysicsError::NonFinite { .. })
     ));
     // A copy: a pawn that moves later is not seen, one that is spawned later neither.
-    w.teleport_pawn(e, [50.0, 0.0, 50.0], 0.0, 0.0, TeleportVelocity::Zero)
-        .unwrap();
+    w.teleport_pawn(
+        e,
+        Vec3::new(50.0, 0.0, 50.0),
+        0.0,
+        0.0,
+        TeleportVelocity::Zero,
+    )
+    .unwrap();
     let late = spawn(&mut w, 0.0, 0.0);
-    let bar = Pose::from_position_yaw([0.0, 0.05, 0.0], 45.0);
+    let bar = Pose::from_position_yaw(Vec3::new(0.0, 0.05, 0.0), 45.0);
     assert_eq!(
-        bins.pawns_overlapping_box(bar, [2.0, 0.05, 0.05]).unwrap(),
+        bins.pawns_overlapping_box(bar, Vec3::new(2.0, 0.05, 0.05))
+            .unwrap(),
         vec![e, h]
     );
     assert_eq!(
         w.pawn_overlaps()
-            .pawns_overlapping_box(bar, [2.0, 0.05, 0.05])
+            .pawns_overlapping_box(bar, Vec3::new(2.0, 0.05, 0.05))
             .unwrap(),
         vec![h, late]
     );
@@ -1030,7 +1125,7 @@ fn exact_overlaps(pawns: &[(PawnId, [f32; 3])], pose: Pose, half: [f32; 3]) -> V
     let (radius, height, skin) = (0.3f32, 1.8f32, 0.01f32);
     let capsule = Capsule::new_y(height * 0.5 - radius, radius + skin);
     let q = pose.rotation;
-    let raw = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
+    let raw = Quat::from_xyzw(q.x, q.y, q.z, q.w);
     let rotation = raw / raw.length();
     let p = pose.position;
     let box_pose = RPose::from_parts(Vector::new(p[0], p[1], p[2]), rotation);
@@ -1060,11 +1155,11 @@ fn binned_overlaps_agree_with_the_exact_test_everywhere() {
     let mut pawns = Vec::new();
     for _ in 0..200 {
         let feet = [next(-30.0, 30.0), next(-2.0, 2.0), next(-30.0, 30.0)];
-        pawns.push((w.spawn_pawn(feet, 0.0).unwrap(), feet));
+        pawns.push((w.spawn_pawn(Vec3::from_array(feet), 0.0).unwrap(), feet));
     }
     // Some on exact cell edges and corners.
     for feet in [[8.0, 0.0, -8.0], [-0.31, 0.0, 4.31], [0.0, 0.0, 0.0]] {
-        pawns.push((w.spawn_pawn(feet, 0.0).unwrap(), feet));
+        pawns.push((w.spawn_pawn(Vec3::from_array(feet), 0.0).unwrap(), feet));
     }
     let bins = w.pawn_overlaps();
     let mut hits = 0;
@@ -1077,16 +1172,18 @@ fn binned_overlaps_agree_with_the_exact_test_everywhere() {
         let rotation = [axis[0] * s, axis[1] * s, axis[2] * s, (angle * 0.5).cos()];
         let scale = if i % 10 == 0 { 20.0 } else { 2.0 };
         let half = [next(0.0, scale), next(0.0, 1.0), next(0.0, scale)];
-        let pose = Pose::new(position, rotation);
+        let pose = Pose::new(Vec3::from_array(position), Quat::from_array(rotation));
         let expected = exact_overlaps(&pawns, pose, half);
         hits += expected.len();
         assert_eq!(
-            bins.pawns_overlapping_box(pose, half).unwrap(),
+            bins.pawns_overlapping_box(pose, Vec3::from_array(half))
+                .unwrap(),
             expected,
             "binned, box {i} at {position:?}"
         );
         assert_eq!(
-            w.pawns_overlapping_box(pose, half).unwrap(),
+            w.pawns_overlapping_box(pose, Vec3::from_array(half))
+                .unwrap(),
             expected,
             "the world, box {i} at {position:?}"
         );
@@ -1126,7 +1223,13 @@ fn snapshot(w: &PhysicsWorld, pawns: &[PawnId], props: &[BodyHandle]) -> Vec<u32
     let mut out = Vec::new();
     for &p in pawns {
         let s = w.pawn_state(p).unwrap();
-        out.extend(s.feet.iter().chain(&s.velocity).map(|v| v.to_bits()));
+        out.extend(
+            s.feet
+                .to_array()
+                .iter()
+                .chain(&s.velocity.to_array())
+                .map(|v| v.to_bits()),
+        );
         out.extend([s.yaw.to_bits(), s.pitch.to_bits(), u32::from(s.grounded)]);
     }
     for &b in props {
@@ -1134,9 +1237,10 @@ fn snapshot(w: &PhysicsWorld, pawns: &[PawnId], props: &[BodyHandle]) -> Vec<u32
         let v = w.body_velocity(b).unwrap();
         out.extend(
             pose.position
+                .to_array()
                 .iter()
-                .chain(&pose.rotation)
-                .chain(&v)
+                .chain(&pose.rotation.to_array())
+                .chain(&v.to_array())
                 .map(|x| x.to_bits()),
         );
     }
@@ -1154,15 +1258,28 @@ fn pawns_moved_side_by_side_end_where_one_after_another_would() {
         let mut props = Vec::new();
         for x in [2.0, -3.0] {
             props.push(
-                w.add_dynamic_box(Pose::from_position([x, 0.25, 0.0]), [0.25; 3], 30.0, 0.6)
-                    .unwrap(),
+                w.add_dynamic_box(
+                    Pose::from_position(Vec3::new(x, 0.25, 0.0)),
+                    Vec3::splat(0.25),
+                    30.0,
+                    0.6,
+                )
+                .unwrap(),
             );
         }
         let platform = w
-            .add_kinematic_box(Pose::from_position([0.0, 0.1, 6.0]), [1.0, 0.1, 1.0], 0.8)
+            .add_kinematic_box(
+                Pose::from_position(Vec3::new(0.0, 0.1, 6.0)),
+                Vec3::new(1.0, 0.1, 1.0),
+                0.8,
+            )
             .unwrap();
-        w.add_static_box(Pose::from_position([0.0, 1.0, -6.0]), [3.0, 1.0, 0.2], 0.8)
-            .unwrap();
+        w.add_static_box(
+            Pose::from_position(Vec3::new(0.0, 1.0, -6.0)),
+            Vec3::new(3.0, 1.0, 0.2),
+            0.8,
+        )
+        .unwrap();
         let mut pawns = Vec::new();
         for (feet, yaw) in [
             ([0.8, 0.0, 0.0], -90.0),
@@ -1172,7 +1289,7 @@ fn pawns_moved_side_by_side_end_where_one_after_another_would() {
             ([0.0, 0.2, 6.0], 0.0),
             ([0.0, 0.0, -4.0], 0.0),
         ] {
-            let p = w.spawn_pawn(feet, yaw).unwrap();
+            let p = w.spawn_pawn(Vec3::from_array(feet), yaw).unwrap();
             pawns.push(p);
         }
         for (i, &p) in pawns.iter().enumerate() {
@@ -1185,7 +1302,7 @@ fn pawns_moved_side_by_side_end_where_one_after_another_would() {
     let (mut two, _, _, _) = build();
     let (mut rev, _, _, _) = build();
     for t in 0..96 {
-        let target = Pose::from_position([t as f32 * 0.02, 0.1, 6.0]);
+        let target = Pose::from_position(Vec3::new(t as f32 * 0.02, 0.1, 6.0));
         for w in [&mut one, &mut two, &mut rev] {
             w.set_kinematic_target(platform, target).unwrap();
         }
@@ -1238,11 +1355,16 @@ fn a_second_pawn_shoving_the_same_way_adds_nothing() {
     let crate_after = |walkers: usize, par: bool| {
         let (mut w, _) = world_with_floor();
         let crate_ = w
-            .add_dynamic_box(Pose::from_position([2.0, 0.25, 0.0]), [0.25; 3], 30.0, 0.6)
+            .add_dynamic_box(
+                Pose::from_position(Vec3::new(2.0, 0.25, 0.0)),
+                Vec3::splat(0.25),
+                30.0,
+                0.6,
+            )
             .unwrap();
         let mut pawns = Vec::new();
         for _ in 0..walkers {
-            pawns.push(w.spawn_pawn([0.0, 0.0, 0.0], -90.0).unwrap());
+            pawns.push(w.spawn_pawn(Vec3::new(0.0, 0.0, 0.0), -90.0).unwrap());
         }
         run(&mut w, 8);
         for &p in &pawns {

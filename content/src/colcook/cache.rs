@@ -476,7 +476,7 @@ pub fn cook_placement_at_load<M: std::borrow::Borrow<Model>, E>(
         .enumerate()
         .map(|(i, p)| (p.as_str(), i))
         .collect();
-    let worlds = super::world_matrices(model);
+    let worlds = model.world_matrices();
     let mut stats = LoadStats::default();
     let (mut old_rows, mut old_meshes): (Vec<GeometryRow>, Vec<Option<GeometryMesh>>) = match old {
         Some(e) => (e.rows, e.meshes.into_iter().map(Some).collect()),

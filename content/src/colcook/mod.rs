@@ -271,19 +271,10 @@ pub(crate) fn near_identity(m: &Mat4) -> bool {
         .all(|(a, b)| (a - b).abs() <= 1e-7 * (1.0 + b.abs()))
 }
 
-/// The model's node world matrices ([`Model::world_matrices`]) as glam matrices.
-pub(crate) fn world_matrices(model: &Model) -> Vec<Mat4> {
-    model
-        .world_matrices()
-        .iter()
-        .map(Mat4::from_cols_array)
-        .collect()
-}
-
 /// The collapsed nodes of a placement (world matrix with no inverse), and the warning
 /// naming the topmost node of each collapsed subtree; `None` when nothing collapsed.
 pub fn collapsed_nodes(model: &Model, pose: &Mat4) -> (Vec<bool>, Option<String>) {
-    let worlds = world_matrices(model);
+    let worlds = model.world_matrices();
     let paths = model.node_paths();
     let mut collapsed = vec![false; model.nodes.len()];
     let mut tops = Vec::new();
@@ -524,7 +515,7 @@ impl MapCollision {
         let pose = placement.pose;
         let (collapsed, warning) = collapsed_nodes(model, &pose);
         out.warnings.extend(warning);
-        let worlds = world_matrices(model);
+        let worlds = model.world_matrices();
         let paths = model.node_paths();
         let default_state = PartState::default();
         let mut failed: Vec<String> = Vec::new();
@@ -766,7 +757,7 @@ pub fn cook_at_load(
         .enumerate()
         .map(|(i, p)| (p.as_str(), i))
         .collect();
-    let worlds = world_matrices(model);
+    let worlds = model.world_matrices();
     let mut col = MapCollision::new(AutoCollision::Mesh, None, cache.cloned());
     let mut failed = Vec::new();
     for part in parts {

@@ -4,8 +4,10 @@
 use super::error::{GlbError, GlbErrorKind, ImportWarning};
 use super::glb::{self, dh_extra, invalid, join, Document, NodeTrs, R};
 use super::tangent;
-use super::{math, ImportOptions, Mesh, Model, Node, Primitive, Purpose};
+use super::{ImportOptions, Mesh, Model, Node, Primitive, Purpose};
+use crate::math;
 use crate::mesh::MeshVertex;
+use glam::{DMat4, DQuat, DVec3};
 use gltf_json as json;
 use json::mesh::Semantic;
 use json::validation::Checked;
@@ -348,11 +350,11 @@ fn read_node(
         node.children.push(ci);
     }
     if let Some(m) = trs.matrix {
-        node.local = m;
+        node.local = DMat4::from_cols_array(&m);
     } else {
-        let t = trs.translation.unwrap_or([0.0; 3]);
-        let r = trs.rotation.unwrap_or(math::QUAT_IDENTITY);
-        let s = trs.scale.unwrap_or([1.0; 3]);
+        let t = trs.translation.map_or(DVec3::ZERO, DVec3::from_array);
+        let r = trs.rotation.map_or(DQuat::IDENTITY, DQuat::from_array);
+        let s = trs.scale.map_or(DVec3::ONE, DVec3::from_array);
         node.local = math::from_trs(t, r, s);
     }
     if let Some(m) = n.mesh.map(|m| m.value()) {

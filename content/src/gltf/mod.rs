@@ -30,7 +30,6 @@ mod error;
 pub mod fbx;
 mod glb;
 mod import;
-pub mod math;
 mod pieces;
 mod report;
 mod rewrite;
@@ -48,7 +47,7 @@ pub use sidecar::{apply_sidecar, SidecarDiag, SidecarOutcome};
 pub use write::{write_glb, WriteError};
 
 use crate::mesh::{MeshVertex, VertexColor};
-use math::Mat4;
+use glam::DMat4;
 
 /// What the model is imported for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -94,7 +93,7 @@ pub struct Node {
     /// Its children, in the file's order.
     pub children: Vec<usize>,
     /// Its local transform (column-major; a `matrix` as written, or `T · R · S`).
-    pub local: Mat4,
+    pub local: DMat4,
     /// The mesh it draws, if any (a skinned node in a map build draws none).
     pub mesh: Option<usize>,
     /// Whether it carries a camera.
@@ -120,7 +119,7 @@ impl Node {
             name: name.into(),
             parent: None,
             children: Vec::new(),
-            local: math::IDENTITY,
+            local: DMat4::IDENTITY,
             mesh: None,
             camera: false,
             light: false,
@@ -239,12 +238,12 @@ impl Model {
     }
 
     /// The world matrix of every node (identity for a node the roots do not reach).
-    pub fn world_matrices(&self) -> Vec<Mat4> {
-        let mut w = vec![math::IDENTITY; self.nodes.len()];
+    pub fn world_matrices(&self) -> Vec<DMat4> {
+        let mut w = vec![DMat4::IDENTITY; self.nodes.len()];
         for n in self.traversal() {
             let node = &self.nodes[n];
             w[n] = match node.parent {
-                Some(p) if p < w.len() => math::mul(&w[p], &node.local),
+                Some(p) if p < w.len() => crate::math::mul(&w[p], &node.local),
                 _ => node.local,
             };
         }

@@ -24,9 +24,11 @@
 use gltf_json as json;
 use json::Index;
 
-use super::math::{self, Mat4};
+use glam::{DMat4, DQuat, DVec3};
+
 use super::write::{self, Bin, WriteError};
 use super::Model;
+use crate::math;
 
 /// Writes `model` — imported from `source` and edited by its `.dh-model` sidecar — back
 /// into `source`, changing only the scene graph (see the module docs).
@@ -40,15 +42,19 @@ pub fn rewrite_glb(source: &[u8], model: &Model) -> Result<Vec<u8>, WriteError> 
 
 /// The local matrix the importer reads from a `gltf-json` node (its members widened to
 /// `f64`, the same formula as the importer's).
-fn typed_local(g: &json::Node) -> Mat4 {
+fn typed_local(g: &json::Node) -> DMat4 {
     if let Some(m) = g.matrix {
-        return m.map(f64::from);
+        return DMat4::from_cols_array(&m.map(f64::from));
     }
-    let t = g.translation.map_or([0.0; 3], |t| t.map(f64::from));
+    let t = g
+        .translation
+        .map_or(DVec3::ZERO, |t| DVec3::from_array(t.map(f64::from)));
     let r = g
         .rotation
-        .map_or(math::QUAT_IDENTITY, |q| q.0.map(f64::from));
-    let s = g.scale.map_or([1.0; 3], |s| s.map(f64::from));
+        .map_or(DQuat::IDENTITY, |q| DQuat::from_array(q.0.map(f64::from)));
+    let s = g
+        .scale
+        .map_or(DVec3::ONE, |s| DVec3::from_array(s.map(f64::from)));
     math::from_trs(t, r, s)
 }
 

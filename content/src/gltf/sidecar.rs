@@ -16,10 +16,12 @@
 
 use std::collections::BTreeSet;
 
-use super::math::{self, Mat4};
+use glam::{DMat3, DMat4, DVec3};
+
 use super::{Mesh, Model};
 use crate::diag::Severity;
 use crate::jsonc::Span;
+use crate::math;
 use crate::schema::model::{ModelSidecar, Op};
 
 /// One diagnostic of a sidecar application, located in the sidecar's source.
@@ -171,7 +173,7 @@ fn attach(model: &mut Model, n: usize, parent: usize) {
     model.nodes[parent].children.push(n);
 }
 
-fn world(model: &Model, n: usize) -> Mat4 {
+fn world(model: &Model, n: usize) -> DMat4 {
     let mut m = model.nodes[n].local;
     let mut cur = n;
     while let Some(p) = model.nodes[cur].parent {
@@ -405,12 +407,13 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
         match &p.op {
             Op::Transform(t) => {
                 let d = math::decompose(&m.nodes[p.target].local);
-                let tr = t.position.map(|v| v.0).unwrap_or(d.translation);
-                let rot = t
-                    .rotation
-                    .map(|v| math::quat_from_euler_degrees(v.0))
-                    .unwrap_or(d.rotation);
-                let sc = t.scale.map(|s| s.to_vec3().0).unwrap_or(d.scale);
+                let tr = t.position.map_or(d.translation, |v| DVec3::from_array(v.0));
+                let rot = t.rotation.map_or(d.rotation, |v| {
+                    math::quat_from_euler_degrees(DVec3::from_array(v.0))
+                });
+                let sc = t
+                    .scale
+                    .map_or(d.scale, |s| DVec3::from_array(s.to_vec3().0));
                 m.nodes[p.target].local = math::from_trs(tr, rot, sc);
             }
             Op::Reparent(r) => {
@@ -498,23 +501,29 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
 
 /// A primitive carried by `m` (positions, normals by the inverse transpose, tangents by
 /// the linear part; a mirroring `m` flips the tangents' handedness and the winding).
-fn transform_primitive(p: &super::Primitive, m: &Mat4) -> super::Primitive {
-    let nm = math::normal_matrix(m).unwrap_or(*m);
+fn transform_primitive(p: &super::Primitive, m: &DMat4) -> super::Primitive {
+    // Normals go by the inverse transpose of the linear part.
+    let nm = math::inverse(m).map_or(*m, |inv| {
+        DMat4::from_mat3(DMat3::from_mat4(inv).transpose())
+    });
     let det = {
-        let c = |i: usize| [m[i * 4], m[i * 4 + 1], m[i * 4 + 2]];
-        let (x, y, z) = (c(0), c(1), c(2));
-        x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0])
-            + x[2] * (y[0] * z[1] - y[1] * z[0])
+        let (x, y, z) = (
+            m.x_axis.truncate(),
+            m.y_axis.truncate(),
+            m.z_axis.truncate(),
+        );
+        x.dot(y.cross(z))
     };
     let mut out = p.clone();
     for v in out.vertices.iter_mut() {
-        let f = |a: [f32; 3]| a.map(f64::from);
-        v.position = math::transform_point(m, f(v.position)).map(|x| x as f32);
-        let n =
-            super::tangent::unit_normal(math::transform_dir(&nm, f(v.normal)).map(|x| x as f32));
+        let f = |a: [f32; 3]| DVec3::from_array(a.map(f64::from));
+        v.position = m.transform_point3(f(v.position)).as_vec3().to_array();
+        let n = super::tangent::unit_normal(nm.transform_vector3(f(v.normal)).as_vec3().to_array());
         v.normal = n;
-        let t =
-            math::transform_dir(m, f([v.tangent[0], v.tangent[1], v.tangent[2]])).map(|x| x as f32);
+        let t = m
+            .transform_vector3(f([v.tangent[0], v.tangent[1], v.tangent[2]]))
+            .as_vec3()
+            .to_array();
         let t = super::tangent::orthonormal_tangent(n, t);
         let w = if det < 0.0 {
             -v.tangent[3]

@@ -22,9 +22,11 @@
 //! The output is deterministic: the same model gives the same bytes. Every offset and
 //! length is checked against the 32-bit fields glTF gives them.
 
-use super::math::{self, Mat4};
+use glam::{DMat4, DQuat, DVec3};
+
 use super::{Model, Primitive};
 use crate::jsonc::{write_number, write_string};
+use crate::math;
 
 /// Why a model could not be written.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -159,42 +161,40 @@ pub(super) type Members = Vec<(&'static str, Vec<f64>)>;
 
 /// The node's transform members, none for the identity: `translation` / `rotation` /
 /// `scale` when the matrix takes apart into them exactly, else `matrix`.
-pub(super) fn transform_members(local: &Mat4) -> Members {
+pub(super) fn transform_members(local: &DMat4) -> Members {
     const EXACT: f64 = 1e-12;
-    if local.iter().zip(math::IDENTITY).all(|(a, b)| *a == b) {
+    if *local == DMat4::IDENTITY {
         return Vec::new();
     }
     let d = math::decompose(local);
-    let back = math::from_trs(d.translation, d.rotation, d.scale);
-    let scale_of = local.iter().map(|v| v.abs()).fold(1.0f64, |a, b| a.max(b));
+    let back = math::from_trs(d.translation, d.rotation, d.scale).to_cols_array();
+    let m = local.to_cols_array();
+    let scale_of = m.iter().map(|v| v.abs()).fold(1.0f64, |a, b| a.max(b));
     let clean = !d.sheared
-        && d.scale.iter().all(|s| s.is_finite() && *s > 0.0)
-        && local[3] == 0.0
-        && local[7] == 0.0
-        && local[11] == 0.0
-        && local[15] == 1.0
+        && d.scale.to_array().iter().all(|s| s.is_finite() && *s > 0.0)
+        && local.row(3) == glam::DVec4::W
         && back
             .iter()
-            .zip(local)
+            .zip(m)
             .all(|(a, b)| (a - b).abs() <= EXACT * scale_of);
     if !clean {
-        return vec![("matrix", local.to_vec())];
+        return vec![("matrix", m.to_vec())];
     }
     let mut out = Vec::new();
-    if d.translation != [0.0; 3] {
-        out.push(("translation", d.translation.to_vec()));
+    if d.translation != DVec3::ZERO {
+        out.push(("translation", d.translation.to_array().to_vec()));
     }
-    if d.rotation != math::QUAT_IDENTITY {
-        out.push(("rotation", d.rotation.to_vec()));
+    if d.rotation != DQuat::IDENTITY {
+        out.push(("rotation", d.rotation.to_array().to_vec()));
     }
-    if d.scale != [1.0; 3] {
-        out.push(("scale", d.scale.to_vec()));
+    if d.scale != DVec3::ONE {
+        out.push(("scale", d.scale.to_array().to_vec()));
     }
     out
 }
 
 /// The node's transform members (with a leading comma), empty for the identity.
-fn transform(local: &Mat4) -> String {
+fn transform(local: &DMat4) -> String {
     let mut out = String::new();
     for (key, values) in transform_members(local) {
         out.push_str(&format!(",\"{key}\":"));
@@ -540,9 +540,9 @@ mod tests {
     fn a_written_model_reads_back_as_it_was() {
         let mut sheared = Node::new("shear");
         // X kept, Y leaning into X: not a rotation times a scale.
-        sheared.local = [
+        sheared.local = DMat4::from_cols_array(&[
             1.0, 0.0, 0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 3.0, 4.0, 1.0,
-        ];
+        ]);
         sheared.mesh = Some(0);
         let mut cam = Node::new("eye");
         cam.camera = true;

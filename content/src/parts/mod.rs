@@ -423,7 +423,7 @@ pub fn bake_parts_table(model: &Model, ids: &ModelIds, placement: &Placement<'_>
             continue;
         };
         let local = ids.local_ids.get(k).copied().unwrap_or_default();
-        let w = math::mul(&placement.pose, &DMat4::from_cols_array(&worlds[*n]));
+        let w = math::mul(&placement.pose, &worlds[*n]);
         let d = math::decompose(&w);
         if d.sheared {
             sheared.push(paths[*n].clone());

@@ -25,6 +25,7 @@ use dh_content::schema::voxel::MINECRAFT;
 use dh_content::voxel::blocks::BlockTables;
 use dh_jobs::Scheduler;
 use dh_sims::physics::{PhysicsParams, PhysicsWorld, TeleportVelocity};
+use glam::Vec3;
 
 use crate::voxel::collision::{
     cook_chunk, CollisionConfig, CollisionPalette, CollisionStreamer, CollisionVolume, CookScratch,
@@ -406,11 +407,11 @@ fn voxel_collision(size: SceneSize, out: &mut dyn Write) -> Result<(), SceneErro
         message: e.to_string(),
     };
     let (px, pz) = (dims[0] / 2, dims[2] / 2);
-    let pawn_at = [
+    let pawn_at = Vec3::new(
         px as f32 + 0.5,
         ground_at(&w, dims[1] - 1, px, pz, true) as f32,
         pz as f32 + 0.5,
-    ];
+    );
     let vol = || CollisionVolume {
         name: "terrain".into(),
         source: w.clone(),
@@ -470,11 +471,11 @@ fn voxel_collision(size: SceneSize, out: &mut dyn Write) -> Result<(), SceneErro
     // and one step.
     let far = {
         let (x, z) = (px + far_offset[0], pz + far_offset[1]);
-        [
+        Vec3::new(
             x as f32 + 0.5,
             ground_at(&w, dims[1] - 1, x, z, true) as f32,
             z as f32 + 0.5,
-        ]
+        )
     };
     let mut first = Duration::MAX;
     let mut first_stats = crate::voxel::collision::CollisionStats::default();

@@ -49,6 +49,7 @@ use dh_content::schema::surface::{surface_preset, SURFACE_PRESETS};
 use dh_content::voxel::blocks::{resolve_entry, BlockLook, BlockTables, EntryKey, PlatformPallet};
 use dh_content::voxel::payload::{ChunkKey, PaletteEntry, PayloadError, PropValue};
 use dh_sims::physics::{BodyHandle, PhysicsError, PhysicsWorld, VoxelPart};
+use glam::{DVec3, Mat3, UVec3, Vec3};
 
 use super::place::Placement;
 use super::stream::OpenPayload;
@@ -235,7 +236,7 @@ pub struct CookedPart {
     /// The preset's grip.
     pub grip: f32,
     /// Vertex positions relative to [`CookedChunk::origin`].
-    pub vertices: Vec<[f32; 3]>,
+    pub vertices: Vec<Vec3>,
     /// Triangles, counter-clockwise seen from outside.
     pub triangles: Vec<[u32; 3]>,
 }
@@ -246,7 +247,7 @@ pub struct CookedChunk {
     /// The chunk (cell / edge on each axis, rounded down).
     pub chunk: [i32; 3],
     /// Where the chunk's origin cell lands, in meters: the body's position.
-    pub origin: [f32; 3],
+    pub origin: Vec3,
     /// Merged quads (two triangles each).
     pub quads: usize,
     /// One part per surface with triangles, in the order first met.
@@ -297,7 +298,7 @@ impl CookedChunk {
         physics.add_voxel_chunk(self.origin, &parts).map(Some)
     }
 
-    fn begin(&mut self, chunk: [i32; 3], origin: [f32; 3]) {
+    fn begin(&mut self, chunk: [i32; 3], origin: Vec3) {
         self.chunk = chunk;
         self.origin = origin;
         self.quads = 0;
@@ -356,7 +357,7 @@ pub fn cook_chunk(
     let e = src.edge();
     let base = chunk.map(|c| f64::from(c) * e as f64);
     let o = placement.point(base);
-    out.begin(chunk, o.map(|v| v as f32));
+    out.begin(chunk, DVec3::from_array(o).as_vec3());
     if e == 0 || e > MAX_COOK_EDGE {
         return;
     }
@@ -508,13 +509,13 @@ pub fn cook_chunk(
         }
     }
 
-    // The placement's linear part in f32 (cells are small integers, exact).
-    let lin: [[f32; 3]; 3] = [0, 1, 2].map(|r| [0, 1, 2].map(|c| placement.m[r][c] as f32));
+    // The placement's linear part in f32 (cells are small integers, exact). glam's
+    // matrix-vector product sums row r as m[r][0]·x + m[r][1]·y + m[r][2]·z, in that order.
+    let lin =
+        Mat3::from_cols_array_2d(&[0, 1, 2].map(|r| [0, 1, 2].map(|c| placement.m[r][c] as f32)))
+            .transpose();
     let mirrors = placement.mirrors();
-    let xf = |v: [u32; 3]| -> [f32; 3] {
-        let v = v.map(|c| c as f32);
-        [0, 1, 2].map(|r| lin[r][0] * v[0] + lin[r][1] * v[1] + lin[r][2] * v[2])
-    };
+    let xf = |v: [u32; 3]| -> Vec3 { lin * UVec3::from_array(v).as_vec3() };
 
     let codes = &scratch.codes;
     let part_of = &mut scratch.part_of;
@@ -1249,7 +1250,7 @@ pub struct CollisionStreamer {
     workers: Vec<JoinHandle<()>>,
     scratch: CookScratch,
     cooked: CookedChunk,
-    last_scan: Vec<[f32; 3]>,
+    last_scan: Vec<Vec3>,
     dirty: bool,
     /// Wanted chunks of the last scan with their distance to the nearest pawn.
     wanted: Vec<(f32, Key)>,
@@ -1591,7 +1592,7 @@ impl CollisionStreamer {
     /// Looks at the chunks around every pawn again: what is wanted (within the radius,
     /// nearest first), what is kept (within the radius plus the margin) and what is
     /// urgent.
-    fn scan(&mut self, pawns: &[[f32; 3]]) -> Vec<Key> {
+    fn scan(&mut self, pawns: &[Vec3]) -> Vec<Key> {
         self.wanted.clear();
         self.keep.clear();
         let mut urgent = Vec::new();
@@ -1603,7 +1604,7 @@ impl CollisionStreamer {
             let e = vs.shared.source.edge().max(1) as f64;
             let pl = &vs.shared.placement;
             for p in pawns {
-                let p = p.map(f64::from);
+                let p = p.as_dvec3().to_array();
                 // The world box around the pawn, in cells, then in chunks.
                 let mut lo = [f64::INFINITY; 3];
                 let mut hi = [f64::NEG_INFINITY; 3];
@@ -1667,7 +1668,7 @@ impl CollisionStreamer {
     /// cooks on the spot every chunk within the urgent radius of a pawn that has no body
     /// yet, queues the rest within the radius nearest first, and removes the bodies of
     /// chunks past the radius plus the margin. `pawns` are the pawns' feet in meters.
-    pub fn update(&mut self, physics: &mut PhysicsWorld, pawns: &[[f32; 3]]) -> CollisionStats {
+    pub fn update(&mut self, physics: &mut PhysicsWorld, pawns: &[Vec3]) -> CollisionStats {
         let mut stats = CollisionStats::default();
         // 1. What the workers finished.
         let done: Vec<Done> = self
@@ -1683,9 +1684,11 @@ impl CollisionStreamer {
         }
         // 2. Look again when a pawn moved far enough (or came, or went).
         let moved = self.last_scan.len() != pawns.len()
-            || self.last_scan.iter().zip(pawns).any(|(a, b)| {
-                (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f32>() >= RESCAN_STEP * RESCAN_STEP
-            });
+            || self
+                .last_scan
+                .iter()
+                .zip(pawns)
+                .any(|(a, b)| a.distance_squared(*b) >= RESCAN_STEP * RESCAN_STEP);
         if self.dirty || moved {
             self.dirty = false;
             self.last_scan = pawns.to_vec();

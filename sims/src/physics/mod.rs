@@ -2,8 +2,9 @@
 //! props and player pawns, plus the overlap queries plates and triggers measure, the Use ray
 //! and spawn selection.
 //!
-//! Engine-agnostic at the boundary: positions are `[f32; 3]` meters, rotations quaternions
-//! `[x, y, z, w]`, angles degrees. Yaw turns about +Y with 0 facing -Z and 90 facing -X,
+//! Engine-agnostic at the boundary: positions are glam [`Vec3`](glam::Vec3) meters, rotations
+//! glam [`Quat`](glam::Quat)s (rapier's own math types, so nothing is converted on the way),
+//! angles degrees. Yaw turns about +Y with 0 facing -Z and 90 facing -X,
 //! normalized to (-180, 180]; pitch above 0 looks up. Nothing here reads a clock: one
 //! [`PhysicsWorld::step`] is one fixed tick of `1 / tick_rate` seconds, and the same calls in
 //! the same order give the same results bit for bit (rapier runs single-threaded; pawns move
@@ -17,19 +18,19 @@
 //!
 //! // Bodies. Shapes are in the body's frame; grip is the surface's friction coefficient.
 //! add_body(kind: BodyKind, pose: Pose, shapes: &[ShapeSpec]) -> Result<BodyHandle, _>
-//! add_static_box(pose, half_extents: [f32; 3], grip) -> Result<BodyHandle, _>
+//! add_static_box(pose, half_extents: Vec3, grip) -> Result<BodyHandle, _>
 //! add_static_sphere(pose, radius, grip) / add_static_capsule(pose, radius, height, grip)
-//! add_static_hull(pose, points: &[[f32; 3]], grip)          // convex hull of a point cloud
-//! add_static_mesh(pose, vertices: &[[f32; 3]], indices: &[[u32; 3]], grip)
+//! add_static_hull(pose, points: &[Vec3], grip)              // convex hull of a point cloud
+//! add_static_mesh(pose, vertices: &[Vec3], indices: &[[u32; 3]], grip)
 //! add_kinematic_box(pose, half_extents, grip) -> Result<BodyHandle, _>
 //! set_kinematic_target(body, pose)                          // where the next step moves it
 //! add_dynamic_box(pose, half_extents, mass_kg, grip)        // a dh.physicsProp
 //! remove_body(body) / body_pose(body) / body_velocity(body) / body_sleeping(body)
 //!
 //! // Pawns: upright capsules under gravity, moved by rapier's KinematicCharacterController.
-//! spawn_pawn(feet: [f32; 3], yaw) -> Result<PawnId, _>    // PawnId is the crate's own
-//! set_pawn_input(pawn, PawnInput { move_local: [right, forward], yaw, pitch, jump })
-//! teleport_pawn(pawn, feet, yaw, pitch, TeleportVelocity::{Keep | Zero | Turn(quat)})
+//! spawn_pawn(feet: Vec3, yaw) -> Result<PawnId, _>       // PawnId is the crate's own
+//! set_pawn_input(pawn, PawnInput { move_local: Vec2(right, forward), yaw, pitch, jump })
+//! teleport_pawn(pawn, feet, yaw, pitch, TeleportVelocity::{Keep | Zero | Turn(Quat)})
 //! set_pawn_noclip(pawn, on)                               // flies through everything
 //! pawn_state(pawn) -> Result<PawnState { feet, velocity, yaw, pitch, grounded, ground,
 //!                                        noclip }, _>

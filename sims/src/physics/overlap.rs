@@ -13,7 +13,7 @@ use rapier3d::parry::shape::{Capsule, Cuboid};
 
 use super::pawn;
 use super::types::{PawnId, PhysicsError, Pose};
-use super::world::{to_rapier, vec3, PhysicsWorld};
+use super::world::{to_rapier, PhysicsWorld};
 
 /// The grid's cell edge, meters (on X and Z; Y is not binned). Several pawn widths, so a
 /// pawn lands in one to four cells and a plate's query visits a handful.
@@ -60,9 +60,9 @@ struct BoxQuery {
 }
 
 impl BoxQuery {
-    fn new(pose: Pose, half_extents: [f32; 3]) -> Result<BoxQuery, PhysicsError> {
+    fn new(pose: Pose, half_extents: Vector) -> Result<BoxQuery, PhysicsError> {
         let box_pose = to_rapier(&pose, "an overlap box's pose")?;
-        if !half_extents.iter().all(|&c| c.is_finite() && c >= 0.0) {
+        if !(half_extents.is_finite() && half_extents.cmpge(Vector::ZERO).all()) {
             return Err(PhysicsError::InvalidShape {
                 shape: "box",
                 reason: format!(
@@ -71,7 +71,7 @@ impl BoxQuery {
                 ),
             });
         }
-        let h = vec3(half_extents);
+        let h = half_extents;
         let r = box_pose.rotation;
         // The rotated box's reach along each world axis.
         let reach =
@@ -142,7 +142,7 @@ impl Capsules {
 pub(crate) fn overlapping_box(
     world: &PhysicsWorld,
     pose: Pose,
-    half_extents: [f32; 3],
+    half_extents: Vector,
 ) -> Result<Vec<PawnId>, PhysicsError> {
     let q = BoxQuery::new(pose, half_extents)?;
     let pawns = Capsules::of(world);
@@ -235,7 +235,7 @@ impl PawnOverlaps {
     pub fn pawns_overlapping_box(
         &self,
         pose: Pose,
-        half_extents: [f32; 3],
+        half_extents: Vector,
     ) -> Result<Vec<PawnId>, PhysicsError> {
         let q = BoxQuery::new(pose, half_extents)?;
         let n = self.pawns.ids.len();

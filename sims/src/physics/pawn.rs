@@ -380,7 +380,7 @@ pub(crate) fn find_ground(
 fn fly(params: &PhysicsParams, pawn: &mut Pawn) {
     let input = pawn.input;
     pawn.input.jump = false;
-    let [mx, mz] = input.move_local;
+    let [mx, mz] = input.move_local.to_array();
     let len = (mx * mx + mz * mz).sqrt();
     let scale = if len > 1.0 { 1.0 / len } else { 1.0 };
     let velocity = (right_flat(pawn.yaw) * mx + view_direction(pawn.yaw, pawn.pitch) * mz)
@@ -487,7 +487,7 @@ pub(crate) fn move_pawn(
     //    its ground: step 4 keeps it there.
     let input = pawn.input;
     pawn.input.jump = false;
-    let [mx, mz] = input.move_local;
+    let [mx, mz] = input.move_local.to_array();
     let len = (mx * mx + mz * mz).sqrt();
     let scale = if len > 1.0 { 1.0 / len } else { 1.0 };
     let wish =
@@ -625,7 +625,7 @@ fn swim(
     let viscosity = water.viscosity;
     let input = pawn.input;
     pawn.input.jump = false;
-    let [mx, mz] = input.move_local;
+    let [mx, mz] = input.move_local.to_array();
     let len = (mx * mx + mz * mz).sqrt();
     let scale = if len > 1.0 { 1.0 / len } else { 1.0 };
     let stroke = (right_flat(pawn.yaw) * mx + view_direction(pawn.yaw, pawn.pitch) * mz)

@@ -2,12 +2,14 @@
 //! only when every one is taken; a single spawn spreads players deterministically so they
 //! never overlap; a map with no spawn point spawns at the origin.
 
+use glam::Vec3;
+
 /// A spawn: a feet position and the yaw the player faces. Pitch and roll are not read: a
 /// player spawns level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpawnPose {
     /// Feet position in meters.
-    pub feet: [f32; 3],
+    pub feet: Vec3,
     /// Facing in degrees about +Y (0 faces -Z, 90 faces -X).
     pub yaw: f32,
 }
@@ -15,16 +17,16 @@ pub struct SpawnPose {
 impl SpawnPose {
     /// The spawn a map with no spawn point yields: the origin, facing -Z.
     pub const ORIGIN: SpawnPose = SpawnPose {
-        feet: [0.0, 0.0, 0.0],
+        feet: Vec3::ZERO,
         yaw: 0.0,
     };
 
     /// A spawn read off its object: the position is the feet, and the middle component of the
     /// `[pitch, yaw, roll]` rotation is the facing.
-    pub fn from_rotation_degrees(position: [f32; 3], rotation: [f32; 3]) -> SpawnPose {
+    pub fn from_rotation_degrees(position: Vec3, rotation: Vec3) -> SpawnPose {
         SpawnPose {
             feet: position,
-            yaw: rotation[1],
+            yaw: rotation.y,
         }
     }
 }
@@ -33,7 +35,7 @@ impl SpawnPose {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpawnCandidate {
     /// The feet position.
-    pub feet: [f32; 3],
+    pub feet: Vec3,
     /// True for an authored spawn's own position, false for a spread slot beside it (which
     /// the world also checks against solid geometry).
     pub authored: bool,
@@ -78,7 +80,7 @@ pub const SPREAD_RINGS: u32 = 8;
 /// at the spawn's right (+X for yaw 0) and the rest turning from the right toward the back
 /// (+Z for yaw 0). Neighbours on a ring and on adjacent rings are at least `spacing` apart.
 /// Returns `None` past the last ring.
-pub fn spread_slot(spawn: &SpawnPose, slot: u32, spacing: f32) -> Option<[f32; 3]> {
+pub fn spread_slot(spawn: &SpawnPose, slot: u32, spacing: f32) -> Option<Vec3> {
     if slot == 0 {
         return Some(spawn.feet);
     }
@@ -93,7 +95,8 @@ pub fn spread_slot(spawn: &SpawnPose, slot: u32, spacing: f32) -> Option<[f32; 3
             let (s, c) = spawn.yaw.to_radians().sin_cos();
             // Rotate the spawn-frame offset about +Y by the spawn's yaw.
             let (wx, wz) = (lx * c + lz * s, -lx * s + lz * c);
-            return Some([spawn.feet[0] + wx, spawn.feet[1], spawn.feet[2] + wz]);
+            let f = spawn.feet;
+            return Some(Vec3::new(f.x + wx, f.y, f.z + wz));
         }
         first += count;
     }

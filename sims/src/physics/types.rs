@@ -1,44 +1,54 @@
 //! The plain types at the physics boundary: poses, handles, shapes, parameters, pawn state
-//! and the error type. Nothing here names a rapier type.
+//! and the error type, on glam's [`Vec3`] and [`Quat`] (rapier's own math types, so nothing
+//! is converted on the way in or out). Nothing here names a rapier type.
 
 use std::fmt;
 
-/// A rigid pose: a position in meters and a unit quaternion `[x, y, z, w]`.
+use glam::{Quat, Vec2, Vec3};
+
+/// A rigid pose: a position in meters and a unit quaternion.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
     /// World (or owner-frame) position in meters.
-    pub position: [f32; 3],
-    /// Orientation as a quaternion `[x, y, z, w]`; normalized when read.
-    pub rotation: [f32; 4],
+    pub position: Vec3,
+    /// Orientation; normalized when read.
+    pub rotation: Quat,
 }
 
 impl Pose {
     /// The identity pose: at the origin, unrotated.
     pub const IDENTITY: Pose = Pose {
-        position: [0.0, 0.0, 0.0],
-        rotation: [0.0, 0.0, 0.0, 1.0],
+        position: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
     };
 
-    /// A pose from a position and a quaternion `[x, y, z, w]`.
-    pub fn new(position: [f32; 3], rotation: [f32; 4]) -> Pose {
+    /// A pose from a position and a rotation.
+    pub fn new(position: Vec3, rotation: Quat) -> Pose {
         Pose { position, rotation }
     }
 
     /// An unrotated pose at `position`.
-    pub fn from_position(position: [f32; 3]) -> Pose {
+    pub fn from_position(position: Vec3) -> Pose {
         Pose {
             position,
-            rotation: Pose::IDENTITY.rotation,
+            rotation: Quat::IDENTITY,
         }
     }
 
     /// A pose at `position` turned by `yaw_degrees` about +Y (yaw 0 faces -Z, yaw 90 faces -X).
-    pub fn from_position_yaw(position: [f32; 3], yaw_degrees: f32) -> Pose {
-        let half = yaw_degrees.to_radians() * 0.5;
+    pub fn from_position_yaw(position: Vec3, yaw_degrees: f32) -> Pose {
         Pose {
             position,
-            rotation: [0.0, half.sin(), 0.0, half.cos()],
+            rotation: Quat::from_rotation_y(yaw_degrees.to_radians()),
         }
+    }
+}
+
+impl From<&crate::math::Pose> for Pose {
+    /// A simulation pose's position and rotation (its scale is the shapes' business: the
+    /// host scales them before they get here).
+    fn from(pose: &crate::math::Pose) -> Pose {
+        Pose::new(pose.position, pose.rotation)
     }
 }
 
@@ -88,7 +98,7 @@ pub enum ColliderShape {
     /// A box by its half extents (a collider box's `halfExtents`).
     Box {
         /// Half the box's extents on each axis, every axis above zero.
-        half_extents: [f32; 3],
+        half_extents: Vec3,
     },
     /// A sphere.
     Sphere {
@@ -105,12 +115,12 @@ pub enum ColliderShape {
     /// The convex hull of a point cloud (a `hull` shape's points; at least four, not flat).
     Hull {
         /// The points, in the shape's frame.
-        points: Vec<[f32; 3]>,
+        points: Vec<Vec3>,
     },
     /// A triangle mesh (a `mesh` shape's cooked triangles). Static and kinematic bodies only.
     Mesh {
         /// Vertex positions, in the shape's frame.
-        vertices: Vec<[f32; 3]>,
+        vertices: Vec<Vec3>,
         /// Triangles as indices into `vertices`.
         indices: Vec<[u32; 3]>,
     },
@@ -305,7 +315,7 @@ impl PhysicsParams {
 pub struct PawnInput {
     /// The wished walk in the pawn's own frame, `[right, forward]`; a length above 1 is
     /// scaled down to 1 (walking speed).
-    pub move_local: [f32; 2],
+    pub move_local: Vec2,
     /// The facing in degrees about +Y (0 faces -Z, 90 faces -X).
     pub yaw: f32,
     /// The view's pitch in degrees, positive looking up; clamped to [-90, 90].
@@ -318,10 +328,10 @@ pub struct PawnInput {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PawnState {
     /// The feet: the bottom of the capsule, less the controller's skin, in meters.
-    pub feet: [f32; 3],
+    pub feet: Vec3,
     /// The pawn's own velocity in m/s, without the velocity of what it stands on (Source's
     /// base velocity is added for the move and taken back off).
-    pub velocity: [f32; 3],
+    pub velocity: Vec3,
     /// Facing in degrees about +Y, normalized to (-180, 180].
     pub yaw: f32,
     /// View pitch in degrees, positive up.
@@ -341,8 +351,8 @@ pub enum TeleportVelocity {
     Keep,
     /// Stops it.
     Zero,
-    /// Turns it by the frame change, a quaternion `[x, y, z, w]`.
-    Turn([f32; 4]),
+    /// Turns it by the frame change.
+    Turn(Quat),
 }
 
 /// Where a ray from a pawn's eye stopped.
@@ -353,16 +363,16 @@ pub struct RayHit {
     /// Meters from the eye.
     pub distance: f32,
     /// The world point hit.
-    pub point: [f32; 3],
+    pub point: Vec3,
 }
 
 /// A ray: an origin and a unit direction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EyeRay {
     /// Where it starts, in meters.
-    pub origin: [f32; 3],
+    pub origin: Vec3,
     /// Its unit direction.
-    pub direction: [f32; 3],
+    pub direction: Vec3,
 }
 
 /// Everything the physics world refuses.

@@ -25,7 +25,7 @@ use super::world::{from_rb, world_groups, PhysicsWorld};
 #[derive(Debug, Clone, Copy)]
 pub struct VoxelPart<'a> {
     /// Vertex positions in meters, relative to the body's position.
-    pub vertices: &'a [[f32; 3]],
+    pub vertices: &'a [Vector],
     /// Triangles as indices into `vertices`, wound counter-clockwise seen from outside.
     pub triangles: &'a [[u32; 3]],
     /// The surface's grip (its preset's friction coefficient).
@@ -36,14 +36,14 @@ pub struct VoxelPart<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct VoxelCellPart<'a> {
     /// Cell coordinates relative to the body's position, in cells.
-    pub cells: &'a [[i32; 3]],
+    pub cells: &'a [IVector],
     /// The surface's grip.
     pub grip: f32,
 }
 
-fn check_position(position: [f32; 3]) -> Result<Vector, PhysicsError> {
-    if position.iter().all(|c| c.is_finite()) {
-        Ok(Vector::new(position[0], position[1], position[2]))
+fn check_position(position: Vector) -> Result<Vector, PhysicsError> {
+    if position.is_finite() {
+        Ok(position)
     } else {
         Err(PhysicsError::NonFinite {
             what: "a voxel chunk's position",
@@ -72,7 +72,7 @@ impl PhysicsWorld {
     /// finite or an index is past its part's vertices.
     pub fn add_voxel_chunk(
         &mut self,
-        position: [f32; 3],
+        position: Vector,
         parts: &[VoxelPart<'_>],
     ) -> Result<BodyHandle, PhysicsError> {
         let t = check_position(position)?;
@@ -82,7 +82,7 @@ impl PhysicsWorld {
             if part.triangles.is_empty() {
                 continue;
             }
-            if part.vertices.iter().flatten().any(|c| !c.is_finite()) {
+            if part.vertices.iter().any(|v| !v.is_finite()) {
                 return Err(PhysicsError::NonFinite {
                     what: "a voxel chunk vertex",
                     kind: "vector",
@@ -99,13 +99,8 @@ impl PhysicsWorld {
                     "voxel chunk index {bad} is past its {count} vertices"
                 )));
             }
-            let verts: Vec<Vector> = part
-                .vertices
-                .iter()
-                .map(|v| Vector::new(v[0], v[1], v[2]))
-                .collect();
             let shape = SharedShape::trimesh_with_flags(
-                verts,
+                part.vertices.to_vec(),
                 part.triangles.to_vec(),
                 TriMeshFlags::FIX_INTERNAL_EDGES,
             )
@@ -126,28 +121,27 @@ impl PhysicsWorld {
     /// placement.
     pub fn add_voxel_cells(
         &mut self,
-        position: [f32; 3],
-        cell_size: [f32; 3],
+        position: Vector,
+        cell_size: Vector,
         parts: &[VoxelCellPart<'_>],
     ) -> Result<BodyHandle, PhysicsError> {
         let t = check_position(position)?;
-        if !cell_size.iter().all(|c| c.is_finite() && *c > 0.0) {
+        if !(cell_size.is_finite() && cell_size.cmpgt(Vector::ZERO).all()) {
             return Err(PhysicsError::InvalidShape {
                 shape: "voxels",
-                reason: format!("needs a cell size above zero, got {cell_size:?}"),
+                reason: format!(
+                    "needs a cell size above zero, got {:?}",
+                    cell_size.to_array()
+                ),
             });
         }
-        let size = Vector::new(cell_size[0], cell_size[1], cell_size[2]);
         let mut shapes = Vec::with_capacity(parts.len());
-        let mut coords: Vec<IVector> = Vec::new();
         for part in parts {
             check_grip(part.grip)?;
             if part.cells.is_empty() {
                 continue;
             }
-            coords.clear();
-            coords.extend(part.cells.iter().map(|c| IVector::new(c[0], c[1], c[2])));
-            shapes.push((SharedShape::voxels(size, &coords), part.grip));
+            shapes.push((SharedShape::voxels(cell_size, part.cells), part.grip));
         }
         if shapes.is_empty() {
             return Err(PhysicsError::InvalidShape {
@@ -304,15 +298,20 @@ impl PhysicsWorld {
 mod tests {
     use super::*;
     use crate::physics::{PawnInput, PhysicsParams, Pose};
+    use glam::{Vec2, Vec3};
 
     /// A floor whose top is at y = 0 with a pawn standing on it, and water whose surface
     /// is at y = 5.
     fn pool(density: f32, viscosity: f32) -> (PhysicsWorld, PawnId, PawnWater) {
         let mut w = PhysicsWorld::new(PhysicsParams::default()).unwrap_or_else(|e| panic!("{e}"));
-        w.add_static_box(Pose::from_position([0.0, -0.5, 0.0]), [4.0, 0.5, 4.0], 0.9)
-            .unwrap_or_else(|e| panic!("{e}"));
+        w.add_static_box(
+            Pose::from_position(Vec3::new(0.0, -0.5, 0.0)),
+            Vec3::new(4.0, 0.5, 4.0),
+            0.9,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let id = w
-            .spawn_pawn([0.0, 0.0, 0.0], 0.0)
+            .spawn_pawn(Vec3::new(0.0, 0.0, 0.0), 0.0)
             .unwrap_or_else(|e| panic!("{e}"));
         let water = PawnWater {
             surface: 5.0,
@@ -374,7 +373,7 @@ mod tests {
         w.set_pawn_input(
             id,
             PawnInput {
-                move_local: [0.0, 1.0],
+                move_local: Vec2::new(0.0, 1.0),
                 ..PawnInput::default()
             },
         )

@@ -75,17 +75,9 @@ pub(crate) fn pawn_prop_filter() -> InteractionGroups {
     InteractionGroups::new(GROUP_PAWN, GROUP_PROP, InteractionTestMode::And)
 }
 
-pub(crate) fn vec3(v: [f32; 3]) -> Vector {
-    Vector::new(v[0], v[1], v[2])
-}
-
-pub(crate) fn arr3(v: Vector) -> [f32; 3] {
-    [v.x, v.y, v.z]
-}
-
-fn finite3(v: [f32; 3], what: &'static str) -> Result<Vector, PhysicsError> {
-    if v.iter().all(|c| c.is_finite()) {
-        Ok(vec3(v))
+fn finite3(v: Vector, what: &'static str) -> Result<Vector, PhysicsError> {
+    if v.is_finite() {
+        Ok(v)
     } else {
         Err(PhysicsError::NonFinite {
             what,
@@ -94,11 +86,11 @@ fn finite3(v: [f32; 3], what: &'static str) -> Result<Vector, PhysicsError> {
     }
 }
 
-pub(crate) fn quat(q: [f32; 4], what: &'static str) -> Result<Quat, PhysicsError> {
-    let raw = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
-    let len = raw.length();
-    if q.iter().all(|c| c.is_finite()) && len.is_finite() && len > 1.0e-6 {
-        Ok(raw / len)
+/// `q` normalized, refused when it is not finite or (nearly) zero.
+pub(crate) fn quat(q: Quat, what: &'static str) -> Result<Quat, PhysicsError> {
+    let len = q.length();
+    if q.is_finite() && len.is_finite() && len > 1.0e-6 {
+        Ok(q / len)
     } else {
         Err(PhysicsError::NonFinite {
             what,
@@ -114,11 +106,7 @@ pub(crate) fn to_rapier(pose: &Pose, what: &'static str) -> Result<RPose, Physic
 }
 
 pub(crate) fn from_rapier(pose: &RPose) -> Pose {
-    let q = pose.rotation;
-    Pose {
-        position: arr3(pose.translation),
-        rotation: [q.x, q.y, q.z, q.w],
-    }
+    Pose::new(pose.translation, pose.rotation)
 }
 
 fn to_rb(handle: BodyHandle) -> RigidBodyHandle {
@@ -143,7 +131,7 @@ fn shared_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
     let name = shape.type_name();
     match shape {
         ColliderShape::Box { half_extents: h } => {
-            if h.iter().all(|&c| positive(c)) {
+            if h.to_array().iter().all(|&c| positive(c)) {
                 Ok(SharedShape::cuboid(h[0], h[1], h[2]))
             } else {
                 Err(shape_error(
@@ -186,7 +174,7 @@ fn shared_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
             }
         }
         ColliderShape::Hull { points } => {
-            if points.iter().any(|p| p.iter().any(|c| !c.is_finite())) {
+            if points.iter().any(|p| !p.is_finite()) {
                 return Err(PhysicsError::NonFinite {
                     what: "a hull point",
                     kind: "vector",
@@ -198,8 +186,7 @@ fn shared_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
             if points.len() < 4 {
                 return Err(degenerate);
             }
-            let pts: Vec<Vector> = points.iter().map(|&p| vec3(p)).collect();
-            let hull = SharedShape::convex_hull(&pts).ok_or(degenerate.clone())?;
+            let hull = SharedShape::convex_hull(points).ok_or(degenerate.clone())?;
             let volume = hull.mass_properties(1.0).mass();
             if volume.is_finite() && volume > 1.0e-9 {
                 Ok(hull)
@@ -208,7 +195,7 @@ fn shared_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
             }
         }
         ColliderShape::Mesh { vertices, indices } => {
-            if vertices.iter().any(|p| p.iter().any(|c| !c.is_finite())) {
+            if vertices.iter().any(|p| !p.is_finite()) {
                 return Err(PhysicsError::NonFinite {
                     what: "a mesh vertex",
                     kind: "vector",
@@ -227,8 +214,7 @@ fn shared_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
                     "index {bad} is past its {count} vertices"
                 )));
             }
-            let verts: Vec<Vector> = vertices.iter().map(|&p| vec3(p)).collect();
-            SharedShape::trimesh(verts, indices.clone())
+            SharedShape::trimesh(vertices.clone(), indices.clone())
                 .map_err(|e| PhysicsError::InvalidMesh(e.to_string()))
         }
     }
@@ -375,7 +361,7 @@ impl PhysicsWorld {
     pub fn add_static_box(
         &mut self,
         pose: Pose,
-        half_extents: [f32; 3],
+        half_extents: Vector,
         grip: f32,
     ) -> Result<BodyHandle, PhysicsError> {
         self.add_body(
@@ -424,7 +410,7 @@ impl PhysicsWorld {
     pub fn add_static_hull(
         &mut self,
         pose: Pose,
-        points: &[[f32; 3]],
+        points: &[Vector],
         grip: f32,
     ) -> Result<BodyHandle, PhysicsError> {
         self.add_body(
@@ -443,7 +429,7 @@ impl PhysicsWorld {
     pub fn add_static_mesh(
         &mut self,
         pose: Pose,
-        vertices: &[[f32; 3]],
+        vertices: &[Vector],
         indices: &[[u32; 3]],
         grip: f32,
     ) -> Result<BodyHandle, PhysicsError> {
@@ -464,7 +450,7 @@ impl PhysicsWorld {
     pub fn add_kinematic_box(
         &mut self,
         pose: Pose,
-        half_extents: [f32; 3],
+        half_extents: Vector,
         grip: f32,
     ) -> Result<BodyHandle, PhysicsError> {
         self.add_body(
@@ -481,7 +467,7 @@ impl PhysicsWorld {
     pub fn add_dynamic_box(
         &mut self,
         pose: Pose,
-        half_extents: [f32; 3],
+        half_extents: Vector,
         mass: f32,
         grip: f32,
     ) -> Result<BodyHandle, PhysicsError> {
@@ -538,11 +524,11 @@ impl PhysicsWorld {
     }
 
     /// A body's linear velocity in m/s.
-    pub fn body_velocity(&self, handle: BodyHandle) -> Result<[f32; 3], PhysicsError> {
+    pub fn body_velocity(&self, handle: BodyHandle) -> Result<Vector, PhysicsError> {
         self.rapier
             .bodies
             .get(to_rb(handle))
-            .map(|rb| arr3(rb.linvel()))
+            .map(|rb| rb.linvel())
             .ok_or(PhysicsError::UnknownBody(handle))
     }
 
@@ -575,7 +561,7 @@ impl PhysicsWorld {
     /// Spawns a pawn standing at `feet`, facing `yaw` degrees, level, at rest. Walkable ground
     /// within the ground probe under its feet stands it there at once, grounded on that body,
     /// so its very first tick walks and jumps; over nothing it starts falling.
-    pub fn spawn_pawn(&mut self, feet: [f32; 3], yaw: f32) -> Result<PawnId, PhysicsError> {
+    pub fn spawn_pawn(&mut self, feet: Vector, yaw: f32) -> Result<PawnId, PhysicsError> {
         let feet = finite3(feet, "a pawn's feet")?;
         if !yaw.is_finite() {
             return Err(PhysicsError::NonFinite {
@@ -622,13 +608,7 @@ impl PhysicsWorld {
     /// Sets what a pawn does from the next tick on: its walk, facing and pitch now, and a jump
     /// press the next tick takes.
     pub fn set_pawn_input(&mut self, id: PawnId, input: PawnInput) -> Result<(), PhysicsError> {
-        let values = [
-            input.move_local[0],
-            input.move_local[1],
-            input.yaw,
-            input.pitch,
-        ];
-        if values.iter().any(|v| !v.is_finite()) {
+        if !(input.move_local.is_finite() && input.yaw.is_finite() && input.pitch.is_finite()) {
             return Err(PhysicsError::NonFinite {
                 what: "a pawn's input",
                 kind: "value",
@@ -653,7 +633,7 @@ impl PhysicsWorld {
     pub fn teleport_pawn(
         &mut self,
         id: PawnId,
-        feet: [f32; 3],
+        feet: Vector,
         yaw: f32,
         pitch: f32,
         velocity: TeleportVelocity,
@@ -715,8 +695,8 @@ impl PhysicsWorld {
     pub fn pawn_state(&self, id: PawnId) -> Result<PawnState, PhysicsError> {
         let pawn = self.pawns.get(&id).ok_or(PhysicsError::UnknownPawn(id))?;
         Ok(PawnState {
-            feet: arr3(pawn.feet),
-            velocity: arr3(pawn.velocity),
+            feet: pawn.feet,
+            velocity: pawn.velocity,
             yaw: pawn.yaw,
             pitch: pawn.pitch,
             grounded: pawn.grounded,
@@ -786,7 +766,7 @@ impl PhysicsWorld {
     pub fn pawns_overlapping_box(
         &self,
         pose: Pose,
-        half_extents: [f32; 3],
+        half_extents: Vector,
     ) -> Result<Vec<PawnId>, PhysicsError> {
         overlap::overlapping_box(self, pose, half_extents)
     }
@@ -805,8 +785,8 @@ impl PhysicsWorld {
         let p = self.pawns.get(&id).ok_or(PhysicsError::UnknownPawn(id))?;
         let origin = p.feet + Vector::Y * self.params.eye_height;
         Ok(EyeRay {
-            origin: arr3(origin),
-            direction: arr3(pawn::view_direction(p.yaw, p.pitch)),
+            origin,
+            direction: pawn::view_direction(p.yaw, p.pitch),
         })
     }
 
@@ -825,8 +805,7 @@ impl PhysicsWorld {
                 expected: "at least 0",
             });
         }
-        let origin = vec3(ray.origin);
-        let dir = vec3(ray.direction);
+        let (origin, dir) = (ray.origin, ray.direction);
         let qp = self
             .rapier
             .query_pipeline_with_filter(QueryFilter::default());
@@ -837,7 +816,7 @@ impl PhysicsWorld {
             Some(RayHit {
                 body: from_rb(parent),
                 distance: toi,
-                point: arr3(origin + dir * toi),
+                point: origin + dir * toi,
             })
         }))
     }
@@ -852,15 +831,15 @@ impl PhysicsWorld {
     }
 
     /// Whether a standing pawn's capsule at `feet` would overlap any pawn's.
-    pub fn pawn_at(&self, feet: [f32; 3]) -> bool {
+    pub fn pawn_at(&self, feet: Vector) -> bool {
         let p = &self.params;
         self.pawns
             .values()
-            .any(|other| pawn::capsules_overlap(p, vec3(feet), other.feet))
+            .any(|other| pawn::capsules_overlap(p, feet, other.feet))
     }
 
     /// Whether a standing pawn's capsule at `feet` would overlap solid world geometry.
-    pub fn blocked_at(&self, feet: [f32; 3]) -> bool {
+    pub fn blocked_at(&self, feet: Vector) -> bool {
         let Ok(feet) = finite3(feet, "feet") else {
             return true;
         };
@@ -887,10 +866,10 @@ impl PhysicsWorld {
 
     /// The pawn capsule a standing pawn at `feet` occupies, for callers drawing or measuring
     /// it: its center, radius and full height.
-    pub fn pawn_capsule(&self, feet: [f32; 3]) -> ([f32; 3], f32, f32) {
-        let c = pawn::capsule_pose(&self.params, vec3(feet));
+    pub fn pawn_capsule(&self, feet: Vector) -> (Vector, f32, f32) {
+        let c = pawn::capsule_pose(&self.params, feet);
         (
-            arr3(c.translation),
+            c.translation,
             self.params.pawn_radius,
             self.params.pawn_height,
         )
