@@ -641,8 +641,9 @@ fn read_typed(
     }
 }
 
-/// Converts every dh.voxel definition whose `data` names a `.vox` in this pallet: the
-/// source is imported into a `.dh-vox.bin` payload (with its shards) that ships in its
+/// Converts every dh.voxel definition whose `data` names a `.vox` or a Minecraft
+/// structure (`.schem`, `.litematic`, `.nbt`, `.schematic`) in this pallet: the source is
+/// imported into a `.dh-vox.bin` payload (with its shards) that ships in its
 /// place, and the compiled definition's `data` points at the payload. The source itself
 /// never ships.
 fn convert_voxel_sources(
@@ -665,9 +666,10 @@ fn convert_voxel_sources(
             continue;
         };
         let kind = DataKind::of(&data);
-        if kind != DataKind::Vox {
-            if kind != DataKind::Payload {
-                // A Minecraft source would ship unconverted: refuse it by name.
+        let structure = crate::voxel::minecraft::StructureFormat::of_data(&data);
+        if kind != DataKind::Vox && structure.is_none() {
+            if kind == DataKind::World {
+                // A world would ship unconverted: refuse it by name.
                 let r = &mut read[i];
                 let span = r
                     .source
@@ -681,7 +683,7 @@ fn convert_voxel_sources(
                         span,
                         "data",
                         format!(
-                            "'{data}' is {}; this compiler converts .vox sources and ships .dh-vox.bin payloads, and its Minecraft importer is not built yet",
+                            "'{data}' is {}; this compiler converts .vox sources and Minecraft structures (.schem, .litematic, .nbt, .schematic), and its Minecraft world importer is not built yet",
                             kind.describe()
                         ),
                     );
@@ -691,6 +693,10 @@ fn convert_voxel_sources(
         }
         let platform = json
             .get("platform")
+            .and_then(|p| p.as_str())
+            .map(str::to_string);
+        let authored_version = json
+            .get("platformVersion")
             .and_then(|p| p.as_str())
             .map(str::to_string);
         let def_path = read[i].path.clone();
@@ -713,13 +719,35 @@ fn convert_voxel_sources(
             continue;
         };
         let r = &mut read[i];
-        let result = crate::voxel::import::import_vox_bytes(&b.path, &bytes, platform.as_deref())
-            .map_err(|e| e.to_string())
-            .and_then(|imp| {
-                crate::voxel::payload::encode(&imp.payload)
-                    .map(|shards| (imp.warnings, shards))
-                    .map_err(|e| e.to_string())
-            });
+        let converted = match structure {
+            None => crate::voxel::import::import_vox_bytes(&b.path, &bytes, platform.as_deref())
+                .map(|imp| (imp.payload, imp.warnings))
+                .map_err(|e| e.to_string()),
+            Some(format) => crate::voxel::minecraft::import_bytes(
+                &b.path,
+                &bytes,
+                format,
+                &crate::voxel::minecraft::Limits::default(),
+            )
+            .map(|mut imp| {
+                // An authored platformVersion wins over the release table's.
+                if let Some(v) = &authored_version {
+                    imp.payload.header.platform_version = v.clone();
+                }
+                (imp.payload, imp.warnings)
+            })
+            .map_err(|e| e.to_string()),
+        };
+        let platform_version = converted
+            .as_ref()
+            .ok()
+            .map(|(p, _)| p.header.platform_version.clone())
+            .filter(|v| !v.is_empty());
+        let result = converted.and_then(|(payload, warnings)| {
+            crate::voxel::payload::encode(&payload)
+                .map(|shards| (warnings, shards))
+                .map_err(|e| e.to_string())
+        });
         match result {
             Ok((warnings, shards)) => {
                 let payload = payload_path(&def_path);
@@ -749,10 +777,18 @@ fn convert_voxel_sources(
                         }
                     }
                     if !members.iter().any(|m| m.key == "format") {
+                        let format = kind.format().unwrap_or("vox");
                         members.push(member(
                             "format",
-                            Value::synthetic(Kind::String("vox".into())),
+                            Value::synthetic(Kind::String(format.into())),
                         ));
+                    }
+                    // A Minecraft source fills platformVersion from its data version.
+                    if let Some(v) = platform_version {
+                        if !members.iter().any(|m| m.key == "platformVersion") {
+                            members
+                                .push(member("platformVersion", Value::synthetic(Kind::String(v))));
+                        }
                     }
                 }
                 consumed.push(src);

@@ -68,6 +68,13 @@ pub fn fuzz_region(data: &[u8]) {
     crate::voxel::minecraft::world::fuzz_region(data);
 }
 
+/// The Minecraft structure importers (`.schem`, `.litematic`, `.nbt`, `.schematic`) over
+/// one input, each under small caps, and what converts written and read back (see
+/// `dh_content::voxel::minecraft::fuzz_import`).
+pub fn fuzz_minecraft(data: &[u8]) {
+    crate::voxel::minecraft::fuzz_import(data);
+}
+
 /// The block table parser and look resolution (see
 /// `dh_content::voxel::blocks::fuzz_table`).
 pub fn fuzz_blocks(data: &[u8]) {

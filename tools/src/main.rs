@@ -6,6 +6,7 @@
 //! dh inspect <file.pallet> [--json]
 //! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
 //! dh import minecraft-world <save> --into <pallet dir>
+//! dh import minecraft <file.schem|.litematic|.nbt|.schematic> [--into <pallet dir>]
 //! dh completions <shell>
 //! ```
 //!
@@ -53,6 +54,10 @@ USAGE:
         <name>.dh-vox and a <name>.dh-map with the volume, a spawn point at the world's
         spawn and cameras. Regions convert in parallel with a progress bar on a terminal;
         a chunk that cannot be read is named and left out, and the rest converts.
+    dh import minecraft <file.schem | .litematic | .nbt | .schematic> [--into <pallet dir>]
+        Import a Minecraft structure (Sponge, Litematica, structure block, MCEdit):
+        writes <name>.dh-vox and its <name>.dh-vox.bin payload into the pallet folder
+        (default: beside the file).
     dh completions <shell>
         Print a completion script for bash, zsh, fish, elvish or powershell, e.g.
         `dh completions bash > /etc/bash_completion.d/dh`.
@@ -159,9 +164,9 @@ enum Command {
     #[command(args_override_self = true)]
     Import {
         /// The importer.
-        #[arg(value_name = "format", value_parser = ["vox", "minecraft-world"], required = true)]
+        #[arg(value_name = "format", value_parser = ["vox", "minecraft", "minecraft-world"], required = true)]
         format: Option<String>,
-        /// The file to import.
+        /// The file to import (a .vox; for minecraft a .schem, .litematic, .nbt or .schematic).
         #[arg(value_name = "file", required = true)]
         file: Option<PathBuf>,
         /// The platform the .vox follows (magicavoxel, teardown, or an id).
@@ -198,6 +203,7 @@ enum Command {
 
 struct Args {
     command: String,
+    /// The importer `dh import` runs (`vox`, `minecraft`, `minecraft-world`).
     format: Option<String>,
     platform: Option<String>,
     into: Option<PathBuf>,
@@ -254,9 +260,9 @@ fn usage_message(e: &clap::Error, args: &[String]) -> String {
             let command = args.first().map_or("", String::as_str);
             match (command, arg.as_str()) {
                 ("import", "<format>") => {
-                    "`dh import` needs a format; expected `dh import vox <file.vox>`".to_string()
+                    "`dh import` needs a format; expected `dh import vox <file.vox>` or `dh import minecraft <file.schem>`".to_string()
                 }
-                ("import", _) => "`dh import vox` needs the .vox file".to_string(),
+                ("import", _) => "`dh import` needs the file to import".to_string(),
                 ("inspect", _) => "`dh inspect` needs a .pallet or .dh-vox.bin file".to_string(),
                 _ => format!("`dh {command}` needs the source pallet's folder"),
             }
@@ -266,7 +272,7 @@ fn usage_message(e: &clap::Error, args: &[String]) -> String {
             let flag = arg.split_whitespace().next().unwrap_or_default();
             if arg.contains("format") {
                 format!(
-                    "`dh import {value}` is not an importer; expected `dh import vox <file.vox>`"
+                    "`dh import {value}` is not an importer; expected `dh import vox <file.vox>` or `dh import minecraft <file.schem>`"
                 )
             } else if !value.is_empty() {
                 let valid = match e.get(ContextKind::ValidValue) {
@@ -360,7 +366,7 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
         } => {
             if format.is_none() {
                 return Err(CliError::Usage(
-                    "`dh import` needs a format; expected `dh import vox <file.vox>`".into(),
+                    "`dh import` needs a format; expected `dh import vox <file.vox>` or `dh import minecraft <file.schem>`".into(),
                 ));
             }
             a.command = "import".into();
@@ -650,6 +656,9 @@ fn import(args: &Args) -> Result<bool, CliError> {
     if args.format.as_deref() == Some("minecraft-world") {
         return import_world(args);
     }
+    if args.format.as_deref() == Some("minecraft") {
+        return import_minecraft(args);
+    }
     let file = args
         .input
         .clone()
@@ -677,6 +686,37 @@ fn import(args: &Args) -> Result<bool, CliError> {
             report.grids,
             report.voxels,
             report.palette_entries
+        );
+    }
+    Ok(true)
+}
+
+fn import_minecraft(args: &Args) -> Result<bool, CliError> {
+    let file = args.input.clone().ok_or_else(|| {
+        CliError::Usage(
+            "`dh import minecraft` needs the .schem, .litematic, .nbt or .schematic".into(),
+        )
+    })?;
+    if args.platform.is_some() {
+        return Err(CliError::Usage(
+            "`--platform` is for a .vox; a Minecraft structure follows com.mojang.minecraft".into(),
+        ));
+    }
+    let report = dh_content::voxel::minecraft::import_file(&file, args.into.as_deref())
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    for w in &report.warnings {
+        eprintln!("dh: warning: {}: {w}", file.display());
+    }
+    if !args.quiet {
+        eprintln!(
+            "dh: imported {} as {} ({}): {} grid(s), {} block(s), {} palette entries, {} block entities and entities",
+            file.display(),
+            report.definition.display(),
+            report.platform,
+            report.grids,
+            report.voxels,
+            report.palette_entries,
+            report.extras
         );
     }
     Ok(true)

@@ -397,3 +397,41 @@ fn build_mounts_a_dependency_named_by_pallet_and_says_once_when_one_is_absent() 
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn import_minecraft_writes_the_definition_and_its_payload() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/minecraft/schem/smallhouse1.schem");
+    if !src.is_file() {
+        println!("skipped: {} is absent", src.display());
+        return;
+    }
+    let dir = temp_dir("import-minecraft");
+    let r = dh()
+        .args(["import", "minecraft"])
+        .arg(&src)
+        .arg("--into")
+        .arg(dir.join("voxels"))
+        .output()
+        .expect("dh runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let said = String::from_utf8_lossy(&r.stderr);
+    // smallhouse1: 1 grid, 173 palette entries and dh:empty, 72 block entities.
+    assert!(said.contains("(com.mojang.minecraft): 1 grid(s)"), "{said}");
+    assert!(
+        said.contains("174 palette entries, 72 block entities and entities"),
+        "{said}"
+    );
+    let def = std::fs::read_to_string(dir.join("voxels/smallhouse1.dh-vox")).expect("definition");
+    assert!(def.contains("\"format\": \"schem\""), "{def}");
+    assert!(dir.join("voxels/smallhouse1.dh-vox.bin").is_file());
+    // --platform is a .vox's.
+    let r = dh()
+        .args(["import", "minecraft"])
+        .arg(&src)
+        .args(["--platform", "teardown"])
+        .output()
+        .expect("dh runs");
+    assert_eq!(r.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
