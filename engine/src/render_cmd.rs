@@ -170,6 +170,7 @@ impl World {
             for l in self.host.take_output() {
                 let _ = writeln!(err, "{l}");
             }
+            crate::run::report_failures(self.runner.as_mut(), err);
         }
         Ok(())
     }
@@ -218,7 +219,12 @@ fn render_inner(
         (Some(s), _) => ticks_of(s.parse::<f64>().unwrap_or(0.0)),
         (None, Some(_)) => {
             let cap = ticks_of(600.0);
-            while world.runner.as_ref().is_some_and(|r| !r.finished()) && world.host.tick() < cap {
+            while world
+                .runner
+                .as_ref()
+                .is_some_and(|r| !r.finished(world.host.tick()))
+                && world.host.tick() < cap
+            {
                 let t = world.host.tick() + 1;
                 world.advance_to(t, err)?;
             }
@@ -298,7 +304,10 @@ fn render_inner(
     });
     let gpu = match gpu {
         Ok(g) => g,
-        Err(e) => return fallback(o, &first.frame, thumbnail, &e.to_string(), err),
+        Err(e) => {
+            let outcome = fallback(o, &first.frame, thumbnail, &e.to_string(), err)?;
+            return Ok(expects_summary(&world, err).unwrap_or(outcome));
+        }
     };
     let _ = writeln!(err, "dh-engine: rendering on {}", device_name(&gpu));
     let mut renderer = Renderer::with_desc(
@@ -406,7 +415,15 @@ fn render_inner(
         }
         return Ok(Outcome::Failed);
     }
-    Ok(Outcome::Done)
+    Ok(expects_summary(&world, err).unwrap_or(Outcome::Done))
+}
+
+/// The last line when a script's `expect`s failed (they are printed where they failed too):
+/// `Failed` then, `None` when every one held.
+fn expects_summary(world: &World, err: &mut dyn Write) -> Option<Outcome> {
+    let line = world.runner.as_ref()?.summary()?;
+    let _ = writeln!(err, "dh-engine: {line}");
+    Some(Outcome::Failed)
 }
 
 /// The last rung: nothing can be photographed on this machine.
