@@ -1,10 +1,16 @@
 //! Issue 19, "a new user's first day": the places a new author got stuck, each pinned by a
 //! test that failed before the fix.
 
-use std::path::PathBuf;
+mod support;
 
+use std::path::{Path, PathBuf};
+
+use dh_engine::catalog::Catalog;
+use dh_engine::extract;
+use dh_engine::host::{Host, HostOptions};
 use dh_engine::render_cmd::{render, RenderOptions};
 use dh_engine::run::Outcome;
+use support::SourcePallet;
 
 /// A fresh scratch folder for one test.
 fn scratch(tag: &str) -> PathBuf {
@@ -79,4 +85,171 @@ fn render_honours_a_closing_wait_and_sums_up_failed_expects() {
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A shared fixture's bytes, or `None` with a line saying it is absent.
+fn fixture(rel: &str) -> Option<Vec<u8>> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures")
+        .join(rel);
+    match std::fs::read(&p) {
+        Ok(b) => Some(b),
+        Err(_) => {
+            println!("skipping: the fixture {} is absent", p.display());
+            None
+        }
+    }
+}
+
+/// The bytes of a GLB's first image, read out of its BIN chunk by its buffer view.
+fn first_image(glb: &[u8]) -> Vec<u8> {
+    let u32_at = |at: usize| u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
+    let json_len = u32_at(12);
+    let json = std::str::from_utf8(&glb[20..20 + json_len]).unwrap();
+    let doc = dh_content::jsonc::parse(json).unwrap_or_else(|e| panic!("{e:?}"));
+    let num =
+        |v: Option<&dh_content::jsonc::Value>| v.and_then(|v| v.as_f64()).unwrap_or(0.0) as usize;
+    let image = doc
+        .get("images")
+        .and_then(|i| i.as_array()?.first())
+        .expect("an image");
+    let view = doc
+        .get("bufferViews")
+        .and_then(|v| v.as_array()?.get(num(image.get("bufferView"))))
+        .expect("its buffer view");
+    let bin = 20 + json_len + 8;
+    let offset = bin + num(view.get("byteOffset"));
+    glb[offset..offset + num(view.get("byteLength"))].to_vec()
+}
+
+/// The truck pallet: CesiumMilkTruck placed once (not as the world) under a camera looking
+/// straight down at it; its `truck` and `wheels` slots wear `truck.dh-mat`, whose
+/// `baseColor` is the model's own JPEG (`with_texture`) or nothing (its tint alone).
+fn truck_pallet(tag: &str, with_texture: bool) -> Option<PathBuf> {
+    let glb = fixture("gltf/CesiumMilkTruck.glb")?;
+    let pallet = SourcePallet::fresh("dh-first-day-truck", tag);
+    pallet.manifest("dev.example.truck", "Truck");
+    pallet.write("textures/CesiumMilkTruck.jpg", &first_image(&glb));
+    pallet.write("meshes/CesiumMilkTruck.glb", &glb);
+    let base = if with_texture {
+        r#", "baseColor": "../textures/CesiumMilkTruck.jpg""#
+    } else {
+        ""
+    };
+    pallet.write(
+        "materials/truck.dh-mat",
+        format!(r#"{{ "shader": "lit"{base} }}"#).as_bytes(),
+    );
+    pallet.write("materials/glass.dh-mat", br#"{ "tint": [0.2, 0.2, 0.25] }"#);
+    pallet.write(
+        "maps/truck.dh-map",
+        br#"{
+  "name": "Truck",
+  "materials": { "truck": "/materials/truck.dh-mat", "wheels": "/materials/truck.dh-mat",
+                 "glass": "/materials/glass.dh-mat", "window_trim": "/materials/glass.dh-mat" },
+  "render": { "bloom": false },
+  "objects": [
+    { "$type": "instance", "id": "5d1f6a80-2c3e-4b71-9d0a-1e2f3a4b5c61", "name": "truck", "source": "/meshes/CesiumMilkTruck.glb" },
+    { "$type": "object", "id": "5d1f6a80-2c3e-4b71-9d0a-1e2f3a4b5c62", "name": "top",
+      "position": [0, 9, 0], "rotation": [-90, 0, 0], "components": [ { "$type": "dh.camera" } ] }
+  ]
+}
+"#,
+    );
+    let out = pallet.compile(true, "truck");
+    Some(pallet.save("truck.pallet", &support::pallet_bytes(&out)))
+}
+
+/// Regression (item 1): CesiumMilkTruck's base colour is a JPEG; extraction failed it as
+/// "not a readable PNG" and the truck drew its white tint. Now the texture decodes (once
+/// for both slots) and reaches the frame.
+#[test]
+fn the_milk_truck_draws_its_jpeg() {
+    let Some(pallet) = truck_pallet("extract", true) else {
+        return;
+    };
+    let map = "dev.example.truck:maps/truck";
+    let host = Host::start(&HostOptions {
+        map: map.into(),
+        pallets: vec![pallet.clone()],
+        ..HostOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+    catalog
+        .mount_file(&pallet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_, m) = catalog.load_map(map).unwrap_or_else(|e| panic!("{e}"));
+    let x = extract::extract(&host, &catalog, &m);
+    assert!(
+        x.notes.iter().all(|n| !n.contains("baseColor")),
+        "{:?}",
+        x.notes
+    );
+    let slot = host
+        .sim()
+        .materials()
+        .slot("truck")
+        .expect("the truck slot")
+        .0 as usize;
+    let texture = x.frame.materials[slot]
+        .base_color_texture
+        .as_ref()
+        .unwrap_or_else(|| panic!("no texture: {:?}", x.notes));
+    let jpeg = first_image(&fixture("gltf/CesiumMilkTruck.glb").unwrap_or_default());
+    let want = dh_content::texture::decode("t.jpg", &jpeg).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((texture.width, texture.height), (want.width, want.height));
+    assert_eq!(texture.rgba, want.rgba);
+    let wheels = host.sim().materials().slot("wheels").expect("wheels").0 as usize;
+    let wheels = x.frame.materials[wheels]
+        .base_color_texture
+        .as_ref()
+        .expect("wheels' texture");
+    assert!(std::sync::Arc::ptr_eq(texture, wheels), "decoded once");
+}
+
+fn shoot_top(pallet: &Path, outdir: &Path) -> dh_gpu::render::frame::Texture {
+    let (outcome, _, err) = render_capture(&RenderOptions {
+        outdir: outdir.to_path_buf(),
+        pallets: vec![pallet.to_path_buf()],
+        map: "dev.example.truck:maps/truck".into(),
+        camera: Some("top".into()),
+        size: Some([160, 160]),
+        ..RenderOptions::default()
+    });
+    assert_eq!(outcome, Outcome::Done, "{err}");
+    assert!(!err.contains("baseColor"), "{err}");
+    let png = std::fs::read(outdir.join("top.png")).unwrap_or_else(|e| panic!("{e}"));
+    dh_gpu::render::frame::Texture::decode("top.png", &png).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The truck photographed from above, textured and untextured: the JPEG changes the
+/// picture where the truck stands (before the fix both shots were the tint alone).
+#[test]
+fn the_milk_truck_photographs_textured() {
+    if !vulkan() {
+        return;
+    }
+    let (Some(textured), Some(plain)) = (truck_pallet("shot", true), truck_pallet("plain", false))
+    else {
+        return;
+    };
+    let a = shoot_top(&textured, &textured.with_file_name("shots"));
+    let b = shoot_top(&plain, &plain.with_file_name("shots"));
+    let differ = a
+        .rgba
+        .chunks_exact(4)
+        .zip(b.rgba.chunks_exact(4))
+        .filter(|(p, q)| {
+            (0..3)
+                .map(|k| (i32::from(p[k]) - i32::from(q[k])).abs())
+                .sum::<i32>()
+                > 60
+        })
+        .count();
+    assert!(
+        differ > 400,
+        "only {differ} of {} pixels changed with the texture",
+        160 * 160
+    );
 }
