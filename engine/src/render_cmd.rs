@@ -66,6 +66,9 @@ enum RenderError {
     Catalog(#[from] crate::catalog::CatalogError),
     #[error("{0}")]
     Failed(String),
+    /// A `--pallet` source folder that does not build (exit 1, as `dh build`).
+    #[error(transparent)]
+    Build(#[from] crate::source_pallet::FolderBuildError),
 }
 
 /// One shot: a camera and the world time to take it at.
@@ -183,6 +186,7 @@ fn render_inner(
 ) -> Result<Outcome, RenderError> {
     std::fs::create_dir_all(&o.outdir)
         .map_err(|e| RenderError::Failed(format!("cannot create {}: {e}", o.outdir.display())))?;
+    crate::source_pallet::prebuild(&o.pallets, err)?;
     let host = Host::start(&HostOptions {
         map: o.map.clone(),
         pallets: o.pallets.clone(),

@@ -73,7 +73,7 @@ pub fn run(options: &RunOptions, bench: bool, out: &mut dyn Write, err: &mut dyn
                 {
                     Outcome::Usage
                 }
-                RunError::Host(_) | RunError::Io(_) => Outcome::Failed,
+                RunError::Host(_) | RunError::Io(_) | RunError::Build(_) => Outcome::Failed,
             }
         }
     }
@@ -87,6 +87,9 @@ enum RunError {
     Host(#[from] HostError),
     #[error("{0}")]
     Io(String),
+    /// A `--pallet` source folder that does not build (exit 1, as `dh build`).
+    #[error(transparent)]
+    Build(#[from] crate::source_pallet::FolderBuildError),
 }
 
 /// `dh-engine bench <scene>` for a built-in scene ([`crate::bench_scenes::SCENES`]): it
@@ -132,6 +135,7 @@ fn run_inner(
         (None, true) => DEFAULT_BENCH_SCENE.to_string(),
         (None, false) => return Err(UsageError("run needs --map M".into()).into()),
     };
+    crate::source_pallet::prebuild(&options.pallets, err)?;
     let mut host = Host::start(&HostOptions {
         map,
         pallets: options.pallets.clone(),

@@ -253,3 +253,83 @@ fn the_milk_truck_photographs_textured() {
         160 * 160
     );
 }
+
+fn run_capture(o: &dh_engine::run::RunOptions) -> (Outcome, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let outcome = dh_engine::run::run(o, false, &mut out, &mut err);
+    (
+        outcome,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// A source pallet folder: a floor and a lamp object, and the map placing both.
+fn room_sources(tag: &str) -> SourcePallet {
+    let p = SourcePallet::fresh("dh-first-day-room", tag);
+    p.manifest("dev.example.room", "Room");
+    p.write("objects/lamp.dh-obj", br#"{ "components": [] }"#);
+    p.write("materials/floor.dh-mat", br#"{ "tint": [0.6, 0.6, 0.6] }"#);
+    p.write(
+        "maps/room.dh-map",
+        br#"{
+  "name": "Room",
+  "materials": { "floor": "/materials/floor.dh-mat" },
+  "objects": [
+    { "$type": "boxBrush", "id": "6e2a7b90-3d4f-4c82-8e1b-2f3a4b5c6d71", "name": "floor", "position": [0, -0.5, 0], "size": [10, 1, 10], "material": "floor" },
+    { "$type": "instance", "id": "6e2a7b90-3d4f-4c82-8e1b-2f3a4b5c6d72", "name": "lamp", "source": "/objects/lamp.dh-obj", "position": [0, 1, 0] }
+  ]
+}
+"#,
+    );
+    p
+}
+
+/// Regression (item 4): `--pallet <folder>` failed with "cannot memory-map: No such device
+/// (os error 19)". The folder is compiled in process, as `dh build` would, with its
+/// diagnostics printed, and the map runs; an edited folder builds again; a folder that does
+/// not build fails the run (exit 1) with every error.
+#[test]
+fn a_source_folder_runs_as_dh_build_would_build_it() {
+    let src = room_sources("run");
+    let dir = src.dir.join("wait.dhs");
+    std::fs::write(
+        &dir,
+        "spawn p 0 0.2 0\nwait 20 ticks\nexpect p.grounded == true\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let options = dh_engine::run::RunOptions {
+        pallets: vec![src.src.clone()],
+        map: Some("room".into()),
+        script: Some(dir.clone()),
+        ..Default::default()
+    };
+    let (outcome, out, err) = run_capture(&options);
+    assert_eq!(outcome, Outcome::Done, "{err}");
+    assert!(
+        out.contains("ticks of dev.example.room:maps/room.dh-map"),
+        "{out}"
+    );
+    assert!(
+        err.contains(&format!(
+            "dh-engine: built {} in process (",
+            src.src.display()
+        )),
+        "{err}"
+    );
+    // Unchanged: the second mount reuses the build; edited: it builds again.
+    let again = dh_engine::source_pallet::build_folder(&src.src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!again.compiled);
+    src.write(
+        "maps/room.dh-map",
+        br#"{ "name": "Room", "objects": [ { "$type": "boxBrush", "name": "floor", "size": [1, 1] } ] }"#,
+    );
+    let (outcome, _, err) = run_capture(&options);
+    assert_eq!(outcome, Outcome::Failed, "{err}");
+    assert!(
+        err.contains("maps/room.dh-map:1:"),
+        "the build's errors:\n{err}"
+    );
+    assert!(err.contains("error(s)"), "{err}");
+    assert!(err.contains("the source pallet does not build"), "{err}");
+}
