@@ -1296,6 +1296,7 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
 /// file of that name.
 fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
     let paths: BTreeMap<String, ()> = read.iter().map(|r| (r.path.clone(), ())).collect();
+    let textures = check_textures(manifest, read);
     for r in read.iter_mut() {
         let Some(file) = &r.file else { continue };
         for s in &r.references {
@@ -1319,6 +1320,15 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                     }
                     if pallet != manifest.id {
                         continue; // checked where it lives, and where it is loaded
+                    }
+                    if let Some(Err(why)) = textures
+                        .get(&path)
+                        .filter(|_| names_texture(r.kind, &s.path))
+                    {
+                        cx.at_path(&s.path, |cx| {
+                            cx.error(s.span, format!("{}: '{}' is {why}", s.what, s.reference))
+                        });
+                        continue;
                     }
                     if paths.contains_key(&path) || holds_pieces(&paths, &path) {
                         continue;
@@ -1351,6 +1361,54 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
             }
         }
     }
+}
+
+/// Whether the member `member` of an asset of `kind` names a texture: a material's
+/// `baseColor` and `emissiveTexture`.
+fn names_texture(kind: AssetKind, member: &str) -> bool {
+    kind == AssetKind::Material && matches!(member, "baseColor" | "emissiveTexture")
+}
+
+/// Decodes, once each and in parallel, every file of this pallet a material names as a
+/// texture, so an image the engine cannot read (a JPEG cut short, an EXR, a GLB named as a
+/// `baseColor`) is a build error naming the file and what it is rather than a white
+/// material at run time. By pallet path: `Ok` with the image's size, or why it is refused.
+fn check_textures(
+    manifest: &PalletManifestSource,
+    read: &[ReadAsset],
+) -> BTreeMap<String, Result<(u32, u32), String>> {
+    let mut wanted = std::collections::BTreeSet::new();
+    for r in read {
+        for s in r
+            .references
+            .iter()
+            .filter(|s| names_texture(r.kind, &s.path))
+        {
+            if let Ok(b) =
+                refs::resolve(&s.reference, &manifest.id, &r.path, &manifest.dependencies)
+            {
+                if b.pallet == manifest.id {
+                    wanted.insert(b.path);
+                }
+            }
+        }
+    }
+    let by_path: BTreeMap<&str, &ReadAsset> = read.iter().map(|r| (r.path.as_str(), r)).collect();
+    // A JSON asset has no raw bytes: it is told by its name.
+    let targets: Vec<(&str, &[u8])> = wanted
+        .iter()
+        .filter_map(|p| {
+            let r = by_path.get(p.as_str())?;
+            Some((p.as_str(), r.raw.as_deref().unwrap_or(&[])))
+        })
+        .collect();
+    targets
+        .par_iter()
+        .map(|(path, bytes)| {
+            let r = crate::texture::decode(path, bytes).map(|img| (img.width, img.height));
+            (path.to_string(), r.map_err(|e| e.to_string()))
+        })
+        .collect()
 }
 
 /// Whether `path` (a model source with no extension) names a folder of pieces: a folder

@@ -38,6 +38,29 @@ pub fn fuzz_source(data: &[u8]) {
     }
 }
 
+/// The texture decoders: the bytes as a material's file (told apart by signature), and as
+/// a PNG and a JPEG outright, so either decoder meets every input. None may panic or
+/// allocate past the edge cap.
+pub fn fuzz_image(data: &[u8]) {
+    let _ = crate::texture::identify("fuzz", data);
+    for r in [
+        crate::texture::decode("fuzz", data),
+        crate::texture::decode_png(data),
+        crate::texture::decode_jpeg(data),
+    ] {
+        match r {
+            Ok(img) => assert_eq!(
+                img.rgba.len(),
+                img.width as usize * img.height as usize * 4,
+                "an image's texels are width x height x 4 bytes"
+            ),
+            Err(e) => {
+                let _ = e.to_string();
+            }
+        }
+    }
+}
+
 /// The `.pallet` reader.
 pub fn fuzz_pallet(data: &[u8]) {
     crate::pallet::fuzz_read(data);

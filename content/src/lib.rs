@@ -20,4 +20,5 @@ pub mod parts;
 pub mod read;
 pub mod refs;
 pub mod schema;
+pub mod texture;
 pub mod voxel;

@@ -46,3 +46,17 @@ fn pallet_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", path.display());
     }
 }
+
+#[test]
+fn image_corpus_never_panics() {
+    let files = corpus("image");
+    assert!(
+        files.len() >= 5,
+        "the image corpus has only {} files",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_image(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}

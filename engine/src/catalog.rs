@@ -62,6 +62,9 @@ pub enum CatalogError {
         /// The barcodes it could mean.
         matches: Vec<String>,
     },
+    /// A `--pallet` source folder that does not build.
+    #[error(transparent)]
+    Build(#[from] crate::source_pallet::FolderBuildError),
     /// An entry that does not read or parse.
     #[error("{barcode}: {message}")]
     Read {
@@ -142,8 +145,20 @@ impl Catalog {
         })
     }
 
-    /// Mounts a pallet file.
+    /// Mounts a pallet file, or a source pallet folder compiled in process as `dh build`
+    /// would ([`crate::source_pallet::build_folder`]; its warnings are the caller's to print,
+    /// [`crate::source_pallet::prebuild`]).
     pub fn mount_file(&mut self, path: &Path) -> Result<(), CatalogError> {
+        if crate::source_pallet::is_source_folder(path) {
+            let built = crate::source_pallet::build_folder(path)?;
+            let pallet = Pallet::from_bytes(built.bytes.as_ref().clone()).map_err(|e| {
+                CatalogError::Open {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                }
+            })?;
+            return self.mount(pallet, &path.display().to_string());
+        }
         let pallet = Pallet::open(path).map_err(|e| CatalogError::Open {
             path: path.display().to_string(),
             message: e.to_string(),

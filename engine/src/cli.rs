@@ -60,7 +60,9 @@ completions
         prints a completion script for SHELL (bash, zsh, fish, elvish, powershell), e.g.
         `dh-engine completions bash > /etc/bash_completion.d/dh-engine`.
 
-  --pallet P        mounts pallet file P beside the embedded core pallet
+  --pallet P        mounts pallet file P beside the embedded core pallet; a source pallet
+                    folder (pallet.dh at its root) is compiled in process first, as
+                    `dh build` would, printing its diagnostics
   --map M           a map: logic-map, maps/logic-map or core:maps/logic-map.dh-map
   --ticks N         how many ticks to run
   --script S        a script of console commands (`dh-engine help script`)
@@ -165,7 +167,8 @@ enum Command {
 /// What `run` and `bench` share.
 #[derive(Debug, Args)]
 struct CommonArgs {
-    /// Mounts pallet file P beside the embedded core pallet (repeatable, in order).
+    /// Mounts pallet file P beside the embedded core pallet (repeatable, in order); a source
+    /// pallet folder is compiled in process first, as `dh build` would.
     #[arg(long = "pallet", value_name = "P", allow_hyphen_values = true)]
     pallets: Vec<PathBuf>,
     /// How many ticks to run.
@@ -217,7 +220,8 @@ struct RenderArgs {
     /// Where the pictures go.
     #[arg(value_name = "OUTDIR")]
     outdir: Option<PathBuf>,
-    /// Mounts pallet file P beside the embedded core pallet (repeatable, in order).
+    /// Mounts pallet file P beside the embedded core pallet (repeatable, in order); a source
+    /// pallet folder is compiled in process first, as `dh build` would.
     #[arg(long = "pallet", value_name = "P", allow_hyphen_values = true)]
     pallets: Vec<PathBuf>,
     /// The map: logic-map, maps/logic-map or core:maps/logic-map.dh-map.

@@ -5,7 +5,7 @@
 //!   above it or on it, a light's fixture, a physics prop) is live, drawn at this frame's
 //!   pose, and every other box goes in the static batch.
 //! * Materials: each slot's `dh.material` (tint sRGB → linear, `shader` lit/unlit, `uvScale`,
-//!   emission × intensity, and its `baseColor` PNG decoded to sRGB texels, at most
+//!   emission × intensity, and its `baseColor` PNG or JPEG decoded to sRGB texels, at most
 //!   [`Texture::MAX_EDGE`] on a side, once per [`ExtractCache`]); a slot whose material cannot
 //!   be read draws the missingMaterial, and a base color that cannot be read or decoded is
 //!   noted and the material draws its tint alone.
@@ -423,7 +423,7 @@ pub fn settings(
 }
 
 /// What extraction keeps from frame to frame: the decoded base color textures by barcode
-/// (each PNG is read and decoded once; a failure is kept too, so it is noted each frame
+/// (each image is read and decoded once; a failure is kept too, so it is noted each frame
 /// without reading again).
 ///
 /// It also holds the session's model geometry ([`ModelCache`]): each placed model's GLB is
@@ -487,7 +487,7 @@ fn base_color_texture(
             path: barcode.path,
         };
         let bytes = catalog.read(&found).map_err(|e| e.to_string())?;
-        Texture::from_png(&bytes)
+        Texture::decode(&found.path, &bytes)
             .map(Arc::new)
             .map_err(|e| e.to_string())
     });

@@ -15,4 +15,5 @@ pub mod prefs;
 pub mod render_cmd;
 pub mod run;
 pub mod script;
+pub mod source_pallet;
 pub mod voxel;

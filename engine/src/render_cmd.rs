@@ -66,6 +66,9 @@ enum RenderError {
     Catalog(#[from] crate::catalog::CatalogError),
     #[error("{0}")]
     Failed(String),
+    /// A `--pallet` source folder that does not build (exit 1, as `dh build`).
+    #[error(transparent)]
+    Build(#[from] crate::source_pallet::FolderBuildError),
 }
 
 /// One shot: a camera and the world time to take it at.
@@ -170,6 +173,7 @@ impl World {
             for l in self.host.take_output() {
                 let _ = writeln!(err, "{l}");
             }
+            crate::run::report_failures(self.runner.as_mut(), err);
         }
         Ok(())
     }
@@ -182,6 +186,7 @@ fn render_inner(
 ) -> Result<Outcome, RenderError> {
     std::fs::create_dir_all(&o.outdir)
         .map_err(|e| RenderError::Failed(format!("cannot create {}: {e}", o.outdir.display())))?;
+    crate::source_pallet::prebuild(&o.pallets, err)?;
     let host = Host::start(&HostOptions {
         map: o.map.clone(),
         pallets: o.pallets.clone(),
@@ -218,7 +223,12 @@ fn render_inner(
         (Some(s), _) => ticks_of(s.parse::<f64>().unwrap_or(0.0)),
         (None, Some(_)) => {
             let cap = ticks_of(600.0);
-            while world.runner.as_ref().is_some_and(|r| !r.finished()) && world.host.tick() < cap {
+            while world
+                .runner
+                .as_ref()
+                .is_some_and(|r| !r.finished(world.host.tick()))
+                && world.host.tick() < cap
+            {
                 let t = world.host.tick() + 1;
                 world.advance_to(t, err)?;
             }
@@ -298,7 +308,10 @@ fn render_inner(
     });
     let gpu = match gpu {
         Ok(g) => g,
-        Err(e) => return fallback(o, &first.frame, thumbnail, &e.to_string(), err),
+        Err(e) => {
+            let outcome = fallback(o, &first.frame, thumbnail, &e.to_string(), err)?;
+            return Ok(expects_summary(&world, err).unwrap_or(outcome));
+        }
     };
     let _ = writeln!(err, "dh-engine: rendering on {}", device_name(&gpu));
     let mut renderer = Renderer::with_desc(
@@ -406,7 +419,15 @@ fn render_inner(
         }
         return Ok(Outcome::Failed);
     }
-    Ok(Outcome::Done)
+    Ok(expects_summary(&world, err).unwrap_or(Outcome::Done))
+}
+
+/// The last line when a script's `expect`s failed (they are printed where they failed too):
+/// `Failed` then, `None` when every one held.
+fn expects_summary(world: &World, err: &mut dyn Write) -> Option<Outcome> {
+    let line = world.runner.as_ref()?.summary()?;
+    let _ = writeln!(err, "dh-engine: {line}");
+    Some(Outcome::Failed)
 }
 
 /// The last rung: nothing can be photographed on this machine.

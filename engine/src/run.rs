@@ -73,7 +73,7 @@ pub fn run(options: &RunOptions, bench: bool, out: &mut dyn Write, err: &mut dyn
                 {
                     Outcome::Usage
                 }
-                RunError::Host(_) | RunError::Io(_) => Outcome::Failed,
+                RunError::Host(_) | RunError::Io(_) | RunError::Build(_) => Outcome::Failed,
             }
         }
     }
@@ -87,6 +87,9 @@ enum RunError {
     Host(#[from] HostError),
     #[error("{0}")]
     Io(String),
+    /// A `--pallet` source folder that does not build (exit 1, as `dh build`).
+    #[error(transparent)]
+    Build(#[from] crate::source_pallet::FolderBuildError),
 }
 
 /// `dh-engine bench <scene>` for a built-in scene ([`crate::bench_scenes::SCENES`]): it
@@ -132,6 +135,7 @@ fn run_inner(
         (None, true) => DEFAULT_BENCH_SCENE.to_string(),
         (None, false) => return Err(UsageError("run needs --map M".into()).into()),
     };
+    crate::source_pallet::prebuild(&options.pallets, err)?;
     let mut host = Host::start(&HostOptions {
         map,
         pallets: options.pallets.clone(),
@@ -176,7 +180,7 @@ fn run_inner(
     loop {
         let done = match (limit, &runner) {
             (Some(n), _) => host.tick() >= n,
-            (None, Some(r)) => r.finished(),
+            (None, Some(r)) => r.finished(host.tick()),
             (None, None) => host.tick() >= default_ticks,
         };
         if done {
@@ -193,6 +197,7 @@ fn run_inner(
         timer.record_job_stats(&scheduler.take_stats());
         timer.end_frame();
         let output = host.take_output();
+        report_failures(runner.as_mut(), err);
         let sink = trace_sink(options.json, out, err);
         match result {
             Ok(lines) => {
@@ -224,7 +229,8 @@ fn run_inner(
             for l in host.take_output() {
                 let _ = writeln!(trace_sink(options.json, out, err), "{l}");
             }
-            if failure.is_none() && !r.finished() {
+            report_failures(Some(r), err);
+            if failure.is_none() && !r.finished(tick) {
                 if let Some(at) = r.position() {
                     let _ = writeln!(
                         err,
@@ -258,11 +264,26 @@ fn run_inner(
             .write_chrome_trace(path)
             .map_err(|e| RunError::Io(format!("cannot write {}: {e}", path.display())))?;
     }
+    // Where a person looks: the failed expects again, below the frame timer.
+    let summary = runner.as_ref().and_then(ScriptRunner::summary);
+    if let Some(line) = &summary {
+        let _ = writeln!(err, "dh-engine: {line}");
+    }
     match failure {
-        None => Ok(Outcome::Done),
+        None if summary.is_none() => Ok(Outcome::Done),
+        None => Ok(Outcome::Failed),
         Some(e) => {
             let _ = writeln!(err, "dh-engine: {e}");
             Ok(Outcome::Failed)
+        }
+    }
+}
+
+/// Prints each `expect` that failed since the last call, where it failed.
+pub(crate) fn report_failures(runner: Option<&mut ScriptRunner>, err: &mut dyn Write) {
+    if let Some(r) = runner {
+        for e in r.take_failures() {
+            let _ = writeln!(err, "dh-engine: {e}");
         }
     }
 }

@@ -26,7 +26,11 @@
 //!
 //! Time: the commands due at tick `t` run before tick `t` simulates, so an `expect` sees the
 //! world as the ticks before it left it. `use p; wait 1 ticks; expect door.moving == true`
-//! checks the tick the press was taken in.
+//! checks the tick the press was taken in. A script lasts until its last line has run and
+//! its last `wait` has passed: one ending in `wait 100 ticks` runs those 100 ticks.
+//!
+//! A failed `expect` does not stop the script (ours): the run prints it where it failed,
+//! checks the rest, and its last line counts them (`1 of 3 expects failed: ...`).
 
 use std::fmt;
 
@@ -414,6 +418,9 @@ before it simulates, so an expect sees the world as the ticks before it left it.
                                      fails the run unless it holds; op is ==, !=, <, <=, >, >=
   print <entity>.<property>          prints a value
 
+A run lasts until the script's last line has run and its last wait has passed. A failed
+expect is printed where it fails and the script goes on; the run's last line counts them
+(`1 of 3 expects failed: ...`) and it exits 1.
 A pattern takes one * (lamp*, *Door, f*r); an exact name wins first.
 Properties: a pawn has x, y, z (feet), yaw, pitch, vx, vy, vz, grounded; a record has x, y, z,
 open (a mover's open fraction, 0 to 1), moving, opening, on (a light), pressed (a button),
@@ -770,12 +777,27 @@ pub trait ScriptHost {
 }
 
 /// Runs a script tick by tick.
+///
+/// A failed `expect` does not stop the script (ours): it is kept, handed out once by
+/// [`ScriptRunner::take_failures`] so the run prints it where it happened, and summed up
+/// by [`ScriptRunner::summary`] for the last line a run prints.
 #[derive(Debug, Clone)]
 pub struct ScriptRunner {
     script: Script,
     next: usize,
     resume_at: u64,
+    /// `expect` lines checked so far.
+    expects: usize,
+    /// Every failed `expect`, in order.
+    failures: Vec<ScriptError>,
+    /// How many of `failures` [`ScriptRunner::take_failures`] has handed out.
+    reported: usize,
+    /// The `wait` line last started (where a script ending in a wait stands).
+    last_wait: Option<usize>,
 }
+
+/// How many failures [`ScriptRunner::summary`] spells out before it counts the rest.
+const SUMMARY_SHOWN: usize = 3;
 
 impl ScriptRunner {
     /// A runner at the script's first line.
@@ -784,19 +806,75 @@ impl ScriptRunner {
             script,
             next: 0,
             resume_at: 0,
+            expects: 0,
+            failures: Vec::new(),
+            reported: 0,
+            last_wait: None,
         }
     }
 
-    /// Whether every line has run.
-    pub fn finished(&self) -> bool {
-        self.next >= self.script.lines.len()
+    /// Whether the script has ended once `tick` ticks have simulated (the host's tick
+    /// count): every line has run and the last `wait` has passed, so a script that ends in
+    /// `wait 100 ticks` lasts those 100 ticks.
+    pub fn finished(&self, tick: u64) -> bool {
+        self.next >= self.script.lines.len() && tick >= self.resume_at
     }
 
-    /// The line the runner stands at, when it has not finished (`file:line: text`).
+    /// The failed `expect`s not handed out before, in order.
+    pub fn take_failures(&mut self) -> Vec<ScriptError> {
+        let new = self.failures[self.reported..].to_vec();
+        self.reported = self.failures.len();
+        new
+    }
+
+    /// Whether any `expect` failed.
+    pub fn failed(&self) -> bool {
+        !self.failures.is_empty()
+    }
+
+    /// The last line of a run whose `expect`s failed: `1 of 3 expects failed: t.dhs:2:
+    /// ...`, the first few failures spelled out, and the `expect` lines a shortened run
+    /// never reached; `None` when every `expect` held.
+    pub fn summary(&self) -> Option<String> {
+        if self.failures.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = self
+            .failures
+            .iter()
+            .take(SUMMARY_SHOWN)
+            .map(|e| e.to_string())
+            .collect();
+        let mut line = format!(
+            "{} of {} expect{} failed: {}",
+            self.failures.len(),
+            self.expects,
+            if self.expects == 1 { "" } else { "s" },
+            shown.join("; ")
+        );
+        if self.failures.len() > SUMMARY_SHOWN {
+            line.push_str(&format!(
+                "; and {} more",
+                self.failures.len() - SUMMARY_SHOWN
+            ));
+        }
+        let unreached = self.script.lines[self.next.min(self.script.lines.len())..]
+            .iter()
+            .filter(|l| matches!(l.command, Command::Expect { .. }))
+            .count();
+        if unreached > 0 {
+            line.push_str(&format!(" ({unreached} more never reached)"));
+        }
+        Some(line)
+    }
+
+    /// The line the runner stands at, when it has not finished (`file:line: text`): the
+    /// next line to run, or the closing `wait` it is inside.
     pub fn position(&self) -> Option<String> {
         self.script
             .lines
             .get(self.next)
+            .or_else(|| self.last_wait.and_then(|i| self.script.lines.get(i)))
             .map(|l| format!("{}:{}: {}", self.script.file, l.line, l.text))
     }
 
@@ -819,6 +897,7 @@ impl ScriptRunner {
                     let n = w.ticks(host.tick_rate());
                     if n > 0 {
                         self.resume_at = tick + n;
+                        self.last_wait = Some(self.next - 1);
                         return Ok(());
                     }
                 }
@@ -875,8 +954,9 @@ impl ScriptRunner {
                 } => {
                     let actual = host.query(entity, property).map_err(fail)?;
                     let ok = compare(&actual, *op, value, *tolerance).map_err(fail)?;
+                    self.expects += 1;
                     if !ok {
-                        return Err(ScriptError::ExpectFailed {
+                        self.failures.push(ScriptError::ExpectFailed {
                             file: self.script.file.clone(),
                             line: line.line,
                             text: line.text.clone(),
@@ -1276,11 +1356,11 @@ mod tests {
         for t in 3..66 {
             r.run_due(&mut m, t).unwrap_or_else(|e| panic!("{e}"));
         }
-        assert!(!r.finished());
+        assert!(!r.finished(66));
         assert_eq!(r.position().as_deref(), Some("t.dhs:7: expect door.y > 2"));
         m.door_y = 2.5;
         r.run_due(&mut m, 66).unwrap_or_else(|e| panic!("{e}"));
-        assert!(r.finished());
+        assert!(r.finished(66));
         assert_eq!(m.out, vec!["tick 66: door.y = 2.5"]);
     }
 
@@ -1293,11 +1373,73 @@ mod tests {
             door_y: 3.25,
             ..Mock::default()
         };
-        let e = r.run_due(&mut m, 7).unwrap_err();
-        assert!(e.is_expectation());
+        r.run_due(&mut m, 7).unwrap_or_else(|e| panic!("{e}"));
+        let failures = r.take_failures();
+        assert_eq!(failures.len(), 1);
+        assert!(failures[0].is_expectation());
         assert_eq!(
-            e.to_string(),
+            failures[0].to_string(),
             "t.dhs:2: expectation failed at tick 7: expect door.y == 3.5 (actual door.y = 3.25)"
+        );
+        // Handed out once.
+        assert!(r.take_failures().is_empty());
+        assert!(r.failed());
+    }
+
+    /// Regression (issue 19): a script ending in `wait 100 ticks` ended after one tick,
+    /// because the runner counted itself finished once the wait line was read.
+    #[test]
+    fn a_closing_wait_lasts_its_ticks() {
+        let script =
+            parse("t.dhs", "print door.y\nwait 100 ticks\n").unwrap_or_else(|e| panic!("{e}"));
+        let mut r = ScriptRunner::new(script);
+        let mut m = Mock::default();
+        assert!(!r.finished(0));
+        let mut tick = 0;
+        while !r.finished(tick) {
+            r.run_due(&mut m, tick).unwrap_or_else(|e| panic!("{e}"));
+            tick += 1;
+            assert!(tick <= 1000, "the wait never ends");
+        }
+        assert_eq!(tick, 100, "the wait spans ticks 0 to 99");
+        assert!(r.finished(100));
+        assert_eq!(r.position().as_deref(), Some("t.dhs:2: wait 100 ticks"));
+        // An empty script has nothing to wait for.
+        let empty =
+            ScriptRunner::new(parse("e.dhs", "# nothing\n").unwrap_or_else(|e| panic!("{e}")));
+        assert!(empty.finished(0));
+    }
+
+    /// Regression (issue 19): a failed `expect` scrolled away above the frame timer; the
+    /// run now goes on and its last line counts the failures (ours: every `expect` is
+    /// checked, the first three spelled out, the unreached counted).
+    #[test]
+    fn failed_expects_are_summed_up() {
+        let script = parse(
+            "t.dhs",
+            "expect door.y == 1\nexpect door.y == 2\nwait 1 ticks\nexpect door.y > 0\nwait 5 ticks\nexpect door.y == 9\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut r = ScriptRunner::new(script);
+        let mut m = Mock {
+            door_y: 1.0,
+            ..Mock::default()
+        };
+        assert_eq!(r.summary(), None);
+        r.run_due(&mut m, 0).unwrap_or_else(|e| panic!("{e}"));
+        r.run_due(&mut m, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.take_failures().len(), 1);
+        assert_eq!(
+            r.summary().as_deref(),
+            Some("1 of 3 expects failed: t.dhs:2: expectation failed at tick 0: expect door.y == 2 (actual door.y = 1) (1 more never reached)")
+        );
+        for t in 2..=6 {
+            r.run_due(&mut m, t).unwrap_or_else(|e| panic!("{e}"));
+        }
+        assert!(r.finished(7));
+        assert_eq!(
+            r.summary().as_deref(),
+            Some("2 of 4 expects failed: t.dhs:2: expectation failed at tick 0: expect door.y == 2 (actual door.y = 1); t.dhs:6: expectation failed at tick 6: expect door.y == 9 (actual door.y = 1)")
         );
     }
 

@@ -121,10 +121,53 @@ fn a_failed_expect_fails_the_run_naming_the_line() {
         path.display()
     );
     assert!(err.lines().any(|l| l == want), "stderr:\n{err}");
-    // The frame timer still prints.
+    // The frame timer still prints. The run goes on after a failed expect as after one that
+    // held: the tick the expect was checked before simulates too.
     assert!(
-        out.contains("10 ticks of core:maps/logic-map.dh-map at 64 Hz"),
+        out.contains("11 ticks of core:maps/logic-map.dh-map at 64 Hz"),
         "{out}"
+    );
+    // Regression (issue 19): the failure is said again as the run's last line, counted.
+    let last = err.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!(
+            "dh-engine: 1 of 1 expect failed: {}:3: expectation failed at tick 10: expect slidingDoor.open == 1 (actual slidingDoor.open = 0)",
+            path.display()
+        ),
+        "stderr:\n{err}"
+    );
+
+    // A failed expect no longer stops the run: the next ones are checked, and counted.
+    std::fs::write(
+        &path,
+        "wait 10 ticks\nexpect slidingDoor.open == 1\nexpect slidingDoor.open == 0\nwait 5 ticks\nexpect lamp.on == true\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (outcome, out, err) = run_capture(&RunOptions {
+        map: Some("logic-map".into()),
+        script: Some(path.clone()),
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome, Outcome::Failed);
+    assert!(
+        out.contains("16 ticks of core:maps/logic-map.dh-map"),
+        "{out}"
+    );
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!(
+            "dh-engine: 2 of 3 expects failed: {}:2: expectation failed at tick 10",
+            path.display()
+        )),
+        "stderr:\n{err}"
+    );
+    assert!(
+        last.ends_with(&format!(
+            "; {}:5: expectation failed at tick 15: expect lamp.on == true (actual lamp.on = false)",
+            path.display()
+        )),
+        "stderr:\n{err}"
     );
 
     std::fs::write(&path, "wait 10 tick\nspawn\n").unwrap_or_else(|e| panic!("{e}"));
@@ -137,6 +180,54 @@ fn a_failed_expect_fails_the_run_naming_the_line() {
     assert!(
         err.contains(&format!(
             "{}:2: usage: spawn <pawn> [x y z [yaw]]",
+            path.display()
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Regression (issue 19): a script whose last line is a `wait` ran one tick and stopped; the
+/// wait is honoured, so `wait 100 ticks` alone is a run of 100 ticks.
+#[test]
+fn a_closing_wait_is_honoured() {
+    let dir = std::env::temp_dir().join(format!("dh-engine-wait-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join("wait.dhs");
+    std::fs::write(&path, "# only a wait\nwait 100 ticks\n").unwrap_or_else(|e| panic!("{e}"));
+    let (outcome, out, err) = run_capture(&RunOptions {
+        map: Some("logic-map".into()),
+        script: Some(path.clone()),
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome, Outcome::Done, "{err}");
+    assert!(
+        out.contains("100 ticks of core:maps/logic-map.dh-map at 64 Hz"),
+        "{out}"
+    );
+    // Seconds too, after another command: 1.5 s at 64 Hz is 96 ticks.
+    std::fs::write(&path, "spawn p 0 0 0\nwait 1.5 seconds\n").unwrap_or_else(|e| panic!("{e}"));
+    let (outcome, out, err) = run_capture(&RunOptions {
+        map: Some("logic-map".into()),
+        script: Some(path.clone()),
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome, Outcome::Done, "{err}");
+    assert!(
+        out.contains("96 ticks of core:maps/logic-map.dh-map"),
+        "{out}"
+    );
+    // --ticks shorter than the wait: the run says where the script stood.
+    let (outcome, _, err) = run_capture(&RunOptions {
+        map: Some("logic-map".into()),
+        script: Some(path.clone()),
+        ticks: Some(10),
+        ..RunOptions::default()
+    });
+    assert_eq!(outcome, Outcome::Done, "{err}");
+    assert!(
+        err.contains(&format!(
+            "the script stopped after 10 ticks at {}:2: wait 1.5 seconds",
             path.display()
         )),
         "{err}"

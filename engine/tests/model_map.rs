@@ -223,7 +223,8 @@ fn capture_top(tag: &str, map: &str) -> Option<(dh_gpu::render::frame::Texture, 
     let err = String::from_utf8_lossy(&err).into_owned();
     assert_eq!(outcome, dh_engine::run::Outcome::Done, "{err}");
     let png = std::fs::read(outdir.join("top.png")).unwrap_or_else(|e| panic!("{e}: {err}"));
-    let img = dh_gpu::render::frame::Texture::from_png(&png).unwrap_or_else(|e| panic!("{e}"));
+    let img =
+        dh_gpu::render::frame::Texture::decode("top.png", &png).unwrap_or_else(|e| panic!("{e}"));
     Some((img, err))
 }
 

@@ -65,9 +65,11 @@ fn run_to_end(host: &mut Host, text: Option<&str>) {
         ScriptRunner::new(script::parse("test", text).unwrap_or_else(|e| panic!("{e}")));
     let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
     let timer = FrameTimer::new();
-    while !runner.finished() {
+    while !runner.finished(host.tick()) {
         host.step(Some(&mut runner), &scheduler, &timer)
             .unwrap_or_else(|e| panic!("{e}"));
+        let failures = runner.take_failures();
+        assert!(failures.is_empty(), "{failures:?}");
     }
 }
 

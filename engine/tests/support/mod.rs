@@ -268,7 +268,7 @@ pub fn drop_pawn(host: &mut Host, feet: [f32; 3]) -> dh_sims::physics::PawnState
     );
     let scheduler = Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
     let timer = FrameTimer::new();
-    while !runner.finished() {
+    while !runner.finished(host.tick()) {
         host.step(Some(&mut runner), &scheduler, &timer)
             .unwrap_or_else(|e| panic!("{e}"));
         timer.end_frame();

@@ -34,84 +34,20 @@ pub struct Texture {
     pub rgba: Vec<u8>,
 }
 
-/// Why a base color PNG was not taken.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TextureError {
-    /// The PNG does not decode.
-    #[error("not a readable PNG: {0}")]
-    Decode(String),
-    /// An edge past [`Texture::MAX_EDGE`] (or zero).
-    #[error("{width}x{height} texels: each edge must be 1 to {max}", max = Texture::MAX_EDGE)]
-    Size {
-        /// Width.
-        width: u32,
-        /// Height.
-        height: u32,
-    },
-}
-
 impl Texture {
     /// The widest or tallest texture taken (the renderer's limit too).
-    pub const MAX_EDGE: u32 = 4096;
+    pub const MAX_EDGE: u32 = dh_content::texture::MAX_EDGE;
 
-    /// Decodes a PNG (any color type and depth: palettes and grays expand, 16-bit strips to
-    /// 8) into RGBA8 texels, read as sRGB. The header is checked against
-    /// [`Texture::MAX_EDGE`] before any texel is allocated, and the decoder's own
-    /// allocations are capped at the largest texture's bytes.
-    pub fn from_png(bytes: &[u8]) -> Result<Texture, TextureError> {
-        let max = Self::MAX_EDGE as usize;
-        let limits = png::Limits {
-            bytes: max * max * 8,
-        };
-        let mut decoder = png::Decoder::new_with_limits(std::io::Cursor::new(bytes), limits);
-        decoder.set_transformations(png::Transformations::normalize_to_color8());
-        let decode = |e: png::DecodingError| TextureError::Decode(e.to_string());
-        let mut reader = decoder.read_info().map_err(decode)?;
-        let (width, height) = reader.info().size();
-        if !(1..=Self::MAX_EDGE).contains(&width) || !(1..=Self::MAX_EDGE).contains(&height) {
-            return Err(TextureError::Size { width, height });
-        }
-        let size = reader
-            .output_buffer_size()
-            .ok_or_else(|| TextureError::Decode("the image is too large".into()))?;
-        let mut buf = vec![0u8; size];
-        let info = reader.next_frame(&mut buf).map_err(decode)?;
-        let texels = width as usize * height as usize;
-        let line = info.line_size;
-        let channels = match info.color_type {
-            png::ColorType::Grayscale => 1,
-            png::ColorType::GrayscaleAlpha => 2,
-            png::ColorType::Rgb => 3,
-            png::ColorType::Rgba => 4,
-            png::ColorType::Indexed => {
-                return Err(TextureError::Decode("a palette was not expanded".into()))
-            }
-        };
-        if info.bit_depth != png::BitDepth::Eight || line < width as usize * channels {
-            return Err(TextureError::Decode(format!(
-                "{:?} at {:?} bits after expansion",
-                info.color_type, info.bit_depth
-            )));
-        }
-        let mut rgba = Vec::with_capacity(texels * 4);
-        for row in buf.chunks(line).take(height as usize) {
-            for px in row.chunks_exact(channels).take(width as usize) {
-                rgba.extend_from_slice(&match *px {
-                    [g] => [g, g, g, 255],
-                    [g, a] => [g, g, g, a],
-                    [r, g, b] => [r, g, b, 255],
-                    [r, g, b, a] => [r, g, b, a],
-                    _ => [0, 0, 0, 255],
-                });
-            }
-        }
-        if rgba.len() != texels * 4 {
-            return Err(TextureError::Decode("the image data is short".into()));
-        }
+    /// Decodes a PNG or a JPEG ([`dh_content::texture::decode`]: any PNG colour type and
+    /// depth, baseline or progressive JPEG) into RGBA8 texels, read as sRGB. Each edge is
+    /// checked against [`Texture::MAX_EDGE`] before any texel is allocated; `path` names
+    /// the file when the bytes are neither format.
+    pub fn decode(path: &str, bytes: &[u8]) -> Result<Texture, dh_content::texture::ImageError> {
+        let img = dh_content::texture::decode(path, bytes)?;
         Ok(Texture {
-            width,
-            height,
-            rgba,
+            width: img.width,
+            height: img.height,
+            rgba: img.rgba,
         })
     }
 }
@@ -697,27 +633,14 @@ mod tests {
     #[allow(unused_imports)]
     use glam::{Mat4, Quat, Vec3};
 
-    fn png(width: u32, height: u32, color: png::ColorType, data: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        {
-            let mut e = png::Encoder::new(&mut out, width, height);
-            e.set_color(color);
-            e.set_depth(png::BitDepth::Eight);
-            let mut w = e.write_header().unwrap_or_else(|e| panic!("{e}"));
-            w.write_image_data(data).unwrap_or_else(|e| panic!("{e}"));
-        }
-        out
-    }
-
     #[test]
-    fn pngs_decode_to_rgba8() {
-        let rgb = png(2, 1, png::ColorType::Rgb, &[255, 0, 0, 0, 0, 255]);
-        let t = Texture::from_png(&rgb).unwrap_or_else(|e| panic!("{e}"));
+    fn textures_decode_through_the_content_decoder() {
+        let png = crate::capture::encode_png(2, 1, &[255, 0, 0, 255, 0, 0, 255, 128])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let t = Texture::decode("a.png", &png).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((t.width, t.height), (2, 1));
-        assert_eq!(t.rgba, vec![255, 0, 0, 255, 0, 0, 255, 255]);
-        let gray = png(1, 2, png::ColorType::GrayscaleAlpha, &[10, 20, 30, 40]);
-        let t = Texture::from_png(&gray).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(t.rgba, vec![10, 10, 10, 20, 30, 30, 30, 40]);
+        assert_eq!(t.rgba, vec![255, 0, 0, 255, 0, 0, 255, 128]);
+        assert!(Texture::decode("a.png", b"not a png").is_err());
     }
 
     #[test]
@@ -735,27 +658,5 @@ mod tests {
         assert!((gate[7] - 7.0 / 39.0).abs() < 1e-6);
         assert_eq!(fill[15][1], 0.0);
         assert!((fill[15][0] - 1.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn bad_and_oversized_pngs_are_refused() {
-        assert!(matches!(
-            Texture::from_png(b"not a png"),
-            Err(TextureError::Decode(_))
-        ));
-        // A header claiming 4097 x 1: refused before the texels are read.
-        let wide = png(
-            Texture::MAX_EDGE + 1,
-            1,
-            png::ColorType::Grayscale,
-            &[0; 4097],
-        );
-        assert_eq!(
-            Texture::from_png(&wide),
-            Err(TextureError::Size {
-                width: 4097,
-                height: 1
-            })
-        );
     }
 }
