@@ -26,9 +26,9 @@
 pub mod legacy;
 pub mod litematic;
 pub mod nbt;
-pub mod world;
 pub mod sponge;
 pub mod structure;
+pub mod world;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
