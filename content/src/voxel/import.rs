@@ -653,57 +653,109 @@ pub fn import_vox(
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "model".to_string());
-    let dir = match into_dir {
-        Some(d) => d.to_path_buf(),
-        None => path.parent().map(Path::to_path_buf).unwrap_or_default(),
-    };
-    std::fs::create_dir_all(&dir).map_err(io("create the folder", &dir))?;
+    let dir = into_dir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
+    let platform_of = import.platform;
+    let written: Written = write_import(&import.payload, &dir, &stem, |data| {
+        definition_text(&stem, platform_of, data)
+    })?;
+    Ok(ImportReport {
+        definition: written.definition,
+        payload: written.payload,
+        platform: import.platform.id(),
+        platform_detected: import.platform_detected,
+        grids: import.payload.grids.len(),
+        voxels: written.voxels,
+        palette_entries: import.payload.palette.len(),
+        extras: import.payload.extras.len(),
+        warnings: import.warnings,
+    })
+}
+
+/// What [`write_import`] wrote.
+pub(crate) struct Written {
+    /// The `.dh-vox` definition.
+    pub definition: PathBuf,
+    /// The payload and its shards, in order.
+    pub payload: Vec<PathBuf>,
+    /// Non-empty cells of the block layer, over every grid.
+    pub voxels: u64,
+}
+
+/// How an importer's error type names what [`write_import`] met.
+pub(crate) trait WriteErrors {
+    /// A file could not be written or a folder created.
+    fn io(path: &Path, action: &'static str, source: std::io::Error) -> Self;
+    /// The payload could not be encoded.
+    fn payload(path: &Path, source: PayloadError) -> Self;
+    /// The definition written does not read back clean.
+    fn definition(path: &Path, message: String) -> Self;
+}
+
+impl WriteErrors for ImportError {
+    fn io(path: &Path, action: &'static str, source: std::io::Error) -> Self {
+        ImportError::Io {
+            path: path.display().to_string(),
+            action,
+            source,
+        }
+    }
+    fn payload(path: &Path, source: PayloadError) -> Self {
+        ImportError::Payload {
+            path: path.display().to_string(),
+            source: Box::new(source),
+        }
+    }
+    fn definition(path: &Path, message: String) -> Self {
+        ImportError::Definition {
+            path: path.display().to_string(),
+            message,
+        }
+    }
+}
+
+/// The one write-out of every file importer (`.vox`, the Minecraft structures): encodes
+/// `payload`, reads the definition `definition_text(data)` back through the schema, and
+/// only then writes `<stem>.dh-vox.bin` (with its shards) and `<stem>.dh-vox` into `dir`,
+/// so a definition that would not read back leaves nothing behind.
+pub(crate) fn write_import<E: WriteErrors>(
+    payload: &VoxelPayload,
+    dir: &Path,
+    stem: &str,
+    definition_text: impl FnOnce(&str) -> String,
+) -> Result<Written, E> {
+    std::fs::create_dir_all(dir).map_err(|e| E::io(dir, "create the folder", e))?;
     let def_name = format!("{stem}.dh-vox");
     let data_name = payload_path(&def_name);
     let def_path = dir.join(&def_name);
-    let data_path = dir.join(&data_name);
-
-    let shards = encode(&import.payload).map_err(|source| ImportError::Payload {
-        path: data_path.display().to_string(),
-        source: Box::new(source),
-    })?;
-    let mut written = Vec::with_capacity(shards.len());
-    for (n, bytes) in shards.iter().enumerate() {
-        let p = dir.join(voxel_shard_name(&data_name, n as u16));
-        std::fs::write(&p, bytes).map_err(io("write", &p))?;
-        written.push(p);
-    }
-
-    let text = definition_text(&stem, import.platform, &data_name);
+    let shards = encode(payload).map_err(|e| E::payload(&dir.join(&data_name), e))?;
+    let text = definition_text(&data_name);
     let file = SourceFile::new(def_path.display().to_string(), text.clone());
     let mut diags = Diagnostics::new();
     let read = read_voxel(&file, &mut diags, Mode::Build);
     if read.is_none() || diags.has_errors() {
         let message: Vec<String> = diags.items.iter().map(|d| d.to_string()).collect();
-        return Err(ImportError::Definition {
-            path: def_path.display().to_string(),
-            message: message.join("; "),
-        });
+        return Err(E::definition(&def_path, message.join("; ")));
     }
-    std::fs::write(&def_path, text).map_err(io("write", &def_path))?;
-
-    let voxels = import
-        .payload
+    let mut written = Vec::with_capacity(shards.len());
+    for (n, bytes) in shards.iter().enumerate() {
+        let p = dir.join(voxel_shard_name(&data_name, n as u16));
+        std::fs::write(&p, bytes).map_err(|e| E::io(&p, "write", e))?;
+        written.push(p);
+    }
+    std::fs::write(&def_path, text).map_err(|e| E::io(&def_path, "write", e))?;
+    let voxels = payload
         .grids
         .iter()
-        .flat_map(|g| g.chunks.values())
-        .map(|c| c.iter().filter(|&&v| v != 0).count() as u64)
+        .flat_map(|g| g.chunks.iter())
+        .filter(|(k, _)| k.layer == 0)
+        .map(|(_, c)| c.iter().filter(|&&v| v != 0).count() as u64)
         .sum();
-    Ok(ImportReport {
+    Ok(Written {
         definition: def_path,
         payload: written,
-        platform: import.platform.id(),
-        platform_detected: import.platform_detected,
-        grids: import.payload.grids.len(),
         voxels,
-        palette_entries: import.payload.palette.len(),
-        extras: import.payload.extras.len(),
-        warnings: import.warnings,
     })
 }
 

@@ -31,19 +31,16 @@ pub mod structure;
 pub mod world;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
-use super::import::ImportReport;
+use super::import::{write_import, ImportReport, WriteErrors, Written};
 use super::payload::{
     encode, Blob, Extra, ExtraKind, PaletteEntry, PayloadAxes, PayloadError, PayloadHeader,
     Property, VoxelPayload, DEFAULT_CHUNK_EDGE,
 };
-use crate::diag::{Diagnostics, SourceFile};
 use crate::jsonc::write_string;
-use crate::pallet::voxel_shard_name;
-use crate::read::Mode;
-use crate::schema::voxel::{payload_path, read_voxel, DataKind, MINECRAFT};
+use crate::schema::voxel::{DataKind, MINECRAFT};
 use nbt::{At, Compound, NbtError};
 
 /// The format tag of a block entity's or entity's source NBT.
@@ -276,56 +273,46 @@ pub fn import_file(path: &Path, into_dir: Option<&Path>) -> Result<ImportReport,
     let import = import_bytes(&shown, &bytes, format, &Limits::default())?;
 
     let stem = grid_name(&shown);
-    let dir = match into_dir {
-        Some(d) => d.to_path_buf(),
-        None => path.parent().map(Path::to_path_buf).unwrap_or_default(),
-    };
-    std::fs::create_dir_all(&dir).map_err(io("create the folder", &dir))?;
-    let def_name = format!("{stem}.dh-vox");
-    let data_name = payload_path(&def_name);
-    let def_path = dir.join(&def_name);
-    let data_path = dir.join(&data_name);
-    let shards = encode(&import.payload).map_err(|source| MinecraftError::Payload {
-        path: data_path.display().to_string(),
-        source: Box::new(source),
+    let dir = into_dir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
+    let written: Written = write_import(&import.payload, &dir, &stem, |data| {
+        definition_text(&stem, format, data)
     })?;
-    let text = definition_text(&stem, format, &data_name);
-    let file = SourceFile::new(def_path.display().to_string(), text.clone());
-    let mut diags = Diagnostics::new();
-    let read = read_voxel(&file, &mut diags, Mode::Build);
-    if read.is_none() || diags.has_errors() {
-        let message: Vec<String> = diags.items.iter().map(|d| d.to_string()).collect();
-        return Err(MinecraftError::Definition {
-            path: def_path.display().to_string(),
-            message: message.join("; "),
-        });
-    }
-    let mut written: Vec<PathBuf> = Vec::with_capacity(shards.len());
-    for (n, bytes) in shards.iter().enumerate() {
-        let p = dir.join(voxel_shard_name(&data_name, n as u16));
-        std::fs::write(&p, bytes).map_err(io("write", &p))?;
-        written.push(p);
-    }
-    std::fs::write(&def_path, text).map_err(io("write", &def_path))?;
     let blocks = &import.payload;
-    let voxels = blocks
-        .grids
-        .iter()
-        .flat_map(|g| g.chunks.iter())
-        .filter(|(k, _)| k.layer == 0)
-        .map(|(_, c)| c.iter().filter(|&&v| v != 0).count() as u64)
-        .sum();
     Ok(ImportReport {
-        definition: def_path,
-        payload: written,
+        definition: written.definition,
+        payload: written.payload,
         platform: MINECRAFT,
         platform_detected: false,
         grids: blocks.grids.len(),
-        voxels,
+        voxels: written.voxels,
         palette_entries: blocks.palette.len(),
         extras: blocks.extras.len(),
         warnings: import.warnings,
     })
+}
+
+impl WriteErrors for MinecraftError {
+    fn io(path: &Path, action: &'static str, source: std::io::Error) -> Self {
+        MinecraftError::Io {
+            path: path.display().to_string(),
+            action,
+            source,
+        }
+    }
+    fn payload(path: &Path, source: PayloadError) -> Self {
+        MinecraftError::Payload {
+            path: path.display().to_string(),
+            source: Box::new(source),
+        }
+    }
+    fn definition(path: &Path, message: String) -> Self {
+        MinecraftError::Definition {
+            path: path.display().to_string(),
+            message,
+        }
+    }
 }
 
 /// The global palette being built: `dh:empty` first, each distinct state once.
