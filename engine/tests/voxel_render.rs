@@ -28,56 +28,20 @@ use dh_engine::extract;
 use dh_engine::host::{Host, HostOptions};
 use dh_engine::voxel::draw::{volume_bounds, VoxelDraw, UNLIT};
 use dh_gpu::render::camera::output_size;
-use dh_gpu::render::compare::{compare, decode_png};
+use dh_gpu::render::compare::decode_png;
 use dh_gpu::render::frame::{Projection, RenderFrame, View, LIGHT_BRICK_CELLS};
 use dh_gpu::render::{Renderer, ScopedThreads};
 use dh_gpu::{testing, RgbaImage};
 
-/// Mean error allowed against a golden (the engine goldens' tolerance).
-const MEAN: f64 = 0.02;
-/// 99th-percentile error allowed.
-const P99: f64 = 0.12;
+mod support;
+use support::check_golden;
+
 /// The capture width.
 const WIDTH: u32 = 320;
-
-fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../gpu/tests/golden")
-}
 
 /// The shared fixtures, beside the repository.
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures")
-}
-
-fn check_golden(name: &str, image: &RgbaImage) {
-    let path = golden_dir().join(format!("{name}.png"));
-    if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
-        let _ = image.write_png(&Path::new(&dir).join(format!("{name}.png")));
-    }
-    match std::fs::read(&path) {
-        Ok(bytes) => {
-            let golden = decode_png(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let diff = compare(image, &golden).unwrap_or_else(|| {
-                panic!(
-                    "{name}: {}x{} against a {}x{} golden",
-                    image.width, image.height, golden.width, golden.height
-                )
-            });
-            assert!(
-                diff.within(MEAN, P99),
-                "{name}: differs from {}: mean {:.4} (≤ {MEAN}), p99 {:.4} (≤ {P99}), max {:.4}",
-                path.display(),
-                diff.mean,
-                diff.p99,
-                diff.max
-            );
-        }
-        Err(_) => {
-            let _ = std::fs::create_dir_all(golden_dir());
-            image.write_png(&path).unwrap_or_else(|e| panic!("{e}"));
-            eprintln!("{name}: no golden; wrote {}", path.display());
-        }
-    }
 }
 
 /// Writes `image` to `$DH_RENDER_OUT/<name>.png` when that is set (to look at).

@@ -1,7 +1,7 @@
 //! Support shared by the engine's integration tests: a small GLB writer, independent of
 //! the importer and of `dh build`'s writer (so every number a test checks is known by
 //! construction), the source-pallet scaffolding around `dh build`'s compiler, and the pawn
-//! drop the collision tests stand on.
+//! drop the collision tests stand on, and the golden comparison every capture test uses.
 //!
 //! Each test binary uses its own share of it (`mod support;`), hence the `dead_code` allow.
 #![allow(dead_code)]
@@ -292,4 +292,53 @@ pub fn near3(a: [f32; 3], b: [f32; 3], what: &str) {
 pub fn angle(a: [f32; 4], b: [f32; 4]) -> f32 {
     let d: f32 = (0..4).map(|k| a[k] * b[k]).sum();
     2.0 * d.abs().min(1.0).acos().to_degrees()
+}
+
+// ---- Goldens -----------------------------------------------------------------------------
+
+/// Mean error allowed against an engine golden.
+pub const GOLDEN_MEAN: f64 = 0.02;
+/// 99th-percentile error allowed against an engine golden.
+pub const GOLDEN_P99: f64 = 0.12;
+
+/// Where the goldens live (shared with dh-gpu's own image tests).
+pub fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../gpu/tests/golden")
+}
+
+/// Compares a capture with `gpu/tests/golden/<name>.png` within [`GOLDEN_MEAN`] and
+/// [`GOLDEN_P99`]; writes the golden when there is none (to be looked at, then committed),
+/// and a copy of every capture under `DH_RENDER_OUT` when that is set.
+pub fn check_golden(name: &str, image: &dh_gpu::RgbaImage) {
+    use dh_gpu::render::compare::{compare, decode_png};
+    const MEAN: f64 = GOLDEN_MEAN;
+    const P99: f64 = GOLDEN_P99;
+    let path = golden_dir().join(format!("{name}.png"));
+    if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
+        let _ = image.write_png(&Path::new(&dir).join(format!("{name}.png")));
+    }
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            let golden = decode_png(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let diff = compare(image, &golden).unwrap_or_else(|| {
+                panic!(
+                    "{name}: {}x{} against a {}x{} golden",
+                    image.width, image.height, golden.width, golden.height
+                )
+            });
+            assert!(
+                diff.within(MEAN, P99),
+                "{name}: differs from {}: mean {:.4} (≤ {MEAN}), p99 {:.4} (≤ {P99}), max {:.4}",
+                path.display(),
+                diff.mean,
+                diff.p99,
+                diff.max
+            );
+        }
+        Err(_) => {
+            let _ = std::fs::create_dir_all(golden_dir());
+            image.write_png(&path).unwrap_or_else(|e| panic!("{e}"));
+            eprintln!("{name}: no golden; wrote {}", path.display());
+        }
+    }
 }
