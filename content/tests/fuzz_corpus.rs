@@ -60,3 +60,45 @@ fn image_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", path.display());
     }
 }
+
+#[test]
+fn nbt_corpus_never_panics() {
+    let files = corpus("nbt");
+    assert!(
+        files.len() >= 10,
+        "the nbt corpus has only {} files",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_nbt(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}
+
+#[test]
+fn minecraft_corpus_never_panics() {
+    let files = corpus("minecraft");
+    assert!(
+        files.len() >= 8,
+        "the minecraft corpus has only {} files",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_minecraft(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}
+
+#[test]
+fn region_corpus_never_panics() {
+    let files = corpus("region");
+    assert!(
+        files.len() >= 5,
+        "the region corpus has only {} files",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_region(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}

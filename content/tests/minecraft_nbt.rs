@@ -448,28 +448,6 @@ fn the_fuzz_entry_point_takes_the_fixtures() {
     let _ = nbt::inflate(&[], 1);
 }
 
-#[test]
-fn nbt_corpus_never_panics() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/nbt");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("the corpus folder {} is missing: {e}", dir.display()))
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 10,
-        "the nbt corpus has only {} files",
-        files.len()
-    );
-    for path in files {
-        let bytes = std::fs::read(&path).unwrap();
-        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_nbt(&bytes));
-        assert!(r.is_ok(), "{} panicked", path.display());
-    }
-}
-
 /// Every structure fixture, read in place (the copyleft ones are never copied into the
 /// corpus), through the fuzz entry point whole, inflated, and inflated then cut short
 /// or with a byte changed at a spread of places.

@@ -1698,25 +1698,3 @@ fn the_release_table_knows_releases_and_not_snapshots() {
     assert_eq!(release_for_data_version(2825), None);
     assert_eq!(release_for_data_version(-1), None);
 }
-
-#[test]
-fn minecraft_corpus_never_panics() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/minecraft");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("the corpus folder {} is missing: {e}", dir.display()))
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 8,
-        "the minecraft corpus has only {} files",
-        files.len()
-    );
-    for path in files {
-        let bytes = std::fs::read(&path).unwrap();
-        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_minecraft(&bytes));
-        assert!(r.is_ok(), "{} panicked", path.display());
-    }
-}

@@ -535,26 +535,6 @@ fn write_region_corpus() {
     }
 }
 
-#[test]
-fn region_corpus_never_panics() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .unwrap_or_else(|e| panic!("the region corpus is missing: {e}"))
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 5,
-        "the region corpus has {} files",
-        files.len()
-    );
-    for p in files {
-        let bytes = std::fs::read(&p).unwrap();
-        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_region(&bytes));
-        assert!(r.is_ok(), "{} panicked", p.display());
-    }
-}
-
 /// Nothing under a folder with level.dat, and no .mca or .mcc anywhere, is ever shipped.
 #[test]
 fn a_build_never_ships_a_save() {
