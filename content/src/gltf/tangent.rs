@@ -103,7 +103,7 @@ pub(crate) fn derive_tangents(vertices: &mut [MeshVertex], indices: &[u32], has_
         v.tangent = match c {
             Some(s) if s.derived && is_unit(s.tangent) => {
                 let w = if s.orient { -1.0 } else { 1.0 };
-                [s.tangent[0], s.tangent[1], s.tangent[2], w]
+                s.tangent.extend(w).to_array()
             }
             Some(s) => {
                 let t = default(v);
@@ -115,8 +115,8 @@ pub(crate) fn derive_tangents(vertices: &mut [MeshVertex], indices: &[u32], has_
 }
 
 /// Whether `t` is a finite unit vector (to within what MikkTSpace's normalize leaves).
-fn is_unit(t: [f32; 3]) -> bool {
-    let l = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+fn is_unit(t: Vec3) -> bool {
+    let l = t.dot(t);
     l.is_finite() && (l - 1.0).abs() < 1e-3
 }
 
