@@ -319,6 +319,29 @@ fn the_1_21_1_region_converts_cell_for_cell() {
 }
 
 #[test]
+fn a_save_without_level_dat_takes_its_version_from_its_chunks() {
+    // The 1.21.1 fixture is a bare region folder. Its chunks say DataVersion 3955, which
+    // is Java 1.21.1 (minecraft.wiki "Data version"); ours where the spec is silent.
+    let Some(dir) = fixture("1.21.1") else {
+        return;
+    };
+    let save = world::save::discover(&dir).unwrap();
+    assert!(save.level_dat.is_none());
+    let (shards, report) = world::convert_world(&save, &WorldOptions::default()).unwrap();
+    assert_eq!(report.level.data_version, Some(3955));
+    let views: Vec<&[u8]> = shards.iter().map(|s| s.as_slice()).collect();
+    let r = PayloadReader::open(&views).unwrap();
+    assert_eq!(r.header().platform_version, "1.21.1");
+    let meta: BTreeMap<&str, &str> = r
+        .header()
+        .meta
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(meta["dataVersion"], "3955");
+}
+
+#[test]
 fn the_paper_level_dat_fills_the_version_and_the_spawn() {
     let Some(dir) = fixture("1.20.1-paper") else {
         return;

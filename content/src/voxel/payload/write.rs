@@ -651,6 +651,16 @@ impl PayloadWriter {
         Ok(())
     }
 
+    /// Replaces the header's `platformVersion` (a converter that learns the source's version
+    /// only from its chunks, such as a world folder without `level.dat`).
+    pub fn set_platform_version(&mut self, version: String) -> Result<(), PayloadError> {
+        let mut h = self.header.clone();
+        h.platform_version = version;
+        write_header(&mut Out::default(), &h)?;
+        self.header = h;
+        Ok(())
+    }
+
     /// Writes the palette, the extras and the region index and returns the shards:
     /// element 0 is the payload entry, element n the entry `<payload>.<n>`.
     pub fn finish(

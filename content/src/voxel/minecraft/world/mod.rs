@@ -244,7 +244,8 @@ pub struct WorldReport {
     pub warnings: Vec<String>,
     /// The lowest and highest chunk data version read.
     pub chunk_data_versions: Option<(i32, i32)>,
-    /// What `level.dat` said.
+    /// What `level.dat` said; without one, the data version is the chunks' newest and the
+    /// version name the release table's for it.
     pub level: LevelInfo,
 }
 
@@ -658,6 +659,18 @@ pub fn convert_world(
     }
     for g in 0..grids.len() {
         writer.fit_grid_bounds(g as u32);
+    }
+    // A save with no level.dat (a region folder copied on its own) still has a version:
+    // its chunks' newest DataVersion, named from the Java release table as a schematic's
+    // is (ours: the spec names level.dat for a world and the table for a schematic; a
+    // snapshot's number, absent from the table, leaves platformVersion empty).
+    if report.level.data_version.is_none() {
+        if let Some((_, newest)) = report.chunk_data_versions {
+            report.level.data_version = Some(newest);
+            report.level.version_name =
+                crate::voxel::minecraft::release_for_data_version(newest).map(str::to_string);
+            writer.set_platform_version(report.level.platform_version())?;
+        }
     }
     // The meta goes in the header, which the writer has: rebuild it with the meta now
     // that the chunks have been read.
