@@ -667,28 +667,11 @@ fn convert_voxel_sources(
         };
         let kind = DataKind::of(&data);
         let structure = crate::voxel::minecraft::StructureFormat::of_data(&data);
+        if kind == DataKind::World {
+            convert_world_source(manifest, &mut read[i], &data, &mut out);
+            continue;
+        }
         if kind != DataKind::Vox && structure.is_none() {
-            if kind == DataKind::World {
-                // A world would ship unconverted: refuse it by name.
-                let r = &mut read[i];
-                let span = r
-                    .source
-                    .as_ref()
-                    .and_then(|v| v.get("data"))
-                    .map(|v| v.span)
-                    .unwrap_or_default();
-                if let Some(file) = &r.file {
-                    r.diags.error(
-                        file,
-                        span,
-                        "data",
-                        format!(
-                            "'{data}' is {}; this compiler converts .vox sources and Minecraft structures (.schem, .litematic, .nbt, .schematic), and its Minecraft world importer is not built yet",
-                            kind.describe()
-                        ),
-                    );
-                }
-            }
             continue;
         }
         let platform = json
@@ -765,32 +748,7 @@ fn convert_voxel_sources(
                         bytes: shard,
                     });
                 }
-                if let Some(Value {
-                    kind: Kind::Object(members),
-                    ..
-                }) = &mut r.json
-                {
-                    for m in members.iter_mut() {
-                        if m.key == "data" {
-                            let leaf = payload.rsplit('/').next().unwrap_or(&payload);
-                            m.value = Value::synthetic(Kind::String(leaf.to_string()));
-                        }
-                    }
-                    if !members.iter().any(|m| m.key == "format") {
-                        let format = kind.format().unwrap_or("vox");
-                        members.push(member(
-                            "format",
-                            Value::synthetic(Kind::String(format.into())),
-                        ));
-                    }
-                    // A Minecraft source fills platformVersion from its data version.
-                    if let Some(v) = platform_version {
-                        if !members.iter().any(|m| m.key == "platformVersion") {
-                            members
-                                .push(member("platformVersion", Value::synthetic(Kind::String(v))));
-                        }
-                    }
-                }
+                point_at_payload(r, &payload, kind, platform_version);
                 consumed.push(src);
             }
             Err(e) => {
@@ -805,6 +763,132 @@ fn convert_voxel_sources(
         read[src].ship = false;
     }
     out
+}
+
+/// Points a converted definition's compiled `data` at its payload, and fills `format`
+/// and (for a Minecraft source, unless authored) `platformVersion`.
+fn point_at_payload(
+    r: &mut ReadAsset,
+    payload: &str,
+    kind: crate::schema::voxel::DataKind,
+    platform_version: Option<String>,
+) {
+    let Some(Value {
+        kind: Kind::Object(members),
+        ..
+    }) = &mut r.json
+    else {
+        return;
+    };
+    for m in members.iter_mut() {
+        if m.key == "data" {
+            let leaf = payload.rsplit('/').next().unwrap_or(payload);
+            m.value = Value::synthetic(Kind::String(leaf.to_string()));
+        }
+    }
+    if !members.iter().any(|m| m.key == "format") {
+        let format = kind.format().unwrap_or("vox");
+        members.push(member(
+            "format",
+            Value::synthetic(Kind::String(format.into())),
+        ));
+    }
+    // A Minecraft source fills platformVersion from its data version.
+    if let Some(v) = platform_version {
+        if !members.iter().any(|m| m.key == "platformVersion") {
+            members.push(member("platformVersion", Value::synthetic(Kind::String(v))));
+        }
+    }
+}
+
+/// Converts a definition whose `data` names a Java world folder of this pallet (spec
+/// dh.voxel, "Worlds"): the save is read from disk region by region into the payload,
+/// which ships beside the definition; the folder itself never ships ([`discover`] leaves
+/// it out). A chunk that does not read is a warning naming it, and the rest converts.
+fn convert_world_source(
+    manifest: &PalletManifestSource,
+    r: &mut ReadAsset,
+    data: &str,
+    out: &mut Vec<CompiledAsset>,
+) {
+    use crate::schema::voxel::{payload_path, DataKind};
+    use crate::voxel::minecraft::world;
+    let span = r
+        .source
+        .as_ref()
+        .and_then(|v| v.get("data"))
+        .map(|v| v.span)
+        .unwrap_or_default();
+    let Some(file) = r.file.clone() else { return };
+    let authored_version = r
+        .json
+        .as_ref()
+        .and_then(|j| j.get("platformVersion"))
+        .and_then(|p| p.as_str())
+        .map(str::to_string);
+    let def_path = r.path.clone();
+    let fail = |r: &mut ReadAsset, msg: String| r.diags.error(&file, span, "data", msg);
+    let b = match refs::resolve(data, &manifest.id, &def_path, &manifest.dependencies) {
+        Ok(b) => b,
+        Err(e) => return fail(r, format!("'{data}': {e}")),
+    };
+    if b.pallet != manifest.id {
+        return fail(
+            r,
+            format!(
+                "'{data}' is a Java world folder of pallet {}; a world converts from a folder of the pallet being built",
+                b.pallet
+            ),
+        );
+    }
+    // The pallet's root on disk: the definition's file less its pallet path.
+    let root = r.disk.as_ref().and_then(|d| {
+        let depth = def_path.split('/').count();
+        d.ancestors().nth(depth).map(Path::to_path_buf)
+    });
+    let Some(root) = root else {
+        return fail(
+            r,
+            format!("'{data}' is a Java world folder; a world is read from disk, and this build's sources are not on disk"),
+        );
+    };
+    let folder = root.join(&b.path);
+    if !folder.is_dir() {
+        return fail(
+            r,
+            format!(
+                "'{data}' names no folder ({}); expected {} of this pallet, or a file ending in .vox, .schem, .litematic, .nbt, .schematic or .dh-vox.bin",
+                folder.display(),
+                DataKind::World.describe()
+            ),
+        );
+    }
+    let converted = world::save::discover(&folder)
+        .map_err(|e| e.to_string())
+        .and_then(|save| {
+            world::convert_world(&save, &world::WorldOptions::default()).map_err(|e| e.to_string())
+        });
+    let (shards, report) = match converted {
+        Ok(c) => c,
+        Err(e) => return fail(r, format!("'{data}' does not import: {e}")),
+    };
+    for w in report.warnings.iter().chain(&report.chunk_errors) {
+        r.diags
+            .warning(&file, span, "data", format!("{}: {w}", b.path));
+    }
+    let payload = payload_path(&def_path);
+    for (n, shard) in shards.into_iter().enumerate() {
+        out.push(CompiledAsset {
+            path: crate::pallet::voxel_shard_name(&payload, n as u16),
+            kind: AssetKind::Raw,
+            bytes: shard,
+        });
+    }
+    let version = authored_version
+        .is_none()
+        .then(|| report.level.platform_version())
+        .filter(|v| !v.is_empty());
+    point_at_payload(r, &payload, DataKind::World, version);
 }
 
 /// What the build's inheritance chains reached in other pallets: the pallets a map's

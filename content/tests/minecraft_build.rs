@@ -1,7 +1,7 @@
 //! `dh build` converts Minecraft structures as it converts `.vox`: the payload ships in
 //! the source's place, the definition's `data` points at it and gains its `format` and
 //! `platformVersion`, bad sources fail naming the file and the place, and a world folder
-//! is still refused by name. Also `import_file` (`dh import minecraft`).
+//! of the pallet converts from disk the same way. Also `import_file` (`dh import minecraft`).
 
 mod support;
 
@@ -150,20 +150,75 @@ fn a_bad_structure_fails_naming_the_file_and_the_place() {
 }
 
 #[test]
-fn a_world_folder_is_still_refused_by_name() {
+fn a_world_folder_builds_into_its_payload() {
+    // The Paper region fixture (MIT) copied into a pallet as a save: level.dat beside
+    // region/r.0.0.mca.
+    let (Some(level), Some(region)) = (
+        fixture("minecraft/region/1.20.1-paper/level.dat"),
+        fixture("minecraft/region/1.20.1-paper/r.0.0.mca"),
+    ) else {
+        return;
+    };
     let p = Pallet::with_files(
         "mc-world",
         &[
             ("worlds/spawn.dh-vox", b"{ \"data\": \"spawn\" }".to_vec()),
+            ("worlds/spawn/level.dat", level),
+            ("worlds/spawn/region/r.0.0.mca", region),
+        ],
+    );
+    let out = p.build();
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+    // Nothing under the save ships; the payload does, in its place.
+    assert!(
+        out.assets
+            .iter()
+            .all(|a| !a.path.starts_with("worlds/spawn/")),
+        "{:?}",
+        out.assets.iter().map(|a| &a.path).collect::<Vec<_>>()
+    );
+    let bin = asset(&out, "worlds/spawn.dh-vox.bin").expect("the payload ships");
+    let def = String::from_utf8(asset(&out, "worlds/spawn.dh-vox").unwrap().to_vec()).unwrap();
+    assert!(def.contains("\"data\":\"spawn.dh-vox.bin\""), "{def}");
+    assert!(def.contains("\"format\":\"anvil\""), "{def}");
+    assert!(def.contains("\"platformVersion\":\"1.20.1\""), "{def}");
+    // The build's payload is the importer's on the same save, shard for shard.
+    let save =
+        dh_content::voxel::minecraft::world::save::discover(&p.dir.join("worlds/spawn")).unwrap();
+    let (shards, _) = dh_content::voxel::minecraft::world::convert_world(
+        &save,
+        &dh_content::voxel::minecraft::world::WorldOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(bin, shards[0].as_slice());
+    for (n, shard) in shards.iter().enumerate().skip(1) {
+        let name = format!("worlds/spawn.dh-vox.bin.{n}");
+        assert_eq!(asset(&out, &name), Some(shard.as_slice()), "{name}");
+    }
+}
+
+#[test]
+fn a_world_folder_that_is_no_save_fails_by_name() {
+    let p = Pallet::with_files(
+        "mc-world-bad",
+        &[
+            ("worlds/spawn.dh-vox", b"{ \"data\": \"spawn\" }".to_vec()),
             ("worlds/spawn/level.dat", gzip(&[10, 0, 0, 0])),
+            ("worlds/gone.dh-vox", b"{ \"data\": \"gone\" }".to_vec()),
         ],
     );
     let out = p.check();
     let errors: Vec<String> = out.diagnostics.errors().map(|d| d.to_string()).collect();
     assert!(
+        errors.iter().any(|e| e
+            .starts_with("worlds/spawn.dh-vox:1:11: error: data: 'spawn' does not import: ")
+            && e.contains("no Minecraft Java world here")),
+        "{errors:?}"
+    );
+    assert!(
         errors
             .iter()
-            .any(|e| e.contains("'spawn' is a Java world folder; this compiler converts .vox sources and Minecraft structures (.schem, .litematic, .nbt, .schematic), and its Minecraft world importer is not built yet")),
+            .any(|e| e.starts_with("worlds/gone.dh-vox:1:11: error: data: 'gone' names no folder")),
         "{errors:?}"
     );
 }
