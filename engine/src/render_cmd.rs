@@ -501,10 +501,7 @@ pub fn default_camera(x: &Extracted) -> (String, View) {
 /// [`default_camera`], the map's middle taking in `voxels` too (the box of its voxel
 /// volumes, [`crate::voxel::draw::volume_bounds`]: they join the frame only as they
 /// stream in).
-pub fn default_camera_around(
-    x: &Extracted,
-    voxels: Option<([f32; 3], [f32; 3])>,
-) -> (String, View) {
+pub fn default_camera_around(x: &Extracted, voxels: Option<(Vec3, Vec3)>) -> (String, View) {
     if let Some(c) = x
         .cameras
         .iter()
@@ -513,7 +510,6 @@ pub fn default_camera_around(
     {
         return (c.name.clone(), c.view);
     }
-    let voxels = voxels.map(|(a, b)| (Vec3::from_array(a), Vec3::from_array(b)));
     let (lo, hi) = match (x.frame.bounds(), voxels) {
         (Some((a, b)), Some((c, d))) => (a.min(c), b.max(d)),
         (Some(b), None) | (None, Some(b)) => b,
@@ -555,7 +551,7 @@ pub struct BenchRender {
     cache: ExtractCache,
     voxels: VoxelDraw,
     /// The box of the map's voxel volumes, for the default camera.
-    voxel_bounds: Option<([f32; 3], [f32; 3])>,
+    voxel_bounds: Option<(Vec3, Vec3)>,
     log: Vec<String>,
     size: [u32; 2],
     camera: String,
