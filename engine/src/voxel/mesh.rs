@@ -38,35 +38,27 @@ use super::{ChunkSource, ChunkView};
 pub const VERTEX_BYTES: usize = 52;
 
 /// The six face directions (unit normals in the grid's cells): +X, −X, +Y, −Y, +Z, −Z.
-pub const FACE_DIRS: [[i32; 3]; 6] = [
-    [1, 0, 0],
-    [-1, 0, 0],
-    [0, 1, 0],
-    [0, -1, 0],
-    [0, 0, 1],
-    [0, 0, -1],
+pub const FACE_DIRS: [IVec3; 6] = [
+    IVec3::X,
+    IVec3::NEG_X,
+    IVec3::Y,
+    IVec3::NEG_Y,
+    IVec3::Z,
+    IVec3::NEG_Z,
 ];
 
 /// Each direction's tangent (+U); the bitangent is cross(normal, tangent), and the
 /// corners (−t,−b) (+t,−b) (+t,+b) (−t,+b) wind counter-clockwise seen from outside.
-const TANGENTS: [[i32; 3]; 6] = [
-    [0, 0, -1],
-    [0, 0, 1],
-    [1, 0, 0],
-    [1, 0, 0],
-    [1, 0, 0],
-    [-1, 0, 0],
+const TANGENTS: [IVec3; 6] = [
+    IVec3::NEG_Z,
+    IVec3::Z,
+    IVec3::X,
+    IVec3::X,
+    IVec3::X,
+    IVec3::NEG_X,
 ];
 
 const CORNER_SIGNS: [(i32, i32); 4] = [(-1, -1), (1, -1), (1, 1), (-1, 1)];
-
-fn cross(a: [i32; 3], b: [i32; 3]) -> [i32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
 
 /// How regions are meshed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -315,12 +307,12 @@ pub struct MeshContext<'a> {
     translation: DVec3,
     lin: DMat3,
     /// Per direction, per corner: the corner's offset from the cell's minimum, in cells.
-    corner: [[[i32; 3]; 4]; 6],
+    corner: [[IVec3; 4]; 6],
     /// The same in meters.
     corner_m: [[Vec3; 4]; 6],
     /// Per direction, per corner: the corner's offset along the tangent and bitangent.
     corner_uv: [[[f32; 2]; 4]; 6],
-    bitangent: [[i32; 3]; 6],
+    bitangent: [IVec3; 6],
     basis: [[u16; 4]; 6],
     basis_back: [[u16; 4]; 6],
     mirrored: bool,
@@ -337,30 +329,27 @@ impl<'a> MeshContext<'a> {
         let lin = placement.linear();
         let axis = [lin.x_axis, lin.y_axis, lin.z_axis].map(DVec3::as_vec3);
         let mirrored = placement.mirrors();
-        let mut corner = [[[0; 3]; 4]; 6];
+        let mut corner = [[IVec3::ZERO; 4]; 6];
         let mut corner_m = [[Vec3::ZERO; 4]; 6];
         let mut corner_uv = [[[0.0f32; 2]; 4]; 6];
-        let mut bitangent = [[0; 3]; 6];
+        let mut bitangent = [IVec3::ZERO; 6];
         let mut basis = [[0u16; 4]; 6];
         let mut basis_back = [[0u16; 4]; 6];
         for d in 0..6 {
             let n = FACE_DIRS[d];
             let t = TANGENTS[d];
-            let b = cross(n, t);
+            let b = n.cross(t);
             bitangent[d] = b;
-            for (k, (su, sv)) in CORNER_SIGNS.iter().enumerate() {
+            for (k, &(su, sv)) in CORNER_SIGNS.iter().enumerate() {
                 // Twice the offset from the cell's center, then halved onto 0..1.
-                let twice = [0, 1, 2].map(|a| n[a] + su * t[a] + sv * b[a]);
-                let c = twice.map(|v| (v + 1) / 2);
+                let twice = n + t * su + b * sv;
+                let c = (twice + 1) / 2;
                 corner[d][k] = c;
-                corner_uv[d][k] = [
-                    (c[0] * t[0] + c[1] * t[1] + c[2] * t[2]) as f32,
-                    (c[0] * b[0] + c[1] * b[1] + c[2] * b[2]) as f32,
-                ];
-                corner_m[d][k] = placement.vector(IVec3::from_array(c).as_dvec3()).as_vec3();
+                corner_uv[d][k] = [c.dot(t) as f32, c.dot(b) as f32];
+                corner_m[d][k] = placement.vector(c.as_dvec3()).as_vec3();
             }
-            let nw = placement.normal(IVec3::from_array(n).as_dvec3());
-            let tw = super::place::normalize(placement.vector(IVec3::from_array(t).as_dvec3()));
+            let nw = placement.normal(n.as_dvec3());
+            let tw = super::place::normalize(placement.vector(t.as_dvec3()));
             let w = if mirrored { -1.0 } else { 1.0 };
             let nf = nw.as_vec3();
             let tf = tw.as_vec3();
@@ -468,7 +457,7 @@ const FLAG_SELECT: [[u64; 4]; 16] = {
 
 /// Whether every cell of the layer of neighbor chunk `view` that faces its chunk across
 /// direction `d` (the neighbor's side toward −`d`) is opaque.
-fn facing_layer_opaque(ctx: &MeshContext<'_>, e: usize, view: ChunkView<'_>, d: &[i32; 3]) -> bool {
+fn facing_layer_opaque(ctx: &MeshContext<'_>, e: usize, view: ChunkView<'_>, d: IVec3) -> bool {
     let opaque = |v: u32| ctx.flag(v) & FLAG_OPAQUE != 0;
     let c = match view {
         ChunkView::Empty => return opaque(0),
@@ -479,7 +468,7 @@ fn facing_layer_opaque(ctx: &MeshContext<'_>, e: usize, view: ChunkView<'_>, d: 
         return false;
     }
     // The layer's coordinate on the axis of `d`: 0 for a neighbor on the + side.
-    let axis = d.iter().position(|&v| v != 0).unwrap_or(0);
+    let axis = d.to_array().iter().position(|&v| v != 0).unwrap_or(0);
     let at = if d[axis] > 0 { 0 } else { e - 1 };
     match axis {
         0 => c.iter().skip(at).step_by(e).all(|&v| opaque(v)),
@@ -516,9 +505,9 @@ fn gather<S: ChunkSource + ?Sized>(
             // facing layer is not opaque (its cells hide each other, and a fluid it
             // holds is drawn cell by cell, so not with one).
             if f & FLAG_OPAQUE != 0 && f & FLAG_FLUID == 0 {
-                let sealed = FACE_DIRS.iter().all(|d| {
-                    let c = [chunk[0] + d[0], chunk[1] + d[1], chunk[2] + d[2]];
-                    facing_layer_opaque(ctx, e, src.chunk(c), d)
+                let sealed = FACE_DIRS.iter().all(|&d| {
+                    let c = IVec3::from_array(chunk) + d;
+                    facing_layer_opaque(ctx, e, src.chunk(c.to_array()), d)
                 });
                 if sealed {
                     return false;
@@ -791,8 +780,8 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
             (-1, 1),
         ];
         for (k, (st, sb)) in steps.into_iter().enumerate() {
-            let o = [0, 1, 2].map(|i| n[i] + st * t[i] + sb * b[i]);
-            a[k] = (o[1] as isize + p as isize * o[2] as isize, o[0]);
+            let o = n + t * st + b * sb;
+            a[k] = (o.y as isize + p as isize * o.z as isize, o.x);
         }
     }
     let ax = ctx.axis;
@@ -840,8 +829,8 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
                 // From the chunk's base, axis by axis (in this order, for the bits).
                 let cell = base + ax[0] * lx + ax[1] * ly + ax[2] * lz;
                 let gx = origin[0] + x as i32 - 1;
-                let cu = (gx * t[0] + gy * t[1] + gz * t[2]) as f32;
-                let cv = (gx * b[0] + gy * b[1] + gz * b[2]) as f32;
+                let g = IVec3::new(gx, gy, gz);
+                let (cu, cv) = (g.dot(t) as f32, g.dot(b) as f32);
                 let mesh = &mut out.surfaces[look.surface as usize];
                 let v0 = mesh.positions.len() as u32;
                 mesh.positions.extend_from_slice(&[
