@@ -199,7 +199,10 @@ fn world_set(p: &Prefs, name: &str) -> bool {
 }
 
 fn world_v3(p: &Prefs, name: &str, map: Option<DVec3>) -> DVec3 {
-    let three = |v: &[f64]| <[f64; 3]>::try_from(v).ok().map(DVec3::from_array);
+    let three = |v: &[f64]| match *v {
+        [x, y, z] => Some(DVec3::new(x, y, z)),
+        _ => None,
+    };
     if let Some(PrefValue::Floats(v)) = override_of(p, name) {
         if let Some(c) = three(v) {
             return c;

@@ -516,14 +516,14 @@ pub fn default_camera_around(x: &Extracted, voxels: Option<(Vec3, Vec3)>) -> (St
         (None, None) => (Vec3::splat(-10.0), Vec3::splat(10.0)),
     };
     let center = (lo + hi) * 0.5;
-    let span = (hi[0] - lo[0]).max(hi[2] - lo[2]).max(1.0);
+    let span = (hi.x - lo.x).max(hi.z - lo.z).max(1.0);
     // 35 degrees down, from the south (+Z), far enough back to take the map in.
     let pitch = -35.0f32.to_radians();
     let back = span * 0.9;
     let position = Vec3::new(
-        center[0],
-        center[1] + back * (-pitch).sin(),
-        center[2] + back * pitch.cos(),
+        center.x,
+        center.y + back * (-pitch).sin(),
+        center.z + back * pitch.cos(),
     );
     let (s, c) = (pitch * 0.5).sin_cos();
     (
