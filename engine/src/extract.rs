@@ -43,7 +43,7 @@ use dh_sims::{
     Body, Camera, DhBox, Disabled, Light as SimLight, ModelPart, Mover, Name, PartRenderer,
     PhysicsProp, RecordId,
 };
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 
 use crate::catalog::Found;
 use crate::models::ModelCache;
@@ -115,16 +115,21 @@ pub struct Extracted {
     pub notes: Vec<String>,
 }
 
-fn f3(v: &Value) -> Option<[f64; 3]> {
+fn f3(v: &Value) -> Option<DVec3> {
     let a = v.as_array()?;
     if a.len() != 3 {
         return None;
     }
-    Some([a[0].as_f64()?, a[1].as_f64()?, a[2].as_f64()?])
+    Some(DVec3::new(a[0].as_f64()?, a[1].as_f64()?, a[2].as_f64()?))
 }
 
-fn srgb3(c: [f64; 3]) -> Vec3 {
-    Vec3::from_array(c.map(|v| srgb_to_linear(v.clamp(0.0, 1.0) as f32)))
+/// An sRGB color to linear, each channel clamped to 0..1 first (`f64::clamp`, which keeps
+/// a NaN where glam's clamp would not).
+fn srgb3(c: DVec3) -> Vec3 {
+    Vec3::from_array(
+        c.to_array()
+            .map(|v| srgb_to_linear(v.clamp(0.0, 1.0) as f32)),
+    )
 }
 
 /// A `dh.material`'s compiled JSON as a renderer material.
@@ -193,15 +198,18 @@ fn world_set(p: &Prefs, name: &str) -> bool {
     override_of(p, name).is_some()
 }
 
-fn world_v3(p: &Prefs, name: &str, map: Option<[f64; 3]>) -> [f64; 3] {
-    let three = |v: &[f64]| <[f64; 3]>::try_from(v).ok();
+fn world_v3(p: &Prefs, name: &str, map: Option<DVec3>) -> DVec3 {
+    let three = |v: &[f64]| match *v {
+        [x, y, z] => Some(DVec3::new(x, y, z)),
+        _ => None,
+    };
     if let Some(PrefValue::Floats(v)) = override_of(p, name) {
         if let Some(c) = three(v) {
             return c;
         }
     }
     map.or_else(|| p.floats(name).ok().and_then(three))
-        .unwrap_or([0.0; 3])
+        .unwrap_or(DVec3::ZERO)
 }
 
 fn world_b(p: &Prefs, name: &str, map: Option<bool>) -> bool {
@@ -250,7 +258,7 @@ pub fn settings(
     let look = look_seed(map, notes);
     let l = map.lighting.clone().unwrap_or_default();
     let r = map.render.clone().unwrap_or_default();
-    let v3 = |v: Option<dh_content::schema::common::Vec3>| v.map(|x| x.0);
+    let v3 = |v: Option<dh_content::schema::common::Vec3>| v.map(|x| DVec3::from_array(x.0));
     let sun_dir = world_v3(p, "world.sun.direction", v3(l.sun_direction));
     let sun_color = world_v3(p, "world.sun.color", v3(l.sun_color));
     let sun_intensity = world_f(p, "world.sun.intensity", l.sun_intensity, None);
@@ -285,9 +293,7 @@ pub fn settings(
         horizon_softness: world_f(p, "world.sky.horizonSoftness", l.sky_horizon_softness, None),
         intensity: world_f(p, "world.sky.intensity", l.sky_intensity, None),
         sun_disc: world_f(p, "world.sky.sunDisc", l.sky_sun_disc, None),
-        ground: Vec3::from_array(
-            world_v3(p, "world.sky.ground", v3(l.sky_ground)).map(|c| c as f32),
-        ),
+        ground: world_v3(p, "world.sky.ground", v3(l.sky_ground)).as_vec3(),
         ground_blend: world_f(p, "world.sky.groundBlend", l.sky_ground_blend, None),
     };
     // ambientMode: a console value first; the map's explicit mode; auto takes the sky's
@@ -316,7 +322,7 @@ pub fn settings(
         }
     };
     let lighting = Lighting {
-        sun_direction: normalize_or(Vec3::from_array(sun_dir.map(|v| v as f32)), Vec3::NEG_Y),
+        sun_direction: normalize_or(sun_dir.as_vec3(), Vec3::NEG_Y),
         sun_radiance: srgb3(sun_color) * sun_intensity,
         sun_angular_diameter: angular,
         ambient,

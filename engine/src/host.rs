@@ -238,8 +238,8 @@ impl Voxels {
 
     /// The water at world point `point`: the first volume in the world (author order)
     /// whose fluids answer there, as a pawn swims in it.
-    fn water_at(&self, sim: &SimWorld, point: [f32; 3], swim: SwimParams) -> Option<PawnWater> {
-        let p = point.map(f64::from);
+    fn water_at(&self, sim: &SimWorld, point: Vec3, swim: SwimParams) -> Option<PawnWater> {
+        let p = point.as_dvec3();
         for r in &self.records {
             if !sim.in_world(r.entity) {
                 continue;
@@ -748,7 +748,7 @@ impl Host {
         let swim = swim_params(&self.prefs);
         let half = self.physics.params().pawn_height * 0.5;
         for (&id, f) in ids.iter().zip(&feet) {
-            let middle = [f[0], f[1] + half, f[2]];
+            let middle = Vec3::new(f.x, f.y + half, f.z);
             let water = self.voxels.water_at(&self.sim, middle, swim);
             self.physics
                 .set_pawn_water(id, water)

@@ -501,10 +501,7 @@ pub fn default_camera(x: &Extracted) -> (String, View) {
 /// [`default_camera`], the map's middle taking in `voxels` too (the box of its voxel
 /// volumes, [`crate::voxel::draw::volume_bounds`]: they join the frame only as they
 /// stream in).
-pub fn default_camera_around(
-    x: &Extracted,
-    voxels: Option<([f32; 3], [f32; 3])>,
-) -> (String, View) {
+pub fn default_camera_around(x: &Extracted, voxels: Option<(Vec3, Vec3)>) -> (String, View) {
     if let Some(c) = x
         .cameras
         .iter()
@@ -513,21 +510,20 @@ pub fn default_camera_around(
     {
         return (c.name.clone(), c.view);
     }
-    let voxels = voxels.map(|(a, b)| (Vec3::from_array(a), Vec3::from_array(b)));
     let (lo, hi) = match (x.frame.bounds(), voxels) {
         (Some((a, b)), Some((c, d))) => (a.min(c), b.max(d)),
         (Some(b), None) | (None, Some(b)) => b,
         (None, None) => (Vec3::splat(-10.0), Vec3::splat(10.0)),
     };
     let center = (lo + hi) * 0.5;
-    let span = (hi[0] - lo[0]).max(hi[2] - lo[2]).max(1.0);
+    let span = (hi.x - lo.x).max(hi.z - lo.z).max(1.0);
     // 35 degrees down, from the south (+Z), far enough back to take the map in.
     let pitch = -35.0f32.to_radians();
     let back = span * 0.9;
     let position = Vec3::new(
-        center[0],
-        center[1] + back * (-pitch).sin(),
-        center[2] + back * pitch.cos(),
+        center.x,
+        center.y + back * (-pitch).sin(),
+        center.z + back * pitch.cos(),
     );
     let (s, c) = (pitch * 0.5).sin_cos();
     (
@@ -555,7 +551,7 @@ pub struct BenchRender {
     cache: ExtractCache,
     voxels: VoxelDraw,
     /// The box of the map's voxel volumes, for the default camera.
-    voxel_bounds: Option<([f32; 3], [f32; 3])>,
+    voxel_bounds: Option<(Vec3, Vec3)>,
     log: Vec<String>,
     size: [u32; 2],
     camera: String,

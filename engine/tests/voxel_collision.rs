@@ -13,7 +13,7 @@ use dh_engine::voxel::collision::{
 use dh_engine::voxel::water::FluidField;
 use dh_engine::voxel::{FluidTable, MapChunks, Placement, VoxelLooks};
 use dh_sims::physics::{PawnInput, PhysicsParams, PhysicsWorld, TeleportVelocity};
-use glam::{Vec2, Vec3};
+use glam::{DVec3, Vec2, Vec3};
 
 const MC: &str = "com.mojang.minecraft";
 
@@ -295,12 +295,12 @@ fn a_passable_block_makes_no_triangles_and_water_is_water() {
     let mut w = MapChunks::new(16);
     w.set([5, 5, 5], 1);
     let s = field
-        .water_at(&w, [5.5, 5.3, 5.5])
+        .water_at(&w, DVec3::from([5.5, 5.3, 5.5]))
         .expect("in the water cell");
     assert!(s.submerged);
     assert_eq!(s.block, "water");
-    assert!(field.is_water(&w, [5.5, 5.3, 5.5]));
-    assert!(!field.is_water(&w, [7.5, 5.3, 5.5]));
+    assert!(field.is_water(&w, DVec3::from([5.5, 5.3, 5.5])));
+    assert!(!field.is_water(&w, DVec3::from([7.5, 5.3, 5.5])));
 }
 
 // ── The face pass and greedy merging ────────────────────────────────────
@@ -434,7 +434,7 @@ fn placement_scales_and_a_mirror_stays_outward() {
     let mut w = MapChunks::new(16);
     w.set([0, 0, 0], 1);
     // A tenth of a meter a cell, mirrored in Z, moved to (10, 0, 0).
-    let pl = Placement::from_matrix([
+    let pl = Placement::from_rows([
         [0.1, 0.0, 0.0, 10.0],
         [0.0, 0.1, 0.0, 0.0],
         [0.0, 0.0, -0.1, 0.0],
@@ -755,7 +755,9 @@ fn the_water_query_reads_the_grid() {
     }
     // Inside: the run is y 1..=2; every corner of the top cell at (3, 2, 3) is among
     // sources (8/9) or stone (drops out), so the surface stands at 2 + 8/9.
-    let s = field.water_at(&w, [3.5, 1.5, 3.5]).expect("water");
+    let s = field
+        .water_at(&w, DVec3::from([3.5, 1.5, 3.5]))
+        .expect("water");
     assert!(s.submerged);
     assert!((s.surface - (2.0 + 8.0 / 9.0)).abs() < 1e-6, "{s:?}");
     assert!((s.floor - 1.0).abs() < 1e-9);
@@ -763,17 +765,17 @@ fn the_water_query_reads_the_grid() {
     assert!((s.depth - (2.0 + 8.0 / 9.0 - 1.5)).abs() < 1e-6);
     // Over the surface in its own cell, and in the cell above: read, but dry.
     let s = field
-        .water_at(&w, [3.5, 2.95, 3.5])
+        .water_at(&w, DVec3::from([3.5, 2.95, 3.5]))
         .expect("the surface below");
     assert!(!s.submerged);
     let s = field
-        .water_at(&w, [3.5, 3.5, 3.5])
+        .water_at(&w, DVec3::from([3.5, 3.5, 3.5]))
         .expect("the surface below");
     assert!(!s.submerged && s.depth < 0.0);
-    assert!(field.water_at(&w, [3.5, 4.5, 3.5]).is_none());
+    assert!(field.water_at(&w, DVec3::from([3.5, 4.5, 3.5])).is_none());
     // A cave under the lake is dry: by cell, not by column.
     w.set([3, -1, 3], 0);
-    assert!(field.water_at(&w, [3.5, -0.5, 3.5]).is_none());
+    assert!(field.water_at(&w, DVec3::from([3.5, -0.5, 3.5])).is_none());
     // A level-4 flow walled in by stone: (8 − 4)/9 deep.
     w.set([12, 1, 12], 3);
     for (dx, dz) in [
@@ -788,25 +790,30 @@ fn the_water_query_reads_the_grid() {
     ] {
         w.set([12 + dx, 1, 12 + dz], 1);
     }
-    let s = field.water_at(&w, [12.5, 1.2, 12.5]).expect("a flow");
+    let s = field
+        .water_at(&w, DVec3::from([12.5, 1.2, 12.5]))
+        .expect("a flow");
     assert!((s.surface - (1.0 + 4.0 / 9.0)).abs() < 1e-6, "{s:?}");
     assert!(s.submerged);
     assert!(
-        !field.is_water(&w, [12.5, 1.5, 12.5]),
+        !field.is_water(&w, DVec3::from([12.5, 1.5, 12.5])),
         "a shallow flow can be waded"
     );
     // A waterlogged stair stands in a source.
     w.set([20, 1, 20], 4);
-    assert!(field.is_water(&w, [20.5, 1.5, 20.5]));
+    assert!(field.is_water(&w, DVec3::from([20.5, 1.5, 20.5])));
     // A scaled, moved volume answers in world meters.
-    let pl = Placement::from_matrix([
+    let pl = Placement::from_rows([
         [0.5, 0.0, 0.0, 100.0],
         [0.0, 0.5, 0.0, 10.0],
         [0.0, 0.0, 0.5, 0.0],
     ]);
     let field = FluidField::new(&looks, pl).expect("a field");
     let s = field
-        .water_at(&w, [100.0 + 3.5 * 0.5, 10.0 + 1.5 * 0.5, 3.5 * 0.5])
+        .water_at(
+            &w,
+            DVec3::from([100.0 + 3.5 * 0.5, 10.0 + 1.5 * 0.5, 3.5 * 0.5]),
+        )
         .expect("water");
     assert!(
         (s.surface - (10.0 + (2.0 + 8.0 / 9.0) * 0.5)).abs() < 1e-6,
@@ -937,7 +944,7 @@ fn a_grid_read_by_range_cooks_the_same_triangles_as_a_whole_decode() {
     // A turned, scaled, moved placement as well as the identity.
     let placements = [
         Placement::identity(),
-        Placement::from_matrix([
+        Placement::from_rows([
             [0.0, 0.0, 0.5, 3.0],
             [0.0, 0.5, 0.0, -1.0],
             [-0.5, 0.0, 0.0, 7.0],

@@ -87,8 +87,8 @@ fn stream(light: Option<Arc<dyn PalletLight + Send + Sync>>) -> (VoxelStreamer, 
     });
     let st = s.land_all(
         Some(CameraView {
-            position: [16.0, 8.0, 16.0],
-            forward: [1.0, 0.0, 0.0],
+            position: glam::Vec3::new(16.0, 8.0, 16.0),
+            forward: glam::Vec3::new(1.0, 0.0, 0.0),
         }),
         100.0,
     );

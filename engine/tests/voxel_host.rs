@@ -186,8 +186,8 @@ fn the_map_opens_its_volume_placed_and_shown() {
     // Cell (20, 3, 12) is water, (4, 3, 4) stone; the cell's corner lands at the pose.
     assert_eq!(g.chunks.get([20, 3, 12]), 2);
     assert_eq!(g.chunks.get([4, 3, 4]), 1);
-    let p = g.placement.point([4.0, 4.0, 4.0]);
-    assert_eq!(p, [-6.0, 0.0, -6.0]);
+    let p = g.placement.point(glam::DVec3::from([4.0, 4.0, 4.0]));
+    assert_eq!(p.to_array(), [-6.0, 0.0, -6.0]);
     assert!(run.host.voxel_volume_in_world(0));
 }
 

@@ -326,8 +326,8 @@ fn placement_composes_axes_size_origin_and_mirrors_right_way_out() {
     let grids = vec![GridInfo::new("g", [0, 0, 0], [16, 16, 16])];
     let p = Placement::new(&h, &grids, 0, None).expect("a placement");
     assert!(!p.mirrors());
-    let q = p.point([3.0, 1.0, 2.0]);
-    for (a, b) in q.iter().zip([0.2, 0.2, -0.1]) {
+    let q = p.point(glam::DVec3::from([3.0, 1.0, 2.0]));
+    for (a, b) in q.to_array().iter().zip([0.2, 0.2, -0.1]) {
         assert!((a - b).abs() < 1e-9, "{q:?}");
     }
     let m = mesh_all(&w, &l, opts, &p, &[[0, 0, 0]]);
@@ -357,11 +357,12 @@ fn placement_composes_axes_size_origin_and_mirrors_right_way_out() {
         [0.0, 0.0, 1.0, 0.0],
     ];
     let grids = vec![grids[0].clone(), child];
+    let pose = Placement::from_rows(pose).affine;
     let p = Placement::new(&h, &grids, 1, Some(pose)).expect("a placement");
     assert!(p.mirrors());
     // Child cell (1, 0, 0) → parent (4, 1, 0) → meters (0.3, 0, -0.1) → pose (4.4, 0, -0.1).
-    let q = p.point([1.0, 0.0, 0.0]);
-    for (a, b) in q.iter().zip([4.4, 0.0, -0.1]) {
+    let q = p.point(glam::DVec3::from([1.0, 0.0, 0.0]));
+    for (a, b) in q.to_array().iter().zip([4.4, 0.0, -0.1]) {
         assert!((a - b).abs() < 1e-9, "{q:?}");
     }
     let m = mesh_all(&w, &l, opts, &p, &[[0, 0, 0]]);

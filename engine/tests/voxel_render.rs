@@ -460,7 +460,7 @@ fn a_teardown_fixture_prop_covers_its_bounds_in_its_palette_colors() {
                         g.cells[1][a]
                     })
                 });
-                let s = project(&view, size, g.placement.point(c))
+                let s = project(&view, size, g.placement.point(c.into()).to_array())
                     .unwrap_or_else(|| panic!("a corner behind the camera"));
                 for a in 0..2 {
                     lo[a] = lo[a].min(s[a]);
@@ -819,7 +819,7 @@ fn the_live_path_streams_within_its_ceilings_and_fills_the_light_window() {
     let (bare, view, size) = frame_and_camera(&host, &catalog, &map);
     // The volume's box: 64 × 16 × 64 one-meter cells from the origin, by hand.
     assert_eq!(
-        volume_bounds(&host),
+        volume_bounds(&host).map(|(lo, hi)| (lo.to_array(), hi.to_array())),
         Some(([0.0, 0.0, 0.0], [64.0, 16.0, 64.0]))
     );
     let mut draw = VoxelDraw::new(&host.prefs);

@@ -16,6 +16,7 @@ use dh_engine::voxel::{
     StreamVolume, VolumeSource, VoxelLooks, VoxelStreamer,
 };
 use dh_gpu::render::frame::{MeshAsset, RenderFrame, Sampling, Shading, Surface as GpuSurface};
+use glam::{DVec3, Vec3};
 
 const STONE: u32 = 1;
 const GLASS: u32 = 2;
@@ -101,8 +102,8 @@ fn config(workers: usize) -> StreamConfig {
 
 fn cam(x: f32, y: f32, z: f32, forward: [f32; 3]) -> CameraView {
     CameraView {
-        position: [x, y, z],
-        forward,
+        position: Vec3::new(x, y, z),
+        forward: Vec3::from(forward),
     }
 }
 
@@ -735,18 +736,18 @@ fn the_streaming_preferences_are_the_specs() {
 fn urgency_is_distance_weighed_by_how_far_behind() {
     use dh_engine::voxel::stream::urgency;
     let c = cam(0.0, 0.0, 0.0, [2.0, 0.0, 0.0]);
-    let unit = [0.5; 3];
+    let unit = DVec3::splat(0.5);
     // 10.5 to the center, 10 to the box.
-    assert_eq!(urgency(&c, [10.5, 0.0, 0.0], unit, 3.0), 10.0);
-    assert_eq!(urgency(&c, [-10.5, 0.0, 0.0], unit, 3.0), 30.0);
-    assert_eq!(urgency(&c, [0.0, 0.0, 10.5], unit, 3.0), 10.0);
-    assert_eq!(urgency(&c, [-10.5, 0.0, 0.0], unit, 1.0), 10.0);
+    assert_eq!(urgency(&c, DVec3::from([10.5, 0.0, 0.0]), unit, 3.0), 10.0);
+    assert_eq!(urgency(&c, DVec3::from([-10.5, 0.0, 0.0]), unit, 3.0), 30.0);
+    assert_eq!(urgency(&c, DVec3::from([0.0, 0.0, 10.5]), unit, 3.0), 10.0);
+    assert_eq!(urgency(&c, DVec3::from([-10.5, 0.0, 0.0]), unit, 1.0), 10.0);
     // 45° behind: 1 + 2 · cos 45°.
-    let d = urgency(&c, [-8.0, 0.0, 8.0], [0.0; 3], 3.0);
+    let d = urgency(&c, DVec3::new(-8.0, 0.0, 8.0), DVec3::ZERO, 3.0);
     let expect = 128f64.sqrt() * (1.0 + 2.0 * 0.5f64.sqrt());
     assert!((d - expect).abs() < 1e-9, "{d} vs {expect}");
     // Inside the box: 0 whatever the weight.
-    assert_eq!(urgency(&c, [-0.2, 0.0, 0.0], unit, 3.0), 0.0);
+    assert_eq!(urgency(&c, DVec3::from([-0.2, 0.0, 0.0]), unit, 3.0), 0.0);
 }
 
 #[test]

@@ -49,9 +49,9 @@ use dh_content::schema::surface::{surface_preset, SURFACE_PRESETS};
 use dh_content::voxel::blocks::{resolve_entry, BlockLook, BlockTables, EntryKey, PlatformPallet};
 use dh_content::voxel::payload::{ChunkKey, PaletteEntry, PayloadError, PropValue};
 use dh_sims::physics::{BodyHandle, PhysicsError, PhysicsWorld, VoxelPart};
-use glam::{DVec3, Mat3, UVec3, Vec3};
+use glam::{DVec3, UVec3, Vec3};
 
-use super::place::Placement;
+use super::place::{box_distance, Placement};
 use super::stream::OpenPayload;
 use super::{ChunkSource, ChunkView};
 
@@ -356,8 +356,8 @@ pub fn cook_chunk(
 ) {
     let e = src.edge();
     let base = chunk.map(|c| f64::from(c) * e as f64);
-    let o = placement.point(base);
-    out.begin(chunk, DVec3::from_array(o).as_vec3());
+    let o = placement.point(DVec3::from_array(base));
+    out.begin(chunk, o.as_vec3());
     if e == 0 || e > MAX_COOK_EDGE {
         return;
     }
@@ -511,9 +511,7 @@ pub fn cook_chunk(
 
     // The placement's linear part in f32 (cells are small integers, exact). glam's
     // matrix-vector product sums row r as m[r][0]·x + m[r][1]·y + m[r][2]·z, in that order.
-    let lin =
-        Mat3::from_cols_array_2d(&[0, 1, 2].map(|r| [0, 1, 2].map(|c| placement.m[r][c] as f32)))
-            .transpose();
+    let lin = placement.linear().as_mat3();
     let mirrors = placement.mirrors();
     let xf = |v: [u32; 3]| -> Vec3 { lin * UVec3::from_array(v).as_vec3() };
 
@@ -1175,9 +1173,9 @@ struct VolumeState {
     /// Chunk range, `[min, max]` inclusive.
     chunks: [[i32; 3]; 2],
     /// The inverse placement (world to cells).
-    inverse: [[f64; 4]; 3],
+    inverse: Placement,
     /// Half extents of a chunk's world box (|L|·E/2).
-    half: [f64; 3],
+    half: DVec3,
 }
 
 struct VolumeShared {
@@ -1267,36 +1265,6 @@ impl std::fmt::Debug for CollisionStreamer {
             .field("bodies", &self.by_body.len())
             .finish()
     }
-}
-
-fn invert(m: &[[f64; 4]; 3]) -> Option<[[f64; 4]; 3]> {
-    let a = |r: usize, c: usize| m[r][c];
-    let det = a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
-        - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
-        + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
-    if !(det.is_finite() && det.abs() > 1e-12) {
-        return None;
-    }
-    let inv = 1.0 / det;
-    let mut r = [[0.0; 4]; 3];
-    r[0][0] = (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1)) * inv;
-    r[0][1] = (a(0, 2) * a(2, 1) - a(0, 1) * a(2, 2)) * inv;
-    r[0][2] = (a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1)) * inv;
-    r[1][0] = (a(1, 2) * a(2, 0) - a(1, 0) * a(2, 2)) * inv;
-    r[1][1] = (a(0, 0) * a(2, 2) - a(0, 2) * a(2, 0)) * inv;
-    r[1][2] = (a(0, 2) * a(1, 0) - a(0, 0) * a(1, 2)) * inv;
-    r[2][0] = (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0)) * inv;
-    r[2][1] = (a(0, 1) * a(2, 0) - a(0, 0) * a(2, 1)) * inv;
-    r[2][2] = (a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0)) * inv;
-    for row in &mut r {
-        row[3] = -(row[0] * m[0][3] + row[1] * m[1][3] + row[2] * m[2][3]);
-    }
-    Some(r)
-}
-
-/// The inverse of a placement (world meters to cells); `None` when it is singular.
-pub fn inverse_placement(placement: &Placement) -> Option<Placement> {
-    invert(&placement.m).map(Placement::from_matrix)
 }
 
 fn worker_loop(jobs: Arc<Mutex<Receiver<Job>>>, done: Sender<Done>, time: Arc<Mutex<Duration>>) {
@@ -1420,16 +1388,15 @@ impl CollisionStreamer {
         placement: Placement,
         cells: [[i32; 3]; 2],
     ) -> Option<VolumeId> {
-        let inverse = invert(&placement.m)?;
+        let inverse = placement.inverse()?;
         let e = source.edge().max(1) as i32;
         let [lo, hi] = cells;
         let chunks = [
             lo.map(|c| c.div_euclid(e)),
             [0, 1, 2].map(|a| (hi[a] - 1).max(lo[a]).div_euclid(e)),
         ];
-        let m = &placement.m;
         let h = e as f64 * 0.5;
-        let half = [0, 1, 2].map(|r| (m[r][0].abs() + m[r][1].abs() + m[r][2].abs()) * h);
+        let half = placement.box_half(h);
         let id = VolumeId(self.next_volume);
         self.next_volume += 1;
         self.volumes.push((
@@ -1604,19 +1571,19 @@ impl CollisionStreamer {
             let e = vs.shared.source.edge().max(1) as f64;
             let pl = &vs.shared.placement;
             for p in pawns {
-                let p = p.as_dvec3().to_array();
+                let p = p.as_dvec3();
                 // The world box around the pawn, in cells, then in chunks.
-                let mut lo = [f64::INFINITY; 3];
-                let mut hi = [f64::NEG_INFINITY; 3];
+                let mut lo = DVec3::INFINITY;
+                let mut hi = DVec3::NEG_INFINITY;
                 for corner in 0..8 {
-                    let w = [0, 1, 2].map(|a| {
+                    let w = DVec3::from_array([0, 1, 2].map(|a| {
                         if corner >> a & 1 == 1 {
                             p[a] + keep_r
                         } else {
                             p[a] - keep_r
                         }
-                    });
-                    let c = Placement::from_matrix(vs.inverse).point(w);
+                    }));
+                    let c = vs.inverse.point(w);
                     for a in 0..3 {
                         lo[a] = lo[a].min(c[a]);
                         hi[a] = hi[a].max(c[a]);
@@ -1630,14 +1597,8 @@ impl CollisionStreamer {
                     for cy in clo[1]..=chi[1] {
                         for cx in clo[0]..=chi[0] {
                             let mid = [cx, cy, cz].map(|c| (f64::from(c) + 0.5) * e);
-                            let wc = pl.point(mid);
-                            let d2: f64 = (0..3)
-                                .map(|a| {
-                                    let d = ((p[a] - wc[a]).abs() - vs.half[a]).max(0.0);
-                                    d * d
-                                })
-                                .sum();
-                            let d = d2.sqrt();
+                            let wc = pl.point(DVec3::from_array(mid));
+                            let d = box_distance(p, wc, vs.half);
                             if d > keep_r {
                                 continue;
                             }

@@ -42,9 +42,8 @@ use dh_content::voxel::payload::UpAxis;
 use dh_gpu::render::frame::{RenderFrame, View, VoxelLightWindow, LIGHT_BRICK, LIGHT_BRICK_CELLS};
 use dh_gpu::render::light_window::{brick_hash, DEFAULT_LIGHT_UPLOAD_KB};
 use dh_gpu::render::math::rotate;
-use glam::{Mat4, Vec3};
+use glam::{DMat4, DVec3, IVec3, Mat4, Vec3};
 
-use super::collision::inverse_placement;
 use super::stream::{
     CameraView, LookInputs, StreamConfig, StreamStats, StreamVolume, VolumeId, VolumeSource,
     VoxelStreamer,
@@ -139,22 +138,14 @@ impl std::fmt::Debug for VoxelDraw {
 /// The camera the streamer reads from a view: its eye, looking down its rotated -Z.
 pub fn camera_view(view: &View) -> CameraView {
     CameraView {
-        position: view.position.to_array(),
-        forward: rotate(view.rotation, Vec3::NEG_Z).to_array(),
+        position: view.position,
+        forward: rotate(view.rotation, Vec3::NEG_Z),
     }
 }
 
 /// A cells-to-light-space map as the renderer takes it (column-major 4×4).
 fn mat4(p: &Placement) -> Mat4 {
-    let m = &p.m;
-    let mut o = [[0.0f32; 4]; 4];
-    for (c, col) in o.iter_mut().enumerate() {
-        for (r, v) in col.iter_mut().enumerate().take(3) {
-            *v = m[r][c] as f32;
-        }
-    }
-    o[3][3] = 1.0;
-    Mat4::from_cols_array_2d(&o)
+    DMat4::from(p.affine).as_mat4()
 }
 
 /// The light of every cell of the window of `bricks` bricks at cell `origin` (a whole
@@ -251,7 +242,7 @@ impl VoxelDraw {
                 Arc::new(BlockLightTable::minecraft()) as Arc<dyn PalletLight + Send + Sync>
             });
             for g in &v.grids {
-                let Some(to_cells) = inverse_placement(&g.placement) else {
+                let Some(to_cells) = g.placement.inverse() else {
                     self.log.push(format!(
                         "voxel volume '{}': grid '{}' is placed singular (a zero scale) and is not drawn",
                         v.name, g.name
@@ -325,13 +316,7 @@ impl VoxelDraw {
             }
         }
         let stream = self.streamer.update(camera_view(view));
-        self.join(
-            &host.prefs,
-            &shown,
-            Some(view.position.to_array()),
-            frame,
-            stream,
-        )
+        self.join(&host.prefs, &shown, Some(view.position), frame, stream)
     }
 
     /// A capture's streaming: within `client.voxel.captureRadius` around `view` (outward
@@ -349,13 +334,7 @@ impl VoxelDraw {
         let stream = self
             .streamer
             .land_all(view.map(camera_view), self.config.capture_radius);
-        self.join(
-            &host.prefs,
-            &shown,
-            view.map(|v| v.position.to_array()),
-            frame,
-            stream,
-        )
+        self.join(&host.prefs, &shown, view.map(|v| v.position), frame, stream)
     }
 
     /// Streams the live client's way (`client.voxel.streamRadius` around `view`, the
@@ -393,13 +372,7 @@ impl VoxelDraw {
             }
             std::thread::sleep(frame_time);
         }
-        let stats = self.join(
-            &host.prefs,
-            &shown,
-            Some(view.position.to_array()),
-            frame,
-            stream,
-        );
+        let stats = self.join(&host.prefs, &shown, Some(view.position), frame, stream);
         (frames, stats)
     }
 
@@ -409,7 +382,7 @@ impl VoxelDraw {
         &mut self,
         prefs: &Prefs,
         shown: &HashSet<VolumeId>,
-        center: Option<[f32; 3]>,
+        center: Option<Vec3>,
         frame: &mut RenderFrame,
         stream: StreamStats,
     ) -> DrawStats {
@@ -469,27 +442,24 @@ impl VoxelDraw {
     fn light_window(
         &mut self,
         prefs: &Prefs,
-        center: Option<[f32; 3]>,
+        center: Option<Vec3>,
         per_volume: &BTreeMap<VolumeId, Vec<u32>>,
         stream: &StreamStats,
     ) -> (Option<VoxelLightWindow>, bool) {
-        let mut best: Option<(f64, &Drawn, [f64; 3])> = None;
+        let mut best: Option<(f64, &Drawn, DVec3)> = None;
         for d in &self.drawn {
             if !d.lit || !per_volume.contains_key(&d.id) {
                 continue;
             }
             let world = match center {
-                Some(c) => c.map(f64::from),
-                None => d.placement.point([0.0; 3]),
+                Some(c) => c.as_dvec3(),
+                None => d.placement.point(DVec3::ZERO),
             };
             let c = d.to_cells.point(world);
-            let gap: f64 = (0..3)
-                .map(|a| {
-                    let lo = f64::from(d.cells[0][a]);
-                    let hi = f64::from(d.cells[1][a]);
-                    (lo - c[a]).max(c[a] - hi).max(0.0).powi(2)
-                })
-                .sum();
+            let lo = IVec3::from_array(d.cells[0]).as_dvec3();
+            let hi = IVec3::from_array(d.cells[1]).as_dvec3();
+            // How far outside the cells, squared (0 inside).
+            let gap = (lo - c).max(c - hi).max(DVec3::ZERO).length_squared();
             if best.as_ref().is_none_or(|(g, _, _)| gap < *g) {
                 best = Some((gap, d, c));
             }
@@ -567,9 +537,11 @@ pub fn light_upload_kb(prefs: &Prefs) -> u32 {
 
 /// The world box of every shown grid of `host`'s voxel volumes whose record is in the
 /// world (each grid's cell bounds through its placement), `None` without one.
-pub fn volume_bounds(host: &Host) -> Option<([f32; 3], [f32; 3])> {
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
+pub fn volume_bounds(host: &Host) -> Option<(Vec3, Vec3)> {
+    // Per axis with f64::min / max (NaN-skipping, as the box always was; glam's min
+    // and max pick by comparison).
+    let mut lo = DVec3::INFINITY;
+    let mut hi = DVec3::NEG_INFINITY;
     for (i, v) in host.voxel_volumes().iter().enumerate() {
         if !host.voxel_volume_in_world(i) {
             continue;
@@ -581,7 +553,7 @@ pub fn volume_bounds(host: &Host) -> Option<([f32; 3], [f32; 3])> {
             for corner in 0..8 {
                 let c =
                     [0, 1, 2].map(|a| f64::from(g.cells[usize::from(corner & (1 << a) != 0)][a]));
-                let p = g.placement.point(c);
+                let p = g.placement.point(DVec3::from_array(c));
                 for a in 0..3 {
                     lo[a] = lo[a].min(p[a]);
                     hi[a] = hi[a].max(p[a]);
@@ -589,10 +561,7 @@ pub fn volume_bounds(host: &Host) -> Option<([f32; 3], [f32; 3])> {
             }
         }
     }
-    lo.iter()
-        .chain(&hi)
-        .all(|v| v.is_finite())
-        .then(|| (lo.map(|v| v as f32), hi.map(|v| v as f32)))
+    (lo.is_finite() && hi.is_finite()).then(|| (lo.as_vec3(), hi.as_vec3()))
 }
 
 #[cfg(test)]
@@ -603,12 +572,12 @@ mod tests {
     #[test]
     fn a_placement_becomes_a_column_major_matrix() {
         // Cells to meters: scale 0.5 and move by (1, 2, 3); meters to cells inverts it.
-        let p = Placement::from_matrix([
+        let p = Placement::from_rows([
             [0.5, 0.0, 0.0, 1.0],
             [0.0, 0.5, 0.0, 2.0],
             [0.0, 0.0, 0.5, 3.0],
         ]);
-        let inv = inverse_placement(&p).unwrap_or_else(|| panic!("singular"));
+        let inv = p.inverse().unwrap_or_else(|| panic!("singular"));
         let m = mat4(&inv).to_cols_array_2d();
         // World (2, 3, 4) is cell (2, 2, 2): by hand, (2 - 1) / 0.5 and so on.
         let w = [2.0f32, 3.0, 4.0];
@@ -648,7 +617,7 @@ mod tests {
             far: None,
         };
         let c = camera_view(&v);
-        assert_eq!(c.position, [1.0, 2.0, 3.0]);
+        assert_eq!(c.position.to_array(), [1.0, 2.0, 3.0]);
         assert!((c.forward[0] + 1.0).abs() < 1e-6, "{:?}", c.forward);
         assert!(c.forward[1].abs() < 1e-6 && c.forward[2].abs() < 1e-6);
     }
@@ -743,8 +712,8 @@ mod tests {
         });
         let st = s.land_all(
             Some(CameraView {
-                position: [24.0, 16.0, 24.0],
-                forward: [1.0, 0.0, 0.0],
+                position: Vec3::new(24.0, 16.0, 24.0),
+                forward: Vec3::X,
             }),
             100.0,
         );

@@ -2,6 +2,7 @@
 //! a fluid, how high it stands, the corner heights of its surface and which faces show.
 
 use dh_content::voxel::payload::{PaletteEntry, PropValue};
+use glam::IVec3;
 
 use super::cell::{CellLook, FLAG_DRAW, FLAG_OPAQUE};
 
@@ -197,11 +198,11 @@ pub(crate) fn corner_heights<'a>(nb: &impl Fn(i32, i32, i32) -> &'a CellLook) ->
 /// surface stands full.
 pub(crate) fn fluid_face_shows<'a>(
     nb: &impl Fn(i32, i32, i32) -> &'a CellLook,
-    dir: [i32; 3],
+    dir: IVec3,
     heights: &[f32; 4],
 ) -> bool {
     let c = nb(0, 0, 0);
-    let o = nb(dir[0], dir[1], dir[2]);
+    let o = nb(dir.x, dir.y, dir.z);
     if o.fluid == c.fluid {
         return false;
     }
@@ -209,7 +210,7 @@ pub(crate) fn fluid_face_shows<'a>(
         return false;
     }
     if o.flags & FLAG_OPAQUE != 0 {
-        return dir[1] == 1 && heights.iter().any(|&h| h < FLUID_FULL);
+        return dir.y == 1 && heights.iter().any(|&h| h < FLUID_FULL);
     }
     true
 }

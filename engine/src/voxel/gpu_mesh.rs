@@ -163,8 +163,9 @@ pub fn region_asset(mesh: &RegionMesh, unresolved: &UnresolvedUvs, key: u64) -> 
     let first = all.indices.len() as u32;
     let n = append_quads(&mut all, opaque, &checker);
     push(n, first, SLOT_MISSING, GpuSurface::Opaque);
-    let mut lo = [f32::INFINITY; 3];
-    let mut hi = [f32::NEG_INFINITY; 3];
+    // Per axis with f32::min / max, as the box always was (glam's min / max compare).
+    let mut lo = glam::Vec3::INFINITY;
+    let mut hi = glam::Vec3::NEG_INFINITY;
     for p in &all.positions {
         for a in 0..3 {
             lo[a] = lo[a].min(p[a]);
@@ -177,7 +178,7 @@ pub fn region_asset(mesh: &RegionMesh, unresolved: &UnresolvedUvs, key: u64) -> 
         packed,
         indices: std::mem::take(&mut all.indices),
         submeshes,
-        bounds: (glam::Vec3::from_array(lo), glam::Vec3::from_array(hi)),
+        bounds: (lo, hi),
     })
 }
 

@@ -26,6 +26,7 @@ use dh_content::mesh::{
     POSITION_STRIDE, STREAM_ALIGN,
 };
 use dh_jobs::Scheduler;
+use glam::{DMat3, DVec3, IVec3, Vec3};
 
 use super::cell::{CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE};
 use super::fluid::{corner_heights, fluid_face_shows, is_source_or_falling};
@@ -37,35 +38,27 @@ use super::{ChunkSource, ChunkView};
 pub const VERTEX_BYTES: usize = 52;
 
 /// The six face directions (unit normals in the grid's cells): +X, −X, +Y, −Y, +Z, −Z.
-pub const FACE_DIRS: [[i32; 3]; 6] = [
-    [1, 0, 0],
-    [-1, 0, 0],
-    [0, 1, 0],
-    [0, -1, 0],
-    [0, 0, 1],
-    [0, 0, -1],
+pub const FACE_DIRS: [IVec3; 6] = [
+    IVec3::X,
+    IVec3::NEG_X,
+    IVec3::Y,
+    IVec3::NEG_Y,
+    IVec3::Z,
+    IVec3::NEG_Z,
 ];
 
 /// Each direction's tangent (+U); the bitangent is cross(normal, tangent), and the
 /// corners (−t,−b) (+t,−b) (+t,+b) (−t,+b) wind counter-clockwise seen from outside.
-const TANGENTS: [[i32; 3]; 6] = [
-    [0, 0, -1],
-    [0, 0, 1],
-    [1, 0, 0],
-    [1, 0, 0],
-    [1, 0, 0],
-    [-1, 0, 0],
+const TANGENTS: [IVec3; 6] = [
+    IVec3::NEG_Z,
+    IVec3::Z,
+    IVec3::X,
+    IVec3::X,
+    IVec3::X,
+    IVec3::NEG_X,
 ];
 
 const CORNER_SIGNS: [(i32, i32); 4] = [(-1, -1), (1, -1), (1, 1), (-1, 1)];
-
-fn cross(a: [i32; 3], b: [i32; 3]) -> [i32; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
 
 /// How regions are meshed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +83,8 @@ impl Default for MeshOptions {
 /// One surface's mesh, already split into the GPU streams.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SurfaceMesh {
-    /// Meters, world-handed.
+    /// Meters, world-handed. Plain arrays: the position stream is uploaded as-is
+    /// (12 bytes a vertex, [`POSITION_STRIDE`]).
     pub positions: Vec<[f32; 3]>,
     /// The octahedral normal and tangent ([`dh_content::mesh::pack_basis`]).
     pub basis: Vec<[u16; 4]>,
@@ -309,16 +303,16 @@ pub struct MeshContext<'a> {
     looks: &'a [CellLook],
     flags: &'a [u8],
     /// The grid's axes in meters (the linear part's columns).
-    axis: [[f32; 3]; 3],
-    translation: [f64; 3],
-    lin: [[f64; 3]; 3],
+    axis: [Vec3; 3],
+    translation: DVec3,
+    lin: DMat3,
     /// Per direction, per corner: the corner's offset from the cell's minimum, in cells.
-    corner: [[[i32; 3]; 4]; 6],
+    corner: [[IVec3; 4]; 6],
     /// The same in meters.
-    corner_m: [[[f32; 3]; 4]; 6],
+    corner_m: [[Vec3; 4]; 6],
     /// Per direction, per corner: the corner's offset along the tangent and bitangent.
     corner_uv: [[[f32; 2]; 4]; 6],
-    bitangent: [[i32; 3]; 6],
+    bitangent: [IVec3; 6],
     basis: [[u16; 4]; 6],
     basis_back: [[u16; 4]; 6],
     mirrored: bool,
@@ -332,49 +326,42 @@ impl<'a> MeshContext<'a> {
         placement: &Placement,
         options: &MeshOptions,
     ) -> MeshContext<'a> {
-        let m = placement.m;
-        let lin = [
-            [m[0][0], m[0][1], m[0][2]],
-            [m[1][0], m[1][1], m[1][2]],
-            [m[2][0], m[2][1], m[2][2]],
-        ];
-        let axis = [0, 1, 2].map(|c| [0, 1, 2].map(|r| lin[r][c] as f32));
+        let lin = placement.linear();
+        let axis = [lin.x_axis, lin.y_axis, lin.z_axis].map(DVec3::as_vec3);
         let mirrored = placement.mirrors();
-        let mut corner = [[[0; 3]; 4]; 6];
-        let mut corner_m = [[[0.0f32; 3]; 4]; 6];
+        let mut corner = [[IVec3::ZERO; 4]; 6];
+        let mut corner_m = [[Vec3::ZERO; 4]; 6];
         let mut corner_uv = [[[0.0f32; 2]; 4]; 6];
-        let mut bitangent = [[0; 3]; 6];
+        let mut bitangent = [IVec3::ZERO; 6];
         let mut basis = [[0u16; 4]; 6];
         let mut basis_back = [[0u16; 4]; 6];
         for d in 0..6 {
             let n = FACE_DIRS[d];
             let t = TANGENTS[d];
-            let b = cross(n, t);
+            let b = n.cross(t);
             bitangent[d] = b;
-            for (k, (su, sv)) in CORNER_SIGNS.iter().enumerate() {
+            for (k, &(su, sv)) in CORNER_SIGNS.iter().enumerate() {
                 // Twice the offset from the cell's center, then halved onto 0..1.
-                let twice = [0, 1, 2].map(|a| n[a] + su * t[a] + sv * b[a]);
-                let c = twice.map(|v| (v + 1) / 2);
+                let twice = n + t * su + b * sv;
+                let c = (twice + 1) / 2;
                 corner[d][k] = c;
-                corner_uv[d][k] = [
-                    (c[0] * t[0] + c[1] * t[1] + c[2] * t[2]) as f32,
-                    (c[0] * b[0] + c[1] * b[1] + c[2] * b[2]) as f32,
-                ];
-                corner_m[d][k] = placement.vector(c.map(f64::from)).map(|v| v as f32);
+                corner_uv[d][k] = [c.dot(t) as f32, c.dot(b) as f32];
+                corner_m[d][k] = placement.vector(c.as_dvec3()).as_vec3();
             }
-            let nw = placement.normal(n.map(f64::from));
-            let tw = super::place::normalize(placement.vector(t.map(f64::from)));
+            let nw = placement.normal(n.as_dvec3());
+            let tw = super::place::normalize(placement.vector(t.as_dvec3()));
             let w = if mirrored { -1.0 } else { 1.0 };
-            let nf = nw.map(|v| v as f32);
-            let tf = tw.map(|v| v as f32);
-            basis[d] = pack_basis(nf, [tf[0], tf[1], tf[2], w]);
-            basis_back[d] = pack_basis(nf.map(|v| -v), [tf[0], tf[1], tf[2], -w]);
+            let nf = nw.as_vec3();
+            let tf = tw.as_vec3();
+            // The packer takes the spec's vertex fields, plain arrays.
+            basis[d] = pack_basis(nf.to_array(), tf.extend(w).to_array());
+            basis_back[d] = pack_basis((-nf).to_array(), tf.extend(-w).to_array());
         }
         MeshContext {
             looks: looks.cells(options.opaque_leaves),
             flags: looks.flags(options.opaque_leaves),
             axis,
-            translation: [m[0][3], m[1][3], m[2][3]],
+            translation: placement.translation(),
             lin,
             corner,
             corner_m,
@@ -399,10 +386,9 @@ impl<'a> MeshContext<'a> {
         self.flags[i]
     }
 
-    fn point(&self, p: [f64; 3]) -> [f32; 3] {
-        let l = &self.lin;
-        let t = &self.translation;
-        [0, 1, 2].map(|r| (l[r][0] * p[0] + l[r][1] * p[1] + l[r][2] * p[2] + t[r]) as f32)
+    /// A cell point to meters (`x·X + y·Y + z·Z + t` in f64, summed in that order).
+    fn point(&self, p: DVec3) -> Vec3 {
+        (self.lin * p + self.translation).as_vec3()
     }
 }
 
@@ -471,7 +457,7 @@ const FLAG_SELECT: [[u64; 4]; 16] = {
 
 /// Whether every cell of the layer of neighbor chunk `view` that faces its chunk across
 /// direction `d` (the neighbor's side toward −`d`) is opaque.
-fn facing_layer_opaque(ctx: &MeshContext<'_>, e: usize, view: ChunkView<'_>, d: &[i32; 3]) -> bool {
+fn facing_layer_opaque(ctx: &MeshContext<'_>, e: usize, view: ChunkView<'_>, d: IVec3) -> bool {
     let opaque = |v: u32| ctx.flag(v) & FLAG_OPAQUE != 0;
     let c = match view {
         ChunkView::Empty => return opaque(0),
@@ -482,7 +468,7 @@ fn facing_layer_opaque(ctx: &MeshContext<'_>, e: usize, view: ChunkView<'_>, d: 
         return false;
     }
     // The layer's coordinate on the axis of `d`: 0 for a neighbor on the + side.
-    let axis = d.iter().position(|&v| v != 0).unwrap_or(0);
+    let axis = d.to_array().iter().position(|&v| v != 0).unwrap_or(0);
     let at = if d[axis] > 0 { 0 } else { e - 1 };
     match axis {
         0 => c.iter().skip(at).step_by(e).all(|&v| opaque(v)),
@@ -519,9 +505,9 @@ fn gather<S: ChunkSource + ?Sized>(
             // facing layer is not opaque (its cells hide each other, and a fluid it
             // holds is drawn cell by cell, so not with one).
             if f & FLAG_OPAQUE != 0 && f & FLAG_FLUID == 0 {
-                let sealed = FACE_DIRS.iter().all(|d| {
-                    let c = [chunk[0] + d[0], chunk[1] + d[1], chunk[2] + d[2]];
-                    facing_layer_opaque(ctx, e, src.chunk(c), d)
+                let sealed = FACE_DIRS.iter().all(|&d| {
+                    let c = IVec3::from_array(chunk) + d;
+                    facing_layer_opaque(ctx, e, src.chunk(c.to_array()), d)
                 });
                 if sealed {
                     return false;
@@ -772,7 +758,7 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
     let p = e + 2;
     let ei = e as i32;
     let origin = chunk.map(|c| c.wrapping_mul(ei));
-    let base = ctx.point(origin.map(f64::from));
+    let base = ctx.point(IVec3::from_array(origin).as_dvec3());
     let ids = &scratch.ids;
     let rows = &scratch.rows;
     let before = out.quad_count();
@@ -794,8 +780,8 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
             (-1, 1),
         ];
         for (k, (st, sb)) in steps.into_iter().enumerate() {
-            let o = [0, 1, 2].map(|i| n[i] + st * t[i] + sb * b[i]);
-            a[k] = (o[1] as isize + p as isize * o[2] as isize, o[0]);
+            let o = n + t * st + b * sb;
+            a[k] = (o.y as isize + p as isize * o.z as isize, o.x);
         }
     }
     let ax = ctx.axis;
@@ -840,18 +826,18 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
                     tm + bp + (dmp | (tm & bp)),
                 ];
                 let lx = (x as i32 - 1) as f32;
-                let cell =
-                    [0, 1, 2].map(|a| base[a] + ax[0][a] * lx + ax[1][a] * ly + ax[2][a] * lz);
+                // From the chunk's base, axis by axis (in this order, for the bits).
+                let cell = base + ax[0] * lx + ax[1] * ly + ax[2] * lz;
                 let gx = origin[0] + x as i32 - 1;
-                let cu = (gx * t[0] + gy * t[1] + gz * t[2]) as f32;
-                let cv = (gx * b[0] + gy * b[1] + gz * b[2]) as f32;
+                let g = IVec3::new(gx, gy, gz);
+                let (cu, cv) = (g.dot(t) as f32, g.dot(b) as f32);
                 let mesh = &mut out.surfaces[look.surface as usize];
                 let v0 = mesh.positions.len() as u32;
                 mesh.positions.extend_from_slice(&[
-                    add(cell, cm[0]),
-                    add(cell, cm[1]),
-                    add(cell, cm[2]),
-                    add(cell, cm[3]),
+                    (cell + cm[0]).to_array(),
+                    (cell + cm[1]).to_array(),
+                    (cell + cm[2]).to_array(),
+                    (cell + cm[3]).to_array(),
                 ]);
                 mesh.basis.extend_from_slice(&[bs, bs, bs, bs]);
                 let [u0, u1] = look.uv0;
@@ -892,11 +878,6 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
         fluid_cell(ctx, &nb, gcell, out);
     }
     out.quad_count() > before
-}
-
-#[inline]
-fn add(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
 /// Whether see-through neighbor `nb` hides the face of see-through drawn cell `cell`: a
@@ -955,13 +936,13 @@ fn fluid_cell<'a>(
             } else {
                 0.0
             };
-            [k[0] as f32, y, k[2] as f32]
+            Vec3::new(k[0] as f32, y, k[2] as f32)
         });
         for back in [false, true] {
             let v0 = mesh.positions.len() as u32;
             for (k, corner) in corners.iter().enumerate() {
-                let p = [0, 1, 2].map(|a| gcell[a] as f64 + f64::from(corner[a]));
-                mesh.positions.push(ctx.point(p));
+                let p = DVec3::from_array(gcell.map(|v| v as f64)) + corner.as_dvec3();
+                mesh.positions.push(ctx.point(p).to_array());
                 mesh.basis.push(if back {
                     ctx.basis_back[d]
                 } else {

@@ -20,9 +20,9 @@ use dh_content::read::Mode;
 use dh_content::schema::components::voxel_volume::VoxelLighting;
 use dh_content::schema::voxel::read_voxel;
 use dh_content::voxel::payload::{ChunkKey, PaletteEntry, PayloadHeader};
-use glam::{DMat3, DQuat, Quat, Vec3};
+use glam::{DAffine3, DMat3, DQuat, DVec3, Quat, Vec3};
 
-use super::collision::{inverse_placement, RangeCells};
+use super::collision::RangeCells;
 use super::place::Placement;
 use super::stream::{OpenPayload, OwnedPayload, PalletPayload, PayloadBytes};
 use super::water::{FluidField, WaterSample};
@@ -96,8 +96,8 @@ pub struct OpenedVolume {
     pub platform: Option<String>,
     /// The definition's lighting (`None` for the platform's default).
     pub lighting: Option<VoxelLighting>,
-    /// The entity's pose it was placed at (row-major 3×4, see [`pose_matrix`]).
-    pub pose: [[f64; 4]; 3],
+    /// The entity's pose it was placed at (see [`pose_matrix`]).
+    pub pose: DAffine3,
     /// The placement's delta: grids shown (`true`) or hidden by name or `#index`.
     pub delta: Vec<(String, bool)>,
     /// The payload's header.
@@ -131,9 +131,9 @@ impl std::fmt::Debug for OpenedVolume {
     }
 }
 
-/// The 3×4 row-major pose matrix of a position, a rotation and a per-axis scale
-/// (`p' = R·S·p + t`), computed in `f64`. A rotation that does not normalize stands as none.
-pub fn pose_matrix(position: Vec3, rotation: Quat, scale: Vec3) -> [[f64; 4]; 3] {
+/// The pose of a position, a rotation and a per-axis scale (`p' = R·S·p + t`), computed
+/// in `f64`. A rotation that does not normalize stands as none.
+pub fn pose_matrix(position: Vec3, rotation: Quat, scale: Vec3) -> DAffine3 {
     let q = rotation.as_dquat();
     let n = q.length();
     let q = if n > 0.0 && n.is_finite() {
@@ -146,8 +146,7 @@ pub fn pose_matrix(position: Vec3, rotation: Quat, scale: Vec3) -> [[f64; 4]; 3]
     let r = DMat3::from_quat(q);
     let s = scale.as_dvec3();
     let m = DMat3::from_cols(r.x_axis * s.x, r.y_axis * s.y, r.z_axis * s.z);
-    let t = position.as_dvec3();
-    [0, 1, 2].map(|row| m.row(row).extend(t[row]).to_array())
+    DAffine3::from_mat3_translation(m, position.as_dvec3())
 }
 
 /// Whether grid `index` named `name` is shown: the placement's delta wins (by name or
@@ -162,13 +161,13 @@ pub fn grid_shown(index: usize, name: &str, hidden: bool, delta: &[(String, bool
 }
 
 /// Opens the container `container` (a barcode) placed by record `record` at `pose`
-/// (row-major 3×4, see [`pose_matrix`]), with the placement's delta `delta` (grids
+/// (see [`pose_matrix`]), with the placement's delta `delta` (grids
 /// shown or hidden by name or `#index`).
 pub fn open_volume(
     catalog: &Catalog,
     record: &str,
     container: &str,
-    pose: [[f64; 4]; 3],
+    pose: DAffine3,
     delta: &[(String, bool)],
 ) -> Result<OpenedVolume, VolumeError> {
     let container_err = |message: String| VolumeError::Container {
@@ -490,18 +489,18 @@ impl GridWater {
         Some(GridWater {
             field,
             cells,
-            to_cells: inverse_placement(placement)?,
+            to_cells: placement.inverse()?,
         })
     }
 
     /// The fluid at world point `point` ([`FluidField::water_at`]), reading the column of
     /// chunks through the point's cell.
-    pub fn water_at(&self, point: [f64; 3]) -> Option<WaterSample<'_>> {
+    pub fn water_at(&self, point: DVec3) -> Option<WaterSample<'_>> {
         let c = self.to_cells.point(point);
-        if !c.iter().all(|v| v.is_finite() && v.abs() < 1e9) {
+        if !(c.is_finite() && c.abs().cmplt(DVec3::splat(1e9)).all()) {
             return None;
         }
-        let window = self.cells.column_window(c.map(|v| v.floor() as i32));
+        let window = self.cells.column_window(c.floor().as_ivec3().to_array());
         self.field.water_at(&window, point)
     }
 }
@@ -519,7 +518,7 @@ mod tests {
             Quat::from_xyzw(0.0, h, 0.0, h),
             Vec3::new(2.0, 1.0, 1.0),
         );
-        let p = Placement::from_matrix(m).point([1.0, 0.0, 0.0]);
+        let p = Placement::from_affine(m).point(DVec3::X);
         // Scaled to (2, 0, 0), turned to (0, 0, -2), moved by (1, 2, 3).
         assert!((p[0] - 1.0).abs() < 1e-6, "{p:?}");
         assert!((p[1] - 2.0).abs() < 1e-6, "{p:?}");

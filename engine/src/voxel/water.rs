@@ -16,8 +16,9 @@
 //! platform pallets carry media, [`medium_of`] is the built-in stand-in: Minecraft's water
 //! and lava ([`MEDIA`]).
 
+use glam::DVec3;
+
 use super::cell::CellLook;
-use super::collision::inverse_placement;
 use super::fluid::{corner_heights, FluidTable};
 use super::looks::VoxelLooks;
 use super::place::Placement;
@@ -97,7 +98,7 @@ impl FluidField {
         Some(FluidField {
             cells: looks.cells(true).to_vec(),
             fluids: looks.fluids().clone(),
-            inverse: inverse_placement(&placement)?,
+            inverse: placement.inverse()?,
             placement,
         })
     }
@@ -114,13 +115,13 @@ impl FluidField {
     pub fn water_at(
         &self,
         src: &(impl ChunkSource + ?Sized),
-        point: [f64; 3],
+        point: DVec3,
     ) -> Option<WaterSample<'_>> {
         let c = self.inverse.point(point);
-        if !c.iter().all(|v| v.is_finite() && v.abs() < 1e9) {
+        if !(c.is_finite() && c.abs().cmplt(DVec3::splat(1e9)).all()) {
             return None;
         }
-        let mut cell = c.map(|v| v.floor() as i32);
+        let mut cell = c.floor().as_ivec3().to_array();
         let mut fluid = self.look(src, cell).fluid;
         if fluid == 0 {
             cell[1] -= 1;
@@ -148,15 +149,18 @@ impl FluidField {
         let nb =
             |dx: i32, dy: i32, dz: i32| self.look(src, [top[0] + dx, top[1] + dy, top[2] + dz]);
         let h = corner_heights(&nb);
-        let fx = (c[0] - f64::from(cell[0])).clamp(0.0, 1.0);
-        let fz = (c[2] - f64::from(cell[2])).clamp(0.0, 1.0);
+        let fx = (c.x - f64::from(cell[0])).clamp(0.0, 1.0);
+        let fz = (c.z - f64::from(cell[2])).clamp(0.0, 1.0);
         let h = f64::from(h[0]) * (1.0 - fx) * (1.0 - fz)
             + f64::from(h[1]) * fx * (1.0 - fz)
             + f64::from(h[2]) * (1.0 - fx) * fz
             + f64::from(h[3]) * fx * fz;
         let surface_cells = f64::from(top[1]) + h;
-        let surface = self.placement.point([c[0], surface_cells, c[2]])[1];
-        let floor = self.placement.point([c[0], f64::from(bottom[1]), c[2]])[1];
+        let surface = self.placement.point(DVec3::new(c.x, surface_cells, c.z)).y;
+        let floor = self
+            .placement
+            .point(DVec3::new(c.x, f64::from(bottom[1]), c.z))
+            .y;
         let index = usize::from(fluid) - 1;
         Some(WaterSample {
             fluid: index,
@@ -165,16 +169,16 @@ impl FluidField {
                 .fluids
                 .get(index)
                 .map_or("", |f| f.block.as_str()),
-            submerged: c[1] < surface_cells,
+            submerged: c.y < surface_cells,
             surface,
             floor,
-            depth: surface - point[1],
+            depth: surface - point.y,
             top_cell: top,
         })
     }
 
     /// Whether world point `point` is under a fluid's surface.
-    pub fn is_water(&self, src: &(impl ChunkSource + ?Sized), point: [f64; 3]) -> bool {
+    pub fn is_water(&self, src: &(impl ChunkSource + ?Sized), point: DVec3) -> bool {
         self.water_at(src, point).is_some_and(|s| s.submerged)
     }
 }

@@ -35,7 +35,8 @@
 mod queue;
 mod source;
 
-pub use queue::{box_distance, urgency};
+pub use super::place::box_distance;
+pub use queue::urgency;
 pub use source::{
     CachedChunk, CellCache, CellOrigin, ChunkWindow, OpenPayload, OwnedPayload, PalletPayload,
     PayloadBytes, VolumeCells,
@@ -49,8 +50,8 @@ use std::time::Duration;
 use dh_content::voxel::blocks::{BlockTables, PlatformPallet};
 use dh_content::voxel::payload::UpAxis;
 use dh_gpu::render::frame::{Material, MeshAsset, MeshInstance, RenderFrame};
+use glam::{DAffine3, DVec3, Vec3};
 
-use super::collision::inverse_placement;
 use super::gpu_mesh::{region_asset, volume_materials, UnresolvedUvs};
 use super::light::ChunkLight;
 use super::{
@@ -146,9 +147,9 @@ impl StreamConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct CameraView {
     /// Meters.
-    pub position: [f32; 3],
+    pub position: Vec3,
     /// The direction it looks (need not be unit; zero weighs nothing as behind).
-    pub forward: [f32; 3],
+    pub forward: Vec3,
 }
 
 /// A volume's id in a [`VoxelStreamer`].
@@ -194,7 +195,7 @@ pub enum VolumeSource {
         /// The grid drawn.
         grid: u32,
         /// The entity's pose.
-        pose: Option<[[f64; 4]; 3]>,
+        pose: Option<DAffine3>,
         /// What its looks resolve from.
         looks: LookInputs,
     },
@@ -237,13 +238,13 @@ pub struct OpenVolume {
     inverse: Placement,
     options: MeshOptions,
     /// Half extents of a region's world box.
-    half: [f64; 3],
+    half: DVec3,
     /// Regions `[min, max]` inclusive (empty when min > max on an axis).
     regions: [[i32; 3]; 2],
     /// Cells along a region's edge.
     region_cells: i32,
     /// The volume's origin in meters.
-    origin: [f64; 3],
+    origin: DVec3,
     light: Option<Mutex<LightField>>,
     materials: [Material; 2],
     /// Lines for the log when it opens.
@@ -262,10 +263,10 @@ impl std::fmt::Debug for OpenVolume {
 
 impl OpenVolume {
     /// The world box (center, half extents) of region `r`.
-    fn region_box(&self, r: [i32; 3]) -> ([f64; 3], [f64; 3]) {
+    fn region_box(&self, r: [i32; 3]) -> (DVec3, DVec3) {
         let s = f64::from(self.region_cells);
         let mid = r.map(|c| (f64::from(c) + 0.5) * s);
-        (self.placement.point(mid), self.half)
+        (self.placement.point(DVec3::from_array(mid)), self.half)
     }
 
     /// The light field's brick columns region `r` stands in, with the ring around them.
@@ -608,7 +609,8 @@ fn open_volume(
             cells.edge
         ));
     }
-    let inverse = inverse_placement(&placement)
+    let inverse = placement
+        .inverse()
         .ok_or_else(|| format!("{name}: its placement is singular (a zero scale)"))?;
     let rc = config.region_chunks.max(1);
     let region_cells = (rc * cells.edge) as i32;
@@ -617,15 +619,14 @@ fn open_volume(
         lo.map(|c| c.div_euclid(region_cells)),
         [0, 1, 2].map(|a| (hi[a] - 1).div_euclid(region_cells)),
     ];
-    let m = &placement.m;
     let h = f64::from(region_cells) * 0.5;
-    let half = [0, 1, 2].map(|r| (m[r][0].abs() + m[r][1].abs() + m[r][2].abs()) * h);
+    let half = placement.box_half(h);
     let origin = match &spec.source {
         VolumeSource::Payload { pose, .. } => match pose {
-            Some(p) => [p[0][3], p[1][3], p[2][3]],
-            None => [0.0; 3],
+            Some(p) => p.translation,
+            None => DVec3::ZERO,
         },
-        VolumeSource::Chunks { placement, .. } => placement.point([0.0; 3]),
+        VolumeSource::Chunks { placement, .. } => placement.point(DVec3::ZERO),
     };
     let light =
         (spec.light_field && y_up && config.light_budget_mb > 0 && hi[1] > lo[1]).then(|| {
@@ -886,8 +887,8 @@ impl VoxelStreamer {
     fn camera_for(&self, camera: &CameraView, focus_origin: bool, v: &OpenVolume) -> CameraView {
         if focus_origin {
             CameraView {
-                position: v.origin.map(|c| c as f32),
-                forward: [0.0; 3],
+                position: v.origin.as_vec3(),
+                forward: Vec3::ZERO,
             }
         } else {
             *camera
@@ -926,12 +927,7 @@ impl VoxelStreamer {
         }
         let moved = match &self.last_scan {
             None => true,
-            Some(c) => {
-                (0..3)
-                    .map(|i| (c.position[i] - camera.position[i]).powi(2))
-                    .sum::<f32>()
-                    >= RESCAN_STEP * RESCAN_STEP
-            }
+            Some(c) => c.position.distance_squared(camera.position) >= RESCAN_STEP * RESCAN_STEP,
         };
         if self.dirty || moved {
             self.dirty = false;
@@ -1060,7 +1056,7 @@ impl VoxelStreamer {
             Some(o) => {
                 let (c, h) = o.region_box(key.1);
                 let cam = self.camera_for(camera, focus_origin, o);
-                box_distance(cam.position.map(f64::from), c, h)
+                box_distance(cam.position.as_dvec3(), c, h)
             }
             None => f64::INFINITY,
         }
@@ -1139,7 +1135,7 @@ impl VoxelStreamer {
         let want_r = f64::from(self.radius());
         let keep_r = want_r + f64::from(self.config.unload_margin);
         let mut keep: HashSet<RegionKey> = HashSet::new();
-        let mut wanted: Vec<(RegionKey, [f64; 3], [f64; 3])> = Vec::new();
+        let mut wanted: Vec<(RegionKey, DVec3, DVec3)> = Vec::new();
         let mut open: Vec<Arc<OpenVolume>> = Vec::new();
         for v in self.volumes.values() {
             if let VolumeState::Open(o) = &v.state {
@@ -1148,17 +1144,17 @@ impl VoxelStreamer {
         }
         for o in &open {
             let cam = self.camera_for(camera, focus_origin, o);
-            let p = cam.position.map(f64::from);
-            let mut lo = [f64::INFINITY; 3];
-            let mut hi = [f64::NEG_INFINITY; 3];
+            let p = cam.position.as_dvec3();
+            let mut lo = DVec3::INFINITY;
+            let mut hi = DVec3::NEG_INFINITY;
             for corner in 0..8 {
-                let w = [0, 1, 2].map(|a| {
+                let w = DVec3::from_array([0, 1, 2].map(|a| {
                     if corner >> a & 1 == 1 {
                         p[a] + keep_r
                     } else {
                         p[a] - keep_r
                     }
-                });
+                }));
                 let c = o.inverse.point(w);
                 for a in 0..3 {
                     lo[a] = lo[a].min(c[a]);
@@ -1222,7 +1218,7 @@ impl VoxelStreamer {
                     continue;
                 };
                 let (c, h) = o.region_box(k.1);
-                let d = box_distance(p(o).map(f64::from), c, h);
+                let d = box_distance(p(o).as_dvec3(), c, h);
                 match st {
                     RegionState::Resident { .. } => far = far.max(d),
                     RegionState::OverBudget => over.push((k, d)),
@@ -1342,7 +1338,7 @@ impl VoxelStreamer {
                 }
             }
             let cam = self.camera_for(camera, focus_origin, o);
-            let inv = o.inverse.point(cam.position.map(f64::from));
+            let inv = o.inverse.point(cam.position.as_dvec3());
             let mut cols: Vec<[i32; 2]> = need
                 .iter()
                 .filter(|c| {

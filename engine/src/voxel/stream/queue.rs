@@ -10,40 +10,31 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use dh_gpu::render::frame::MeshAsset;
+use glam::DVec3;
 
 use super::{CameraView, OpenVolume, RegionKey, StreamConfig, VolumeId, VolumeSpec};
+use crate::voxel::place::box_distance;
 use crate::voxel::VoxelLooks;
-
-/// Distance from `p` to the box at `center` with half extents `half` (0 inside).
-pub fn box_distance(p: [f64; 3], center: [f64; 3], half: [f64; 3]) -> f64 {
-    let d2: f64 = (0..3)
-        .map(|a| {
-            let d = ((p[a] - center[a]).abs() - half[a]).max(0.0);
-            d * d
-        })
-        .sum();
-    d2.sqrt()
-}
 
 /// How urgent a region is for a camera: the distance to its bounds, times
 /// `1 + (behind_weight - 1) · max(0, -cos θ)` where θ is the angle between the camera's
 /// forward and the direction to the region's center, so a region straight behind the
 /// camera counts `behind_weight` times farther than one the same distance ahead, one
 /// beside it its distance alone. Lower is sooner.
-pub fn urgency(camera: &CameraView, center: [f64; 3], half: [f64; 3], behind_weight: f32) -> f64 {
-    let p = camera.position.map(f64::from);
+pub fn urgency(camera: &CameraView, center: DVec3, half: DVec3, behind_weight: f32) -> f64 {
+    let p = camera.position.as_dvec3();
     let d = box_distance(p, center, half);
     if d <= 0.0 {
         return 0.0;
     }
-    let v = [0, 1, 2].map(|a| center[a] - p[a]);
-    let vl = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    let f = camera.forward.map(f64::from);
-    let fl = (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sqrt();
+    let v = center - p;
+    let vl = v.length();
+    let f = camera.forward.as_dvec3();
+    let fl = f.length();
     if vl <= 0.0 || fl <= 0.0 || !fl.is_finite() {
         return d;
     }
-    let cos = (v[0] * f[0] + v[1] * f[1] + v[2] * f[2]) / (vl * fl);
+    let cos = v.dot(f) / (vl * fl);
     let w = 1.0 + (f64::from(behind_weight) - 1.0).max(0.0) * (-cos).max(0.0);
     d * w
 }
@@ -52,8 +43,8 @@ pub fn urgency(camera: &CameraView, center: [f64; 3], half: [f64; 3], behind_wei
 pub(crate) struct Pending {
     pub ticket: u64,
     pub volume: Arc<OpenVolume>,
-    pub center: [f64; 3],
-    pub half: [f64; 3],
+    pub center: DVec3,
+    pub half: DVec3,
 }
 
 /// A light slice waiting for a thread.
@@ -184,7 +175,7 @@ impl Queue {
             .iter()
             .map(|(key, p)| {
                 let cam = self.camera_for(key.0);
-                let d = box_distance(cam.position.map(f64::from), p.center, p.half);
+                let d = box_distance(cam.position.as_dvec3(), p.center, p.half);
                 let u = urgency(cam, p.center, p.half, self.behind_weight);
                 (u, d, *key)
             })
