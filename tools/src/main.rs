@@ -7,6 +7,7 @@
 //! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
 //! dh import minecraft-world <save> --into <pallet dir>
 //! dh import minecraft <file.schem|.litematic|.nbt|.schematic> [--into <pallet dir>]
+//! dh new pallet <dir> [--barcode <id>] | dh new map|object <pallet dir>/<path>
 //! dh completions <shell>
 //! ```
 //!
@@ -22,6 +23,8 @@ use dh_content::compile::{compile_with, BuildOutput, CompileOptions, DependencyS
 use dh_content::diag::Severity;
 use dh_content::pallet::{Codec, Pallet};
 use mimalloc::MiMalloc;
+
+mod new;
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -58,6 +61,16 @@ USAGE:
         Import a Minecraft structure (Sponge, Litematica, structure block, MCEdit):
         writes <name>.dh-vox and its <name>.dh-vox.bin payload into the pallet folder
         (default: beside the file).
+    dh new pallet <dir> [--barcode <id>]
+    dh new map <pallet dir>/<path>
+    dh new object <pallet dir>/<path>
+        Write commented starter files with freshly minted ids, so no id is typed by
+        hand: a source pallet (pallet.dh and maps/main.dh-map), or a map or an object
+        inside an existing source pallet (the nearest folder above holding pallet.dh).
+        A map holds a floor, a spawn point, a camera, a sun and the sky; an object a box
+        with a collider. Each builds with no errors and no warnings. The pallet id is the
+        folder's name when that is one, else local.<name> (ours). Never overwrites a
+        file: an existing one is refused with exit 1.
     dh completions <shell>
         Print a completion script for bash, zsh, fish, elvish or powershell, e.g.
         `dh completions bash > /etc/bash_completion.d/dh`.
@@ -69,12 +82,16 @@ OPTIONS:
     --pallet <file>       A dependency's compiled pallet `dh build` mounts (repeatable).
     --platform <id>       The platform a .vox follows (dh import).
     --into <dir>          The source pallet folder an import writes into.
+    --barcode <id>        The id `dh new pallet` gives the pallet.
     --json                Machine-readable output: diagnostics as one JSON object per line
                           (build, check) or one JSON document (inspect).
     --quiet               No progress bar and no summary line.
     -h, --help            Every command's own options.
 
 Diagnostics print as `file:line:col: error|warning: path: message`.";
+
+/// What `dh new` says when it is not told what to write.
+const NEW_NEEDS_KIND: &str = "`dh new` needs what to write; expected `dh new pallet <dir>`, `dh new map <pallet dir>/<path>` or `dh new object <pallet dir>/<path>`";
 
 #[derive(Debug, thiserror::Error)]
 enum CliError {
@@ -182,6 +199,31 @@ enum Command {
         #[arg(short = 'q', long)]
         quiet: bool,
     },
+    /// Writes commented starter files with freshly minted ids: `dh new pallet <dir>`.
+    ///
+    /// `dh new pallet <dir>` writes a source pallet: pallet.dh and maps/main.dh-map.
+    /// `dh new map <pallet dir>/<path>` and `dh new object <pallet dir>/<path>` write a
+    /// .dh-map or a .dh-obj inside an existing source pallet (the nearest folder above
+    /// the file holding pallet.dh); the extension is added when the path has none. A map
+    /// holds a floor, a spawn point, a camera, a sun and the sky; an object a box with a
+    /// collider. Every file builds with no errors and no warnings, and none is ever
+    /// overwritten. The layout and the derived id (the folder's name when it is a pallet
+    /// id, else local.<name>) are ours; the spec names no starter pallet.
+    #[command(args_override_self = true)]
+    New {
+        /// What to write.
+        #[arg(value_name = "kind", value_parser = ["pallet", "map", "object"], required = true)]
+        kind: Option<String>,
+        /// The pallet's folder, or the map's or object's file.
+        #[arg(value_name = "path", required = true)]
+        path: Option<PathBuf>,
+        /// The new pallet's id (default: derived from the folder's name).
+        #[arg(long, value_name = "id", allow_hyphen_values = true)]
+        barcode: Option<String>,
+        /// No summary line.
+        #[arg(short = 'q', long)]
+        quiet: bool,
+    },
     /// Prints a shell completion script.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -203,8 +245,11 @@ enum Command {
 
 struct Args {
     command: String,
-    /// The importer `dh import` runs (`vox`, `minecraft`, `minecraft-world`).
+    /// The importer `dh import` runs (`vox`, `minecraft`, `minecraft-world`), or what
+    /// `dh new` writes (`pallet`, `map`, `object`).
     format: Option<String>,
+    /// The id `dh new pallet` gives the pallet.
+    barcode: Option<String>,
     platform: Option<String>,
     into: Option<PathBuf>,
     input: Option<PathBuf>,
@@ -263,6 +308,8 @@ fn usage_message(e: &clap::Error, args: &[String]) -> String {
                     "`dh import` needs a format; expected `dh import vox <file.vox>` or `dh import minecraft <file.schem>`".to_string()
                 }
                 ("import", _) => "`dh import` needs the file to import".to_string(),
+                ("new", "<kind>") => NEW_NEEDS_KIND.to_string(),
+                ("new", _) => "`dh new` needs the path to write".to_string(),
                 ("inspect", _) => "`dh inspect` needs a .pallet or .dh-vox.bin file".to_string(),
                 _ => format!("`dh {command}` needs the source pallet's folder"),
             }
@@ -270,7 +317,9 @@ fn usage_message(e: &clap::Error, args: &[String]) -> String {
         ErrorKind::InvalidValue => {
             let value = context_str(e, ContextKind::InvalidValue).unwrap_or_default();
             let flag = arg.split_whitespace().next().unwrap_or_default();
-            if arg.contains("format") {
+            if arg.contains("<kind>") {
+                format!("`dh new {value}` is not something dh new writes; expected pallet, map or object")
+            } else if arg.contains("format") {
                 format!(
                     "`dh import {value}` is not an importer; expected `dh import vox <file.vox>` or `dh import minecraft <file.schem>`"
                 )
@@ -329,6 +378,7 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
     let mut a = Args {
         command: String::new(),
         format: None,
+        barcode: None,
         platform: None,
         into: None,
         input: None,
@@ -373,10 +423,28 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
             a.format = format;
             (a.input, a.platform, a.into, a.json, a.quiet) = (file, platform, into, json, quiet);
         }
+        Command::New {
+            kind,
+            path,
+            barcode,
+            quiet,
+        } => {
+            if kind.is_none() {
+                return Err(CliError::Usage(NEW_NEEDS_KIND.into()));
+            }
+            if barcode.is_some() && kind.as_deref() != Some("pallet") {
+                return Err(CliError::Usage(
+                    "`--barcode` names a new pallet's id; it is for `dh new pallet`".into(),
+                ));
+            }
+            a.command = "new".into();
+            a.format = kind;
+            (a.input, a.barcode, a.quiet) = (path, barcode, quiet);
+        }
         Command::Completions { shell } => return Ok(Request::Completions(shell)),
         Command::Help { words } => {
             return Ok(Request::Print(match words.first().map(String::as_str) {
-                Some(c @ ("build" | "check" | "inspect" | "import" | "completions")) => {
+                Some(c @ ("build" | "check" | "inspect" | "import" | "new" | "completions")) => {
                     command_help(c).trim_end().to_string()
                 }
                 _ => USAGE.to_string(),
@@ -406,6 +474,7 @@ fn main() -> ExitCode {
     let result = match args.command.as_str() {
         "build" | "check" => build_or_check(&args),
         "inspect" => inspect(&args),
+        "new" => new(&args),
         _ => import(&args),
     };
     match result {
@@ -1039,6 +1108,45 @@ fn inspect_payload_file(path: &Path, json: bool) -> Result<bool, CliError> {
         println!("{}", summary.to_json());
     } else {
         print!("{}", summary.to_table());
+    }
+    Ok(true)
+}
+
+/// `dh new pallet|map|object <path>`.
+fn new(args: &Args) -> Result<bool, CliError> {
+    let path = args
+        .input
+        .clone()
+        .ok_or_else(|| CliError::Usage("`dh new` needs the path to write".into()))?;
+    let failed = |e: new::NewError| CliError::Failed(e.to_string());
+    match args.format.as_deref() {
+        Some("pallet") => {
+            let p = new::new_pallet(&path, args.barcode.as_deref()).map_err(failed)?;
+            if !args.quiet {
+                for f in &p.files {
+                    eprintln!("dh: wrote {}", f.display());
+                }
+                eprintln!(
+                    "dh: new pallet {}; build it with `dh build {}` and run its map with `dh-engine run --pallet {} --map {}:maps/main.dh-map`",
+                    p.id,
+                    path.display(),
+                    default_output(&path).display(),
+                    p.id
+                );
+            }
+        }
+        Some("map") => {
+            let f = new::new_map(&path).map_err(failed)?;
+            if !args.quiet {
+                eprintln!("dh: wrote {}", f.display());
+            }
+        }
+        _ => {
+            let f = new::new_object(&path).map_err(failed)?;
+            if !args.quiet {
+                eprintln!("dh: wrote {}", f.display());
+            }
+        }
     }
     Ok(true)
 }
