@@ -356,7 +356,6 @@ impl RegionEncoder {
         region: [i32; 2],
         chunks: impl IntoIterator<Item = (ChunkKey, &'c [u32])>,
     ) -> Result<EncodedRegion, PayloadError> {
-        let place = || format!("grid {grid} region {region:?}");
         let mut chunks: Vec<(ChunkKey, &[u32])> = chunks.into_iter().collect();
         chunks.sort_unstable_by_key(|c| c.0);
         let mut out = EncodedRegion {
@@ -367,40 +366,90 @@ impl RegionEncoder {
             max_global: None,
         };
         for (i, &(key, cells)) in chunks.iter().enumerate() {
-            let cplace = || format!("{} chunk {:?} of layer {}", place(), key.chunk, key.layer);
-            if i > 0 && chunks[i - 1].0 == key {
-                return Err(invalid(cplace(), "is given twice"));
-            }
-            let Some(&n) = self.cells.get(key.layer as usize) else {
-                return Err(invalid(
-                    cplace(),
-                    format!(
-                        "names a layer the payload does not have ({})",
-                        self.cells.len()
-                    ),
-                ));
-            };
-            if cells.len() != n {
-                return Err(invalid(
-                    cplace(),
-                    format!("has {} cells; its layer's chunks have {n}", cells.len()),
-                ));
-            }
-            if self.region_of(key.chunk) != region {
-                return Err(invalid(
-                    cplace(),
-                    format!("belongs to region {:?}", self.region_of(key.chunk)),
-                ));
-            }
-            let start = out.records.len();
-            if !self.enc.record(cells, &mut out.records) {
-                continue;
-            }
-            out.max_global = out.max_global.max(Some(self.enc.max));
-            out.table
-                .push((key, start as u32, (out.records.len() - start) as u32));
+            let prev = i.checked_sub(1).map(|p| chunks[p].0);
+            self.record_one(&mut out, prev, key, cells)?;
         }
         Ok(out)
+    }
+
+    /// [`RegionEncoder::encode`] with each chunk's cells made on demand: `fill(i, buf)`
+    /// writes the cells of `keys[i]` into `buf` (cleared first), one chunk at a time in
+    /// chunk-table order, so a converter never holds a whole region's cells. The bytes
+    /// are [`RegionEncoder::encode`]'s for the same cells.
+    pub fn encode_filled(
+        &mut self,
+        grid: u32,
+        region: [i32; 2],
+        keys: &[ChunkKey],
+        mut fill: impl FnMut(usize, &mut Vec<u32>),
+    ) -> Result<EncodedRegion, PayloadError> {
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_unstable_by_key(|&i| keys[i]);
+        let mut out = EncodedRegion {
+            grid,
+            region,
+            table: Vec::new(),
+            records: Vec::new(),
+            max_global: None,
+        };
+        let mut buf = Vec::new();
+        let mut prev = None;
+        for i in order {
+            buf.clear();
+            fill(i, &mut buf);
+            self.record_one(&mut out, prev, keys[i], &buf)?;
+            prev = Some(keys[i]);
+        }
+        Ok(out)
+    }
+
+    /// Checks one chunk (after `prev` in table order) and appends its record to `out`.
+    fn record_one(
+        &mut self,
+        out: &mut EncodedRegion,
+        prev: Option<ChunkKey>,
+        key: ChunkKey,
+        cells: &[u32],
+    ) -> Result<(), PayloadError> {
+        let (grid, region) = (out.grid, out.region);
+        let cplace = || {
+            format!(
+                "grid {grid} region {region:?} chunk {:?} of layer {}",
+                key.chunk, key.layer
+            )
+        };
+        if prev == Some(key) {
+            return Err(invalid(cplace(), "is given twice"));
+        }
+        let Some(&n) = self.cells.get(key.layer as usize) else {
+            return Err(invalid(
+                cplace(),
+                format!(
+                    "names a layer the payload does not have ({})",
+                    self.cells.len()
+                ),
+            ));
+        };
+        if cells.len() != n {
+            return Err(invalid(
+                cplace(),
+                format!("has {} cells; its layer's chunks have {n}", cells.len()),
+            ));
+        }
+        if self.region_of(key.chunk) != region {
+            return Err(invalid(
+                cplace(),
+                format!("belongs to region {:?}", self.region_of(key.chunk)),
+            ));
+        }
+        let start = out.records.len();
+        if !self.enc.record(cells, &mut out.records) {
+            return Ok(());
+        }
+        out.max_global = out.max_global.max(Some(self.enc.max));
+        out.table
+            .push((key, start as u32, (out.records.len() - start) as u32));
+        Ok(())
     }
 }
 

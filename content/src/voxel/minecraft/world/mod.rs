@@ -438,6 +438,27 @@ struct RegionEncoded {
     non_air: u64,
 }
 
+/// The cells of `cells` (`n` in all) that are not air.
+fn count_non_air(cells: &Cells, n: usize, air: &[bool]) -> u64 {
+    let is_air = |v: u32| air.get(v as usize).copied().unwrap_or(false);
+    match cells {
+        Cells::Uniform(v) => {
+            if is_air(*v) {
+                0
+            } else {
+                n as u64
+            }
+        }
+        Cells::Indexed { palette, cells } => {
+            let a: Vec<bool> = palette.iter().map(|&p| is_air(p)).collect();
+            cells
+                .iter()
+                .filter(|&&c| !a.get(c as usize).copied().unwrap_or(false))
+                .count() as u64
+        }
+    }
+}
+
 fn encode_region(
     encoder: &mut RegionEncoder,
     grid: u32,
@@ -446,50 +467,48 @@ fn encode_region(
     air: &[bool],
     biomes: bool,
 ) -> Result<RegionEncoded, PayloadError> {
-    let mut blocks: Vec<(ChunkKey, Vec<u32>)> = Vec::new();
+    // Each chunk's global cells are made as the encoder reaches it, into one buffer, so
+    // a region's cells are never all held at once.
+    let mut keys: Vec<ChunkKey> = Vec::new();
+    let mut sources: Vec<&Cells> = Vec::new();
     let mut sections = 0u64;
     let mut non_air = 0u64;
-    let global = |v: u32| map.get(v as usize).copied().unwrap_or(0);
-    let fill = |cells: &Cells, n: usize, non_air: &mut u64| -> Vec<u32> {
-        match cells {
-            Cells::Uniform(v) => {
-                if !air[*v as usize] {
-                    *non_air += n as u64;
-                }
-                vec![global(*v); n]
-            }
-            Cells::Indexed { palette, cells } => {
-                let g: Vec<u32> = palette.iter().map(|&p| global(p)).collect();
-                let a: Vec<bool> = palette.iter().map(|&p| air[p as usize]).collect();
-                *non_air += cells.iter().filter(|&&c| !a[c as usize]).count() as u64;
-                cells.iter().map(|&c| g[c as usize]).collect()
-            }
-        }
-    };
     for (pos, secs) in &read.columns {
         for s in secs {
             sections += 1;
             let chunk = [pos[0], s.y, pos[1]];
-            blocks.push((
-                ChunkKey { layer: 0, chunk },
-                fill(&s.blocks, chunk::SECTION_CELLS, &mut non_air),
-            ));
+            non_air += count_non_air(&s.blocks, chunk::SECTION_CELLS, air);
+            keys.push(ChunkKey { layer: 0, chunk });
+            sources.push(&s.blocks);
             if biomes {
                 if let Some(b) = &s.biomes {
-                    let mut ignore = 0;
-                    blocks.push((
-                        ChunkKey { layer: 1, chunk },
-                        fill(b, chunk::BIOME_CELLS, &mut ignore),
-                    ));
+                    keys.push(ChunkKey { layer: 1, chunk });
+                    sources.push(b);
                 }
             }
         }
     }
-    let encoded = encoder.encode(
-        grid,
-        read.coords,
-        blocks.iter().map(|(k, c)| (*k, c.as_slice())),
-    )?;
+    let global = |v: u32| map.get(v as usize).copied().unwrap_or(0);
+    let cells_of = |key: &ChunkKey| {
+        if key.layer == 0 {
+            chunk::SECTION_CELLS
+        } else {
+            chunk::BIOME_CELLS
+        }
+    };
+    let mut g: Vec<u32> = Vec::new();
+    let encoded = encoder.encode_filled(grid, read.coords, &keys, |i, buf| match sources[i] {
+        Cells::Uniform(v) => buf.resize(cells_of(&keys[i]), global(*v)),
+        Cells::Indexed { palette, cells } => {
+            g.clear();
+            g.extend(palette.iter().map(|&p| global(p)));
+            buf.extend(
+                cells
+                    .iter()
+                    .map(|&c| g.get(c as usize).copied().unwrap_or(0)),
+            );
+        }
+    })?;
     Ok(RegionEncoded {
         encoded,
         sections,
