@@ -899,6 +899,8 @@ fn convert_world_source(
 struct Reach {
     reached: std::collections::BTreeSet<String>,
     absent: BTreeMap<String, Vec<String>>,
+    /// Per absent pallet, the assets of it that the chains name (`pallet:path`), sorted.
+    wanted: BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 impl Reach {
@@ -910,6 +912,17 @@ impl Reach {
             if !list.iter().any(|a| a == asset) {
                 list.push(asset.to_string());
             }
+        }
+    }
+
+    /// A chain of `asset` stops at `missing`, an asset of a pallet that is not mounted.
+    fn note_cut(&mut self, missing: &Barcode, asset: &str, deps: &Dependencies) {
+        self.note(&missing.pallet, asset, deps);
+        if !deps.contains(&missing.pallet) {
+            self.wanted
+                .entry(missing.pallet.clone())
+                .or_default()
+                .insert(missing.to_string());
         }
     }
 
@@ -956,6 +969,18 @@ impl Reach {
             } else {
                 String::new()
             };
+            // What the chains name there: the missing template (or base), by name.
+            let wanted = self.wanted.get(id).map_or(String::new(), |w| {
+                let w: Vec<&str> = w.iter().map(String::as_str).collect();
+                format!(" (they need {})", w.join(", "))
+            });
+            // The Minecraft platform pallet holds the environment template every imported
+            // world inherits; this toolchain does not make it yet.
+            let platform = if id == crate::schema::voxel::MINECRAFT {
+                "; the Minecraft platform pallet, which holds that template, is not made by this toolchain yet"
+            } else {
+                ""
+            };
             diags.items.push(crate::diag::Diagnostic {
                 severity: crate::diag::Severity::Warning,
                 file: "pallet.dh".to_string(),
@@ -963,7 +988,7 @@ impl Reach {
                 col: 0,
                 path: "dependencies".to_string(),
                 message: format!(
-                    "dependency '{id}' is not mounted: no compiled pallet with that id lies beside the source folder and no --pallet names one{unreadable}, so the inheritance chains of {}{more} are checked only as far as pallet '{}' goes (the whole is checked where they load); build '{id}' beside this folder or pass --pallet to check them whole",
+                    "dependency '{id}' is not mounted: no compiled pallet with that id lies beside the source folder and no --pallet names one{unreadable}, so the inheritance chains of {}{more}{wanted} are checked only as far as pallet '{}' goes (the whole is checked where they load); build '{id}' beside this folder or pass --pallet to check them whole{platform}",
                     shown.join(", "),
                     m.id
                 ),
@@ -1021,7 +1046,7 @@ fn resolve_objects(
         }
         let cut = cut_before(&chain);
         if let Some(b) = cut.as_ref().filter(|b| !within(&b.pallet)) {
-            reach.note(&b.pallet, &r.path, deps);
+            reach.note_cut(b, &r.path, deps);
         }
         for p in &problems {
             r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
@@ -1234,7 +1259,7 @@ fn inherit_info(
     }
     let cut = cut_before(&chain);
     if let Some(b) = cut.as_ref().filter(|b| !within(&b.pallet)) {
-        reach.note(&b.pallet, asset, deps);
+        reach.note_cut(b, asset, deps);
     }
     info.chain_open = cut.is_some() || !problems.is_empty();
     let Some((_, parents)) = chain.split_last() else {

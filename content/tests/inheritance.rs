@@ -301,7 +301,7 @@ fn an_absent_dependency_is_said_once_and_what_can_be_checked_is() {
         .collect();
     assert_eq!(
         absent,
-        vec!["pallet.dh: warning: dependencies: dependency 'dev.example.env' is not mounted: no compiled pallet with that id lies beside the source folder and no --pallet names one, so the inheritance chains of maps/night.dh-map, objects/blue-crate.dh-obj are checked only as far as pallet 'dev.example.worlds' goes (the whole is checked where they load); build 'dev.example.env' beside this folder or pass --pallet to check them whole"],
+        vec!["pallet.dh: warning: dependencies: dependency 'dev.example.env' is not mounted: no compiled pallet with that id lies beside the source folder and no --pallet names one, so the inheritance chains of maps/night.dh-map, objects/blue-crate.dh-obj (they need dev.example.env:maps/template.dh-map, dev.example.env:objects/crate.dh-obj) are checked only as far as pallet 'dev.example.worlds' goes (the whole is checked where they load); build 'dev.example.env' beside this folder or pass --pallet to check them whole"],
     );
     // The variant is resolved at load, where its base is mounted: no resolved member now.
     assert!(asset_json(&out, "objects/blue-crate.dh-obj")

@@ -294,3 +294,51 @@ fn import_file_writes_the_definition_and_its_payload() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_imported_world_builds_with_one_warning_naming_the_missing_template() {
+    // `dh import minecraft-world` writes a map inheriting the Minecraft environment
+    // template, which the platform pallet will make; until it exists the pallet builds
+    // with one warning that names it (issue 13).
+    let Some(dir) = fixture_dir("minecraft/region/1.21.1") else {
+        return;
+    };
+    let p = Pallet::new("mc-import-build");
+    p.write(
+        "pallet.dh",
+        b"{ \"id\": \"dev.example.mcworld\", \"name\": \"World\", \"version\": \"1.0.0\", \"dependencies\": [\"com.mojang.minecraft\"] }",
+    );
+    dh_content::voxel::minecraft::world::import::import_world(
+        &dir,
+        &p.dir,
+        &dh_content::voxel::minecraft::world::WorldOptions::default(),
+    )
+    .unwrap();
+    let out = p.build();
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+    let warnings: Vec<String> = out
+        .diagnostics
+        .items
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("com.mojang.minecraft:maps/environment.dh-map"),
+        "{warnings:?}"
+    );
+    assert!(out.pallet.is_some());
+}
+
+/// The folder `rel` under the shared fixtures, or `None` (with a line) when absent.
+fn fixture_dir(rel: &str) -> Option<std::path::PathBuf> {
+    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures")
+        .join(rel);
+    if p.is_dir() {
+        Some(p)
+    } else {
+        println!("skipping: the fixture {} is absent", p.display());
+        None
+    }
+}
