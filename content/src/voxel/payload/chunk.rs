@@ -35,6 +35,24 @@ fn packed_words(cells: usize, bits: u32) -> usize {
 /// Most cells a chunk has: 32³.
 pub(crate) const MAX_CHUNK_CELLS: usize = 32 * 32 * 32;
 
+/// One chunk's cells as a converter holds them, for [`super::RegionEncoder::encode_filled`].
+/// Every form encodes to the bytes its cells written out as global indices would.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ChunkCells<'a> {
+    /// Global palette indices, one per cell (X fastest, then Y, then Z).
+    Global(&'a [u32]),
+    /// A local palette of global indices, and per cell an index into it (X fastest, then
+    /// Y, then Z); an index past the palette reads as global 0.
+    Indexed {
+        /// Global index of each local entry.
+        palette: &'a [u32],
+        /// One local index per cell.
+        cells: &'a [u16],
+    },
+    /// Every cell holds this global index.
+    Uniform(u32),
+}
+
 /// Reusable buffers for encoding chunks.
 #[derive(Default)]
 pub(crate) struct ChunkEncoder {
@@ -52,6 +70,11 @@ pub(crate) struct ChunkEncoder {
     body: Out,
     /// The LZ4 form of the last body.
     lz: Vec<u8>,
+    /// [`ChunkEncoder::body_indexed`]: cells per local entry, then the local entries
+    /// sorted by global value, and each local entry's output index.
+    counts: Vec<u32>,
+    by_value: Vec<(u32, u32)>,
+    lut: Vec<u32>,
     /// The largest global index of the last chunk encoded.
     pub(crate) max: u32,
 }
@@ -210,13 +233,139 @@ impl ChunkEncoder {
         Some(&self.body.buf)
     }
 
+    /// The raw body of a chunk every cell of which holds `v`; `None` for 0.
+    fn body_uniform(&mut self, v: u32) -> Option<&[u8]> {
+        self.body.buf.clear();
+        if v == 0 {
+            return None;
+        }
+        self.max = v;
+        self.body.u8(MODE_UNIFORM);
+        self.body.u16(1);
+        self.body.u32(v);
+        Some(&self.body.buf)
+    }
+
+    /// [`ChunkEncoder::body`] of the cells `palette[cells[i]]` (an index past the
+    /// palette reading as 0), without writing them out: the distinct values and their
+    /// counts come from a histogram over the local entries. The bytes are `body`'s.
+    fn body_indexed(&mut self, palette: &[u32], cells: &[u16]) -> Option<&[u8]> {
+        let n = cells.len();
+        if n == 0 || n > MAX_CHUNK_CELLS {
+            self.body.buf.clear();
+            return None;
+        }
+        // Cells per local entry; the slot past the palette counts out-of-range indices.
+        let k_local = palette.len();
+        self.counts.clear();
+        self.counts.resize(k_local + 1, 0);
+        for &c in cells {
+            let slot = (c as usize).min(k_local);
+            if let Some(x) = self.counts.get_mut(slot) {
+                *x += 1;
+            }
+        }
+        let value_of = |slot: usize| palette.get(slot).copied().unwrap_or(0);
+        // The distinct global values with their counts, ascending (equal values of two
+        // local entries merge).
+        self.by_value.clear();
+        for (slot, &c) in self.counts.iter().enumerate() {
+            if c > 0 {
+                self.by_value.push((value_of(slot), c));
+            }
+        }
+        self.by_value.sort_unstable_by_key(|e| e.0);
+        self.by_value.dedup_by(|later, earlier| {
+            if later.0 == earlier.0 {
+                earlier.1 += later.1;
+                true
+            } else {
+                false
+            }
+        });
+        let distinct = &self.by_value;
+        if distinct.len() == 1 {
+            let v = distinct[0].0;
+            return self.body_uniform(v);
+        }
+        self.body.buf.clear();
+        let k = distinct.len();
+        // Entry 0 is the most common value, the smallest on a tie; then ascending.
+        let mut j0 = 0;
+        for (j, &(v, c)) in distinct.iter().enumerate() {
+            let (bv, bc) = distinct[j0];
+            if c > bc || (c == bc && v < bv) {
+                j0 = j;
+            }
+        }
+        self.max = distinct.last().map_or(0, |d| d.0);
+        let bits = packed_bits(k).unwrap_or(16);
+        let packed_size = 3 + 4 * k + 8 * packed_words(n, bits);
+        let pairs = n - distinct[j0].1 as usize;
+        let sparse_size = 5 + 4 * k + 4 * pairs;
+        let sparse = sparse_size < packed_size;
+        // Each local slot's output index: 0 for the value of j0, else its rank among the
+        // rest in ascending order.
+        self.lut.clear();
+        self.lut.resize(k_local + 1, 0);
+        for (slot, l) in self.lut.iter_mut().enumerate() {
+            let v = value_of(slot);
+            let j = distinct.partition_point(|d| d.0 < v);
+            *l = match j.cmp(&j0) {
+                std::cmp::Ordering::Equal => 0,
+                std::cmp::Ordering::Less => j as u32 + 1,
+                std::cmp::Ordering::Greater => j as u32,
+            };
+        }
+        let out = &mut self.body;
+        out.buf.reserve(packed_size.min(sparse_size));
+        out.u8(if sparse { MODE_SPARSE } else { MODE_PACKED });
+        out.u16(k as u16);
+        out.u32(distinct[j0].0);
+        for (j, d) in distinct.iter().enumerate() {
+            if j != j0 {
+                out.u32(d.0);
+            }
+        }
+        let lut = &self.lut;
+        let local_of = |c: u16| lut.get((c as usize).min(k_local)).copied().unwrap_or(0);
+        if sparse {
+            out.u16(pairs as u16);
+            for (i, &c) in cells.iter().enumerate() {
+                let l = local_of(c);
+                if l != 0 {
+                    out.u16(i as u16);
+                    out.u16(l as u16);
+                }
+            }
+        } else {
+            let per = (64 / bits) as usize;
+            for word_cells in cells.chunks(per) {
+                let mut w = 0u64;
+                for (s, &c) in word_cells.iter().enumerate() {
+                    w |= (local_of(c) as u64) << (s as u32 * bits);
+                }
+                out.u64(w);
+            }
+        }
+        Some(&self.body.buf)
+    }
+
     /// Appends the chunk record of `cells` to `out` (codec tag, raw length, body: LZ4
     /// when that is strictly smaller). Returns false, writing nothing, when every cell
     /// is 0.
-    pub(crate) fn record(&mut self, cells: &[u32], out: &mut Vec<u8>) -> bool {
-        if self.body(cells).is_none() {
-            return false;
-        }
+    pub(crate) fn record_cells(&mut self, cells: ChunkCells<'_>, out: &mut Vec<u8>) -> bool {
+        let some = match cells {
+            ChunkCells::Global(c) => self.body(c).is_some(),
+            ChunkCells::Indexed { palette, cells } => self.body_indexed(palette, cells).is_some(),
+            ChunkCells::Uniform(v) => self.body_uniform(v).is_some(),
+        };
+        some && self.compress_body_into(out)
+    }
+
+    /// Appends the record of the body just made (codec tag, raw length, body: LZ4 when
+    /// that is strictly smaller).
+    fn compress_body_into(&mut self, out: &mut Vec<u8>) -> bool {
         let body = &self.body.buf;
         let raw_len = body.len() as u32;
         self.lz.clear();
@@ -522,5 +671,98 @@ pub(crate) fn decode_record(
             decode_body(&body, cells, palette_len, out, pal).map_err(|e| e.in_body(at))
         }
         t => Err(c.bad(at, "codec tag", t.to_string(), "0 (stored) or 1 (LZ4)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n.max(1)
+        }
+    }
+
+    #[test]
+    fn an_indexed_chunk_encodes_to_the_bytes_of_its_cells_written_out() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let (mut a, mut b) = (ChunkEncoder::default(), ChunkEncoder::default());
+        let mut shapes = [0usize; 3];
+        for case in 0..600 {
+            let n = [4096usize, 64, 4096, 512][case % 4];
+            // Palettes with repeats, zeros and wide values; indices past the palette too.
+            let k = 1 + rng.below([2, 5, 40, 300, 4000][case % 5]) as usize;
+            let palette: Vec<u32> = (0..k)
+                .map(|_| match rng.below(4) {
+                    0 => 0,
+                    1 => rng.below(4) as u32,
+                    _ => rng.below(1 << 20) as u32,
+                })
+                .collect();
+            let common = rng.below(k as u64) as u16;
+            let sparse_bias = rng.below(100);
+            let cells: Vec<u16> = (0..n)
+                .map(|_| {
+                    if rng.below(100) < sparse_bias {
+                        common
+                    } else if rng.below(50) == 0 {
+                        (k + rng.below(3) as usize) as u16
+                    } else {
+                        rng.below(k as u64) as u16
+                    }
+                })
+                .collect();
+            let written: Vec<u32> = cells
+                .iter()
+                .map(|&c| palette.get(c as usize).copied().unwrap_or(0))
+                .collect();
+            let want = a.body(&written).map(<[u8]>::to_vec);
+            let got = b.body_indexed(&palette, &cells).map(<[u8]>::to_vec);
+            assert_eq!(got, want, "case {case}");
+            if let Some(body) = &want {
+                assert_eq!(b.max, a.max, "case {case}");
+                shapes[body[0] as usize] += 1;
+            }
+            // And as a record, through the codec.
+            let (mut ra, mut rb) = (Vec::new(), Vec::new());
+            let sa = a.record_cells(ChunkCells::Global(&written), &mut ra);
+            let sb = b.record_cells(
+                ChunkCells::Indexed {
+                    palette: &palette,
+                    cells: &cells,
+                },
+                &mut rb,
+            );
+            assert_eq!((sa, &ra), (sb, &rb), "case {case}");
+        }
+        // Every body mode was reached.
+        assert!(shapes.iter().all(|&s| s > 0), "{shapes:?}");
+    }
+
+    #[test]
+    fn a_uniform_chunk_encodes_as_its_cells_written_out() {
+        let (mut a, mut b) = (ChunkEncoder::default(), ChunkEncoder::default());
+        for v in [0u32, 1, 7, 1 << 20] {
+            let written = vec![v; 4096];
+            assert_eq!(
+                b.body_uniform(v).map(<[u8]>::to_vec),
+                a.body(&written).map(<[u8]>::to_vec)
+            );
+            let one = [v];
+            let idx = vec![0u16; 4096];
+            assert_eq!(
+                b.body_indexed(&one, &idx).map(<[u8]>::to_vec),
+                a.body(&written).map(<[u8]>::to_vec)
+            );
+        }
     }
 }

@@ -138,7 +138,9 @@ pub use model::{
     PayloadHeader, PropValue, Property, UpAxis, VoxelPayload, IDENTITY_TRANSFORM,
 };
 pub use read::{decode_all, ChunkTable, PayloadReader};
-pub use write::{encode, encode_with, EncodeOptions, EncodedRegion, PayloadWriter, RegionEncoder};
+pub use write::{
+    encode, encode_with, EncodeOptions, EncodedRegion, Filled, PayloadWriter, RegionEncoder,
+};
 
 /// The four bytes every payload starts with.
 pub const MAGIC: [u8; 4] = *b"DHVX";

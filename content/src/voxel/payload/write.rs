@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use crate::pallet::{MAX_ENTRY_LEN, VOXEL_SHARD_BYTES};
 
 use super::bytes::Out;
-use super::chunk::ChunkEncoder;
+use super::chunk::{ChunkCells, ChunkEncoder};
 use super::error::PayloadError;
 use super::index::{RegionEntry, CHUNK_ENTRY_LEN, REGION_ENTRY_LEN};
 use super::model::{
@@ -311,6 +311,18 @@ impl EncodedRegion {
     }
 }
 
+/// How [`RegionEncoder::encode_filled`]'s `fill` gave a chunk's cells.
+#[derive(Debug, Clone, Copy)]
+pub enum Filled<'c> {
+    /// The buffer holds one global palette index per cell (X fastest, then Y, then Z).
+    Global,
+    /// The buffer holds a local palette of global indices, and these are the cells'
+    /// indices into it (an index past it reads as global 0).
+    Indexed(&'c [u16]),
+    /// Every cell holds this global index (the buffer is not read).
+    Uniform(u32),
+}
+
 /// Encodes regions' chunks into [`EncodedRegion`]s with a payload's chunk edge and
 /// layers: the part of writing that needs no order, so regions can encode in parallel
 /// and be added to a [`PayloadWriter`] in order. The bytes are the ones
@@ -367,21 +379,22 @@ impl RegionEncoder {
         };
         for (i, &(key, cells)) in chunks.iter().enumerate() {
             let prev = i.checked_sub(1).map(|p| chunks[p].0);
-            self.record_one(&mut out, prev, key, cells)?;
+            self.record_one(&mut out, prev, key, ChunkCells::Global(cells))?;
         }
         Ok(out)
     }
 
     /// [`RegionEncoder::encode`] with each chunk's cells made on demand: `fill(i, buf)`
-    /// writes the cells of `keys[i]` into `buf` (cleared first), one chunk at a time in
-    /// chunk-table order, so a converter never holds a whole region's cells. The bytes
-    /// are [`RegionEncoder::encode`]'s for the same cells.
-    pub fn encode_filled(
+    /// gives the cells of `keys[i]` (writing into `buf`, cleared first, what its
+    /// [`Filled`] form says), one chunk at a time in chunk-table order, so a converter
+    /// never holds a whole region's cells. The bytes are [`RegionEncoder::encode`]'s for
+    /// the same cells.
+    pub fn encode_filled<'c>(
         &mut self,
         grid: u32,
         region: [i32; 2],
         keys: &[ChunkKey],
-        mut fill: impl FnMut(usize, &mut Vec<u32>),
+        mut fill: impl FnMut(usize, &mut Vec<u32>) -> Filled<'c>,
     ) -> Result<EncodedRegion, PayloadError> {
         let mut order: Vec<usize> = (0..keys.len()).collect();
         order.sort_unstable_by_key(|&i| keys[i]);
@@ -396,8 +409,15 @@ impl RegionEncoder {
         let mut prev = None;
         for i in order {
             buf.clear();
-            fill(i, &mut buf);
-            self.record_one(&mut out, prev, keys[i], &buf)?;
+            let cells = match fill(i, &mut buf) {
+                Filled::Global => ChunkCells::Global(&buf),
+                Filled::Indexed(cells) => ChunkCells::Indexed {
+                    palette: &buf,
+                    cells,
+                },
+                Filled::Uniform(v) => ChunkCells::Uniform(v),
+            };
+            self.record_one(&mut out, prev, keys[i], cells)?;
             prev = Some(keys[i]);
         }
         Ok(out)
@@ -409,7 +429,7 @@ impl RegionEncoder {
         out: &mut EncodedRegion,
         prev: Option<ChunkKey>,
         key: ChunkKey,
-        cells: &[u32],
+        cells: ChunkCells<'_>,
     ) -> Result<(), PayloadError> {
         let (grid, region) = (out.grid, out.region);
         let cplace = || {
@@ -430,10 +450,15 @@ impl RegionEncoder {
                 ),
             ));
         };
-        if cells.len() != n {
+        let len = match cells {
+            ChunkCells::Global(c) => c.len(),
+            ChunkCells::Indexed { cells, .. } => cells.len(),
+            ChunkCells::Uniform(_) => n,
+        };
+        if len != n {
             return Err(invalid(
                 cplace(),
-                format!("has {} cells; its layer's chunks have {n}", cells.len()),
+                format!("has {len} cells; its layer's chunks have {n}"),
             ));
         }
         if self.region_of(key.chunk) != region {
@@ -443,7 +468,7 @@ impl RegionEncoder {
             ));
         }
         let start = out.records.len();
-        if !self.enc.record(cells, &mut out.records) {
+        if !self.enc.record_cells(cells, &mut out.records) {
             return Ok(());
         }
         out.max_global = out.max_global.max(Some(self.enc.max));

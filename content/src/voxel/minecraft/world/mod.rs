@@ -37,8 +37,8 @@ use rayon::prelude::*;
 
 use super::nbt;
 use crate::voxel::payload::{
-    Blob, ChunkKey, EncodeOptions, EncodedRegion, Extra, ExtraKind, GridInfo, Layer, PaletteEntry,
-    PayloadAxes, PayloadError, PayloadHeader, PayloadWriter, RegionEncoder,
+    Blob, ChunkKey, EncodeOptions, EncodedRegion, Extra, ExtraKind, Filled, GridInfo, Layer,
+    PaletteEntry, PayloadAxes, PayloadError, PayloadHeader, PayloadWriter, RegionEncoder,
 };
 use chunk::{Cells, ChunkOutcome, Kept, RegionPalette, SectionScratch};
 use region::{ChunkError, RegionFile, MAX_CHUNK_INFLATED};
@@ -489,24 +489,11 @@ fn encode_region(
         }
     }
     let global = |v: u32| map.get(v as usize).copied().unwrap_or(0);
-    let cells_of = |key: &ChunkKey| {
-        if key.layer == 0 {
-            chunk::SECTION_CELLS
-        } else {
-            chunk::BIOME_CELLS
-        }
-    };
-    let mut g: Vec<u32> = Vec::new();
     let encoded = encoder.encode_filled(grid, read.coords, &keys, |i, buf| match sources[i] {
-        Cells::Uniform(v) => buf.resize(cells_of(&keys[i]), global(*v)),
+        Cells::Uniform(v) => Filled::Uniform(global(*v)),
         Cells::Indexed { palette, cells } => {
-            g.clear();
-            g.extend(palette.iter().map(|&p| global(p)));
-            buf.extend(
-                cells
-                    .iter()
-                    .map(|&c| g.get(c as usize).copied().unwrap_or(0)),
-            );
+            buf.extend(palette.iter().map(|&p| global(p)));
+            Filled::Indexed(cells)
         }
     })?;
     Ok(RegionEncoded {
