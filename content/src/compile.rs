@@ -410,6 +410,7 @@ fn compile_inner(
         writes = w;
         generated.extend(companions);
         check_references(manifest, &mut read);
+        check_renderer_slots(manifest, &mut read);
         reach.report(manifest, deps, &mut out.diagnostics);
     }
     for r in &mut read {
@@ -1082,6 +1083,125 @@ fn resolve_objects(
     roots
 }
 
+/// Warns on every `dh.renderer` slot an object's part override binds that the part's mesh
+/// does not have (spec: dh.object, dh.renderer — "Materials bind by slot name"; a name
+/// that binds nothing would leave its slot drawing flat white): the warning names the part
+/// and the slot and lists the mesh's slots, with the nearest as "did you mean". Only where
+/// the build knows the slots: the object's resolved model is a `.glb` of this pallet with
+/// no `.dh-model` sidecar (whose ops may rename parts), read for its scene graph alone. A
+/// `#index` key is checked against the number of slots.
+fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
+    use crate::gltf::{read_scene, ImportOptions, Purpose};
+    let mut models: BTreeMap<String, Option<crate::gltf::Model>> = BTreeMap::new();
+    for i in 0..read.len() {
+        let r = &read[i];
+        if r.kind != AssetKind::Object || r.diags.has_errors() {
+            continue;
+        }
+        let (Some(file), Some(source)) = (r.file.clone(), r.source.clone()) else {
+            continue;
+        };
+        let Some(path) = r
+            .json
+            .as_ref()
+            .and_then(|j| j.get("resolved"))
+            .and_then(|v| v.get("model"))
+            .and_then(Value::as_str)
+            .and_then(|b| b.strip_prefix(manifest.id.as_str()))
+            .and_then(|p| p.strip_prefix(':'))
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        if !path.to_ascii_lowercase().ends_with(".glb") {
+            continue;
+        }
+        let model = models.entry(path.clone()).or_insert_with(|| {
+            let sidecar = format!("{path}.dh-model");
+            if read.iter().any(|x| x.path == sidecar) {
+                return None;
+            }
+            let bytes = read
+                .iter()
+                .find(|x| x.path == path && x.kind == AssetKind::Raw)
+                .and_then(|x| x.raw.as_deref())?;
+            let opts = ImportOptions {
+                purpose: Purpose::Object,
+                ..ImportOptions::default()
+            };
+            read_scene(bytes, &path, &opts).ok()
+        });
+        let Some(model) = model.as_ref() else {
+            continue;
+        };
+        let paths = model.node_paths();
+        let children = source
+            .get("children")
+            .and_then(Value::as_array)
+            .unwrap_or(&[]);
+        let mut found = Diagnostics::new();
+        for (ci, child) in children.iter().enumerate() {
+            let Some(part) = child.get("path").and_then(Value::as_str) else {
+                continue;
+            };
+            let Some(mesh) = paths
+                .iter()
+                .position(|p| p == part)
+                .and_then(|n| model.nodes.get(n))
+                .and_then(|n| n.mesh)
+                .and_then(|m| model.meshes.get(m))
+            else {
+                continue;
+            };
+            let mut slots: Vec<&str> = Vec::new();
+            for p in &mesh.primitives {
+                if let Some(m) = p.material.as_deref() {
+                    if !slots.contains(&m) {
+                        slots.push(m);
+                    }
+                }
+            }
+            let comps = child
+                .get("components")
+                .and_then(Value::as_array)
+                .unwrap_or(&[]);
+            for (k, c) in comps.iter().enumerate() {
+                if c.get("$type").and_then(Value::as_str) != Some("dh.renderer") {
+                    continue;
+                }
+                let Some(Kind::Object(members)) = c.get("materials").map(|m| &m.kind) else {
+                    continue;
+                };
+                for m in members {
+                    let key = m.key.as_str();
+                    let bound = match key.strip_prefix('#') {
+                        Some(n) => n.parse::<usize>().is_ok_and(|n| n < mesh.primitives.len()),
+                        None => slots.contains(&key),
+                    };
+                    if bound {
+                        continue;
+                    }
+                    let listed = if slots.is_empty() {
+                        "its mesh has no named slots".to_string()
+                    } else {
+                        format!("the slots of its mesh are: {}", slots.join(", "))
+                    };
+                    found.warning(
+                        &file,
+                        m.key_span,
+                        &format!("children[{ci}].components[{k}].materials"),
+                        format!(
+                            "part '{part}': dh.renderer slot '{key}' is not a slot of the model '{path}' at this part, so it binds nothing; {listed}{}",
+                            crate::diag::did_you_mean(key, slots.iter().copied())
+                        ),
+                    );
+                }
+            }
+        }
+        read[i].diags.extend(found);
+    }
+}
+
 /// The component types a resolved object root carries (`dh.mover`, ...), in order.
 fn root_component_types(resolved: &Value) -> Vec<String> {
     resolved
@@ -1214,6 +1334,9 @@ fn check_maps(
                 r.diags.items.push(p.to_diagnostic(src));
             }
         }
+        if let Some(source) = &r.source {
+            name_records(&mut r.diags, &file.path, source);
+        }
         let mut json = map.to_json();
         if let Some(source) = &r.source {
             keep_overrides_as_written(&mut json, source);
@@ -1228,6 +1351,46 @@ fn check_maps(
         }
     }
     (writes, companions)
+}
+
+/// Names the record each diagnostic of map `file` is about (its JSON path starts at
+/// `objects[N]`) by its `name` as well as its path: the message gains ` (objects[N]
+/// "Door")`, the one form every diagnostic about a named record takes. The name is read
+/// from the map's source (`source`), so a record that failed to read is named too; a
+/// record with no name, or an empty one, is named by its path alone.
+fn name_records(diags: &mut Diagnostics, file: &str, source: &Value) {
+    let Some(objects) = source.get("objects").and_then(Value::as_array) else {
+        return;
+    };
+    for d in diags.items.iter_mut().filter(|d| d.file == file) {
+        let Some(index) = record_index(&d.path) else {
+            continue;
+        };
+        let Some(name) = objects
+            .get(index)
+            .and_then(|o| o.get("name"))
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        else {
+            continue;
+        };
+        let mut quoted = String::new();
+        crate::jsonc::write_string(name, &mut quoted);
+        let tag = format!("(objects[{index}] {quoted})");
+        if !d.message.ends_with(&tag) {
+            d.message = format!("{} {tag}", d.message);
+        }
+    }
+}
+
+/// The record index a JSON path starts at (`objects[8].components[0]` is 8).
+fn record_index(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("objects[")?;
+    let (n, after) = rest.split_once(']')?;
+    if !(after.is_empty() || after.starts_with('.') || after.starts_with('[')) {
+        return None;
+    }
+    n.parse().ok()
 }
 
 /// Fills what the record rules need from a map's inheritance chain (spec, dh.map

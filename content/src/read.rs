@@ -303,14 +303,16 @@ impl<'v> ObjReader<'v> {
 }
 
 /// The closed-field-set message: names the block, the member and the block's field set,
-/// or says the block holds no fields at all.
+/// or says the block holds no fields at all; with "did you mean" and the nearest field
+/// when one is near ([`crate::diag::did_you_mean`]).
 pub fn unknown_member_message(block: &str, member: &str, fields: &[&str]) -> String {
     if fields.is_empty() {
         format!("unknown member '{member}' in {block}: {block} holds no fields at all")
     } else {
         format!(
-            "unknown member '{member}' in {block}; the fields of {block} are: {}",
-            fields.join(", ")
+            "unknown member '{member}' in {block}; the fields of {block} are: {}{}",
+            fields.join(", "),
+            crate::diag::did_you_mean(member, fields.iter().copied())
         )
     }
 }
@@ -340,11 +342,12 @@ pub fn member(key: &str, value: Value) -> Member {
 }
 
 /// The message for a token that is not one of `allowed`: names the token and lists the
-/// ones that would have worked.
+/// ones that would have worked, with "did you mean" and the nearest when one is near.
 pub fn unknown_token_message(what: &str, token: &str, allowed: &[&str]) -> String {
     format!(
-        "'{token}' is not a valid {what}; expected one of: {}",
-        allowed.join(", ")
+        "'{token}' is not a valid {what}; expected one of: {}{}",
+        allowed.join(", "),
+        crate::diag::did_you_mean(token, allowed.iter().copied())
     )
 }
 
@@ -978,7 +981,7 @@ mod tests {
         let (_, d) = read::<Collider>(r#"{"state":"solidd"}"#, Mode::Build);
         assert_eq!(
             d.items[0].message,
-            "'solidd' is not a valid collider state; expected one of: solid, off"
+            "'solidd' is not a valid collider state; expected one of: solid, off; did you mean `solid`?"
         );
         let (_, d) = read::<BoxShape>(r#"{"center":[1,2]}"#, Mode::Build);
         assert_eq!(

@@ -348,7 +348,7 @@ fn an_fbx_without_blender_is_an_error_naming_the_file() {
     assert_eq!(errors[0].line, 5);
     assert_eq!(
         errors[0].message,
-        "'meshes/robot.fbx' is an FBX model: dh build converts FBX to glTF through Blender, and no 'blender' executable was found on PATH; install Blender (or put it on PATH) and build again, or export the model as .glb"
+        "'meshes/robot.fbx' is an FBX model: dh build converts FBX to glTF through Blender, and no 'blender' executable was found on PATH; install Blender (or put it on PATH) and build again, or export the model as .glb (objects[0] \"world\")"
     );
     assert!(built.out.pallet.is_none());
 }

@@ -261,7 +261,7 @@ fn a_mounted_chain_still_refuses_what_no_level_declares() {
     assert!(
         repeated
             .message
-            .ends_with("; the record is left out at load"),
+            .ends_with("; the record is left out at load (objects[0] \"spawn2\")"),
         "{repeated}"
     );
 }

@@ -568,7 +568,7 @@ fn timer_default_and_field_set() {
     let (_, d) = read::<MapComponent>(r#"{"$type":"dh.timer","delay":1}"#);
     assert_eq!(
         only(&d).message,
-        "unknown member 'delay' in dh.timer; the fields of dh.timer are: delaySeconds"
+        "unknown member 'delay' in dh.timer; the fields of dh.timer are: delaySeconds; did you mean `delaySeconds`?"
     );
 }
 

@@ -579,7 +579,7 @@ fn bake_emission_is_closed() {
         r#"[ { "$type": "dh.box", "material": "grid" }, { "$type": "dh.bake", "emission": { "colour": [1, 0, 0] } } ]"#,
     );
     assert!(c.errors().contains(
-        &"unknown member 'colour' in dh.bake emission; the fields of dh.bake emission are: color, intensity, samples".to_string()
+        &"unknown member 'colour' in dh.bake emission; the fields of dh.bake emission are: color, intensity, samples; did you mean `color`?".to_string()
     ));
 }
 
@@ -692,7 +692,7 @@ fn box_material_must_name_a_slot() {
     let c = check(r#"[ { "$type": "dh.box", "material": "orang" } ]"#);
     assert_eq!(
         c.errors(),
-        vec!["Map entity #3 (object dh.box) 'material' names 'orang', which is not one of the map's material slots; the slots are: grid, orange, crate, lampOn, lampOff, button, door, plate"]
+        vec!["Map entity #3 (object dh.box) 'material' names 'orang', which is not one of the map's material slots; the slots are: grid, orange, crate, lampOn, lampOff, button, door, plate; did you mean `orange`?"]
     );
 }
 

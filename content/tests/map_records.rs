@@ -491,7 +491,7 @@ fn action_blocks_are_closed() {
         [
             "unknown member 'args' in call; the fields of call are: target, input, param, value",
             "delay is missing its required member 'seconds'",
-            "unknown member 'second' in delay; the fields of delay are: seconds",
+            "unknown member 'second' in delay; the fields of delay are: seconds; did you mean `seconds`?",
         ]
     );
     assert_eq!(d.items[0].path, "actions[0].call");

@@ -177,7 +177,7 @@ fn each_op_is_a_closed_block() {
     );
     assert_eq!(
         one_error(r#"{ "ops": [ { "kind": "reparent", "target": "A", "parent": "B", "keepWorld": true } ] }"#),
-        "unknown member 'keepWorld' in reparent op; the fields of reparent op are: target, parent, keepWorldTransform"
+        "unknown member 'keepWorld' in reparent op; the fields of reparent op are: target, parent, keepWorldTransform; did you mean `keepWorldTransform`?"
     );
 }
 

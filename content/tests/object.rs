@@ -921,7 +921,7 @@ fn spring_bone_variant_with_unset_mode_inherits_it() {
 fn spring_bone_mode_tokens() {
     one_error(
         &on_part(r#"{ "$type": "dh.springBone", "mode": "physbones" }"#),
-        "'physbones' is not a valid spring bone mode; expected one of: jiggle, physBones",
+        "'physbones' is not a valid spring bone mode; expected one of: jiggle, physBones; did you mean `physBones`?",
     );
     one_error(
         &on_part(r#"{ "$type": "dh.springBone", "limitType": "cone" }"#),

@@ -43,7 +43,7 @@ pub enum CatalogError {
         id: String,
     },
     /// Nothing answers to the name.
-    #[error("no {kind} named '{name}'; the {kind}s are: {}", .available.join(", "))]
+    #[error("no {kind} named '{name}'; the {kind}s are: {}{}", .available.join(", "), .suggestion.as_ref().map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
     NotFound {
         /// `map` or `object`.
         kind: &'static str,
@@ -51,6 +51,9 @@ pub enum CatalogError {
         name: String,
         /// Every barcode of that kind, sorted.
         available: Vec<String>,
+        /// The nearest asset, written the way `name` was (a leaf, a path or a barcode,
+        /// with or without the extension), when one is near.
+        suggestion: Option<String>,
     },
     /// More than one asset answers to a short name.
     #[error("'{name}' names more than one {kind}: {}; write more of its path", .matches.join(", "))]
@@ -73,6 +76,31 @@ pub enum CatalogError {
         /// Why.
         message: String,
     },
+}
+
+/// The asset of `all` nearest to `name` (one that [`Catalog::find`] did not find), in the
+/// form `name` was written: a barcode, a pallet-relative path or a bare leaf, with the
+/// extension `ext` only when `name` carried it.
+fn suggest_asset(all: &[Found], ext: &str, name: &str) -> Option<String> {
+    let keep_ext = name.ends_with(ext);
+    let strip = |s: String| match s.strip_suffix(ext) {
+        Some(bare) if !keep_ext => bare.to_string(),
+        _ => s,
+    };
+    let forms: Vec<String> = all
+        .iter()
+        .map(|f| {
+            if name.contains(':') {
+                strip(f.barcode())
+            } else if name.contains('/') {
+                let lead = if name.starts_with('/') { "/" } else { "" };
+                format!("{lead}{}", strip(f.path.clone()))
+            } else {
+                strip(f.path.rsplit('/').next().unwrap_or(&f.path).to_string())
+            }
+        })
+        .collect();
+    dh_content::diag::closest(name, forms.iter().map(String::as_str)).map(str::to_string)
 }
 
 enum Mounted {
@@ -258,6 +286,7 @@ impl Catalog {
                 kind,
                 name: name.to_string(),
                 available: all.iter().map(Found::barcode).collect(),
+                suggestion: suggest_asset(&all, ext, name),
             }),
             many => Err(CatalogError::Ambiguous {
                 kind,
@@ -540,7 +569,7 @@ mod tests {
         let e = core().find("map", ".dh-map", "logic").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "no map named 'logic'; the maps are: core:maps/debug-map.dh-map, core:maps/logic-map.dh-map, core:maps/physics-eval.dh-map, core:maps/render-eval.dh-map"
+            "no map named 'logic'; the maps are: core:maps/debug-map.dh-map, core:maps/logic-map.dh-map, core:maps/physics-eval.dh-map, core:maps/render-eval.dh-map; did you mean `logic-map`?"
         );
         assert!(matches!(
             core().find("map", ".dh-map", "other:maps/logic-map"),

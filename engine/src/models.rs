@@ -378,11 +378,11 @@ fn load(catalog: &Catalog, barcode: &str) -> Result<ModelGeometry, ModelError> {
 /// loader"): each model's GLB read once per barcode, its JSON alone
 /// ([`dh_content::gltf::read_scene`]: nodes, transforms and material slots, no geometry
 /// decoded — drawing decodes it once, in [`ModelCache`]). A folder of pieces is joined
-/// whole. A model that cannot be read is `None` (the install warns once per placement) and
-/// is not read again.
+/// whole. A model that cannot be read is the reader's reason (the install warns once per
+/// placement, with it) and is not read again.
 pub struct SceneTrees<'a> {
     catalog: &'a Catalog,
-    trees: std::cell::RefCell<HashMap<String, Option<Arc<Model>>>>,
+    trees: std::cell::RefCell<HashMap<String, Result<Arc<Model>, String>>>,
 }
 
 impl<'a> SceneTrees<'a> {
@@ -395,8 +395,9 @@ impl<'a> SceneTrees<'a> {
     }
 
     /// The scene graph of model `barcode` (`pallet:path`), read the first time it is
-    /// asked for.
-    pub fn tree(&self, barcode: &str) -> Option<Arc<Model>> {
+    /// asked for; or why it cannot be read (the reader's error: a model that is nothing
+    /// but skinned nodes says so in the spec's words, that its build ends up empty).
+    pub fn tree(&self, barcode: &str) -> Result<Arc<Model>, String> {
         if let Some(t) = self.trees.borrow().get(barcode) {
             return t.clone();
         }
@@ -418,8 +419,10 @@ impl<'a> SceneTrees<'a> {
     }
 }
 
-fn read_tree(catalog: &Catalog, barcode: &str) -> Option<Model> {
-    let (pallet, path) = barcode.split_once(':')?;
+fn read_tree(catalog: &Catalog, barcode: &str) -> Result<Model, String> {
+    let (pallet, path) = barcode
+        .split_once(':')
+        .ok_or_else(|| ModelError::NotABarcode(barcode.to_string()).to_string())?;
     let file = path.rsplit('/').next().unwrap_or(path);
     if file.contains('.') {
         let bytes = catalog
@@ -427,8 +430,12 @@ fn read_tree(catalog: &Catalog, barcode: &str) -> Option<Model> {
                 pallet: pallet.to_string(),
                 path: path.to_string(),
             })
-            .ok()?;
-        return dh_content::gltf::read_scene(&bytes, barcode, &ImportOptions::default()).ok();
+            .map_err(|e| e.to_string())?;
+        // The warning names the model already: the reason is the reader's alone.
+        return dh_content::gltf::read_scene(&bytes, barcode, &ImportOptions::default())
+            .map_err(|e| e.kind.to_string());
     }
-    load(catalog, barcode).ok().map(|g| g.model)
+    load(catalog, barcode)
+        .map(|g| g.model)
+        .map_err(|e| e.to_string())
 }

@@ -784,44 +784,10 @@ fn index_of(name: &str) -> Option<usize> {
 }
 
 /// The names nearest to `name` (case-insensitive edit distance over the whole name, and
-/// over its last segment), nearest first, at most three.
+/// over its last segment), nearest first, at most three
+/// ([`dh_content::diag::nearest_dotted`], the suggester the content diagnostics share).
 pub fn nearest_names(name: &str) -> Vec<&'static str> {
-    let lower = name.to_ascii_lowercase();
-    let last = lower.rsplit('.').next().unwrap_or(&lower).to_string();
-    let mut scored: Vec<(usize, &'static str)> = TABLE
-        .iter()
-        .filter_map(|d| {
-            let dl = d.name.to_ascii_lowercase();
-            let whole = edit_distance(&lower, &dl);
-            let dlast = dl.rsplit('.').next().unwrap_or(&dl);
-            let tail = edit_distance(&last, dlast);
-            let whole_ok = whole <= (lower.len() / 4).max(2);
-            let tail_ok = !last.is_empty() && tail <= (last.len() / 4).max(1);
-            if whole_ok || tail_ok {
-                Some((whole.min(tail + 1), d.name))
-            } else {
-                None
-            }
-        })
-        .collect();
-    scored.sort();
-    scored.into_iter().take(3).map(|(_, n)| n).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    dh_content::diag::nearest_dotted(name, TABLE.iter().map(|d| d.name), 3)
 }
 
 fn parse_number(def: &'static PrefDef, text: &str, expected: &str) -> Result<f64, PrefError> {

@@ -662,8 +662,9 @@ pub fn parse_command(text: &str) -> Result<Command, String> {
         }
         other => {
             return Err(format!(
-                "unknown command '{other}'; the verbs are {}",
-                VERBS.join(", ")
+                "unknown command '{other}'; the verbs are {}{}",
+                VERBS.join(", "),
+                dh_content::diag::did_you_mean(other, VERBS.iter().copied())
             ))
         }
     };

@@ -304,20 +304,27 @@ impl SimWorld {
         resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
         tick_rate: f64,
     ) -> Result<SimWorld, InstallError> {
-        SimWorld::install_with_models(map, ctx, resolver, &|_| None, tick_rate)
+        SimWorld::install_with_models(
+            map,
+            ctx,
+            resolver,
+            &|_| Err("this install reads no models".to_string()),
+            tick_rate,
+        )
     }
 
     /// Installs `map` like [`install_at`](SimWorld::install_at), and installs the model
     /// parts of every object placement whose object places a model (spec: runtime assets,
     /// "The object loader"): `models` gives a model's scene graph by barcode (its nodes,
     /// transforms and material slots; its geometry need not be read, see
-    /// `dh_content::gltf::read_scene`). An object whose model `models` cannot give installs
-    /// without its parts, with one warning ([`SimWorld::install_warnings`]).
+    /// `dh_content::gltf::read_scene`), or why it cannot be read. An object whose model
+    /// `models` cannot give installs without its parts, with one warning carrying that
+    /// reason ([`SimWorld::install_warnings`]).
     pub fn install_with_models(
         map: &Map,
         ctx: &MapContext,
         resolver: &dyn Fn(&str) -> Option<ResolvedObject>,
-        models: &dyn Fn(&str) -> Option<Arc<Model>>,
+        models: &dyn Fn(&str) -> Result<Arc<Model>, String>,
         tick_rate: f64,
     ) -> Result<SimWorld, InstallError> {
         if !(tick_rate.is_finite() && tick_rate > 0.0) {
@@ -1504,7 +1511,7 @@ struct Anchor {
 /// What planning an object's parts keeps across the whole install.
 struct ObjectPlan<'a> {
     resolver: &'a dyn Fn(&str) -> Option<ResolvedObject>,
-    models: &'a dyn Fn(&str) -> Option<Arc<Model>>,
+    models: &'a dyn Fn(&str) -> Result<Arc<Model>, String>,
     /// The next map-wide part id.
     next_id: u32,
     warnings: Vec<String>,
@@ -1550,11 +1557,11 @@ fn plan_object(
     let mut placed: HashMap<String, (usize, DMat4)> = HashMap::new();
     if let Some(model) = &object.model {
         match (plan.models)(model) {
-            Some(tree) => {
+            Ok(tree) => {
                 placed = plan_model(plan, out, anchor, model, &tree, &object.children)?;
             }
-            None => plan.warnings.push(format!(
-                "warning: {}: its model '{model}' could not be read; its parts are not installed",
+            Err(why) => plan.warnings.push(format!(
+                "warning: {}: its model '{model}' could not be read; its parts are not installed: {why}",
                 anchor.label
             )),
         }
@@ -1680,7 +1687,7 @@ fn plan_object(
                 plan_object(plan, out, &inner, &r, depth + 1)?;
             }
             None => match (plan.models)(source) {
-                Some(tree) => {
+                Ok(tree) => {
                     plan_model(
                         plan,
                         out,
@@ -1690,8 +1697,8 @@ fn plan_object(
                         &json_list(rec, "children"),
                     )?;
                 }
-                None => plan.warnings.push(format!(
-                    "warning: {}: its model could not be read; its parts are not installed",
+                Err(why) => plan.warnings.push(format!(
+                    "warning: {}: its model could not be read; its parts are not installed: {why}",
                     inner.label
                 )),
             },

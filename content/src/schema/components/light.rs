@@ -167,8 +167,8 @@ impl Light {
         self.start_on.unwrap_or(!has_box)
     }
 
-    /// Runs this component's build-time rules: a color of sRGB values in [0, 1], an outer
-    /// cone past the inner one, `mode: baked` only with an enabled lightmap, at most 64
+    /// Runs this component's build-time rules: a color of sRGB values in [0, 1], no
+    /// negative `intensity` or `range`, an outer cone past the inner one, `mode: baked` only with an enabled lightmap, at most 64
     /// shadow samples, and a `materialOff` that is one of the map's slots. (An unknown
     /// `light`, `falloff` or `mode` is refused when read, listing the tokens.)
     pub fn validate(&self, cx: &mut Cx, ccx: &ComponentCx) {
@@ -184,6 +184,17 @@ impl Light {
                         c.y(),
                         c.z()
                     ),
+                );
+            }
+        }
+        // Ours (the spec is silent): a negative brightness or radius means nothing, so it
+        // is refused like a negative emission intensity.
+        for (field, value) in [("intensity", self.intensity), ("range", self.range)] {
+            if let Some(v) = value.filter(|v| *v < 0.0) {
+                cx.error_at(
+                    &self.at,
+                    self.at.field(field),
+                    format!("{label} '{field}' must not be negative, found {v}"),
                 );
             }
         }

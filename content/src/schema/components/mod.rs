@@ -142,7 +142,11 @@ impl ComponentCx {
         let slots = if self.material_slots.is_empty() {
             "the map's materials table is empty".to_string()
         } else {
-            format!("the slots are: {}", self.material_slots.join(", "))
+            format!(
+                "the slots are: {}{}",
+                self.material_slots.join(", "),
+                crate::diag::did_you_mean(material, self.material_slots.iter().map(String::as_str))
+            )
         };
         cx.error_at(
             at,

@@ -429,7 +429,8 @@ pub fn classify_look(s: &str) -> LookRef<'_> {
 /// The compile error for an unknown look: names it and lists the valid ones.
 pub fn unknown_look_message(s: &str) -> String {
     format!(
-        "unknown look '{s}'; the valid looks are: {}, or a reference to a dh.look asset (a {LOOK_EXTENSION} path or barcode)",
-        BuiltinLook::TOKENS.join(", ")
+        "unknown look '{s}'; the valid looks are: {}, or a reference to a dh.look asset (a {LOOK_EXTENSION} path or barcode){}",
+        BuiltinLook::TOKENS.join(", "),
+        crate::diag::did_you_mean(s, BuiltinLook::TOKENS.iter().copied())
     )
 }

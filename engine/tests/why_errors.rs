@@ -1,0 +1,162 @@
+//! Errors that say why (issue 19, item 2), on the engine's side: a model whose parts are
+//! not installed says why it could not be read; an unknown `--map` name and an unknown
+//! script command get "did you mean" with the nearest valid choice.
+
+mod support;
+
+use dh_engine::catalog::Catalog;
+use dh_engine::host::{Host, HostOptions};
+use support::SourcePallet;
+
+const PALLET: &str = "dev.example.why";
+
+/// A GLB of one node whose mesh is skinned only by its attributes (JOINTS_0 and
+/// WEIGHTS_0, the skin binding itself lost): nothing a map build draws.
+fn skinned_only_glb() -> Vec<u8> {
+    let mut bin: Vec<u8> = [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    bin.extend_from_slice(&[0u8; 12]);
+    bin.extend(
+        [1.0f32, 0.0, 0.0, 0.0]
+            .repeat(3)
+            .iter()
+            .flat_map(|f| f.to_le_bytes()),
+    );
+    let json = r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":84}],
+        "bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":12},{"buffer":0,"byteOffset":48,"byteLength":36}],
+        "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},
+                     {"bufferView":1,"componentType":5121,"count":3,"type":"VEC4"},
+                     {"bufferView":2,"componentType":5126,"count":3,"type":"VEC4"}],
+        "meshes":[{"name":"skin","primitives":[{"attributes":{"POSITION":0,"JOINTS_0":1,"WEIGHTS_0":2}}]}],
+        "nodes":[{"name":"avatar","mesh":0}],"scenes":[{"nodes":[0]}]}"#;
+    support::glb_container(json.to_string(), &bin)
+}
+
+const OBJECT: &str = r#"{ "name": "Statue", "model": "/meshes/statue.glb" }"#;
+
+const MAP: &str = r#"{
+  "name": "Statues",
+  "autoCollision": false,
+  "objects": [
+    { "$type": "instance", "id": "1b2c3d4e-0000-4000-8000-0000000000a1", "name": "statue",
+      "source": "/objects/statue.dh-obj" },
+    { "$type": "object", "id": "1b2c3d4e-0000-4000-8000-0000000000a2", "name": "spawn",
+      "position": [0, 1, 0], "components": [ { "$type": "dh.spawnPoint" } ] }
+  ]
+}
+"#;
+
+#[test]
+fn a_model_whose_parts_are_not_installed_says_why() {
+    let pallet = SourcePallet::fresh("dh-why-errors", "skinned");
+    pallet.manifest(PALLET, "Why");
+    pallet.write("meshes/statue.glb", &skinned_only_glb());
+    pallet.write("objects/statue.dh-obj", OBJECT.as_bytes());
+    pallet.write("maps/statues.dh-map", MAP.as_bytes());
+    let out = pallet.compile(true, "statues");
+    let file = pallet.save("why.pallet", &support::pallet_bytes(&out));
+    let host = Host::start(&HostOptions {
+        map: format!("{PALLET}:maps/statues"),
+        pallets: vec![file],
+        ..HostOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let warnings = host.sim().install_warnings().join("\n");
+    // The spec (runtime assets, "What the map importer leaves out"): "A model that is
+    // nothing but skinned nodes still errors — the build ends up empty, and an empty build
+    // has nothing to draw."
+    assert!(
+        warnings.contains(&format!(
+            "its model '{PALLET}:meshes/statue.glb' could not be read; its parts are not installed: every drawn node is skinned, so the map build is empty and has nothing to draw: 'avatar'"
+        )),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn the_scene_reader_says_why_a_model_is_unreadable() {
+    let pallet = SourcePallet::fresh("dh-why-errors", "trees");
+    pallet.manifest(PALLET, "Why");
+    pallet.write("meshes/statue.glb", &skinned_only_glb());
+    pallet.write("objects/statue.dh-obj", OBJECT.as_bytes());
+    pallet.write("maps/statues.dh-map", MAP.as_bytes());
+    let out = pallet.compile(true, "statues");
+    let file = pallet.save("why.pallet", &support::pallet_bytes(&out));
+    let mut catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+    catalog.mount_file(&file).unwrap_or_else(|e| panic!("{e}"));
+    let trees = dh_engine::models::SceneTrees::new(&catalog);
+    let gone = trees
+        .tree(&format!("{PALLET}:meshes/gone.glb"))
+        .expect_err("no such model");
+    assert!(
+        gone.starts_with(&format!("{PALLET}:meshes/gone.glb: ")),
+        "{gone}"
+    );
+    assert_eq!(
+        trees.tree("not-a-barcode").expect_err("not a barcode"),
+        "model 'not-a-barcode' is not a barcode (pallet:path)"
+    );
+    let skinned = trees
+        .tree(&format!("{PALLET}:meshes/statue.glb"))
+        .expect_err("skinned only");
+    assert!(
+        skinned.starts_with("every drawn node is skinned"),
+        "{skinned}"
+    );
+    // Asked again, the reason is the one kept.
+    assert_eq!(
+        trees.tree(&format!("{PALLET}:meshes/statue.glb")).err(),
+        Some(skinned)
+    );
+}
+
+#[test]
+fn an_unknown_map_suggests_the_nearest() {
+    let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+    let e = catalog
+        .find("map", ".dh-map", "debug")
+        .expect_err("no map is named debug");
+    assert!(
+        e.to_string().ends_with("; did you mean `debug-map`?"),
+        "{e}"
+    );
+    let e = catalog
+        .find("map", ".dh-map", "maps/physics-evl")
+        .expect_err("a typo");
+    assert!(
+        e.to_string()
+            .ends_with("; did you mean `maps/physics-eval`?"),
+        "{e}"
+    );
+    let e = catalog
+        .find("map", ".dh-map", "core:maps/rendr-eval.dh-map")
+        .expect_err("a typo");
+    assert!(
+        e.to_string()
+            .ends_with("; did you mean `core:maps/render-eval.dh-map`?"),
+        "{e}"
+    );
+    let e = catalog
+        .find("map", ".dh-map", "skyscraper")
+        .expect_err("nothing like it");
+    assert!(!e.to_string().contains("did you mean"), "{e}");
+}
+
+#[test]
+fn an_unknown_script_command_suggests_the_nearest_verb() {
+    let e = dh_engine::script::parse("t.dhs", "spawn p1 0 0 0\nwiat 5 ticks\nteleprot p1 0 0 0\n")
+        .expect_err("two typos");
+    let text = e.to_string();
+    assert!(
+        text.contains("t.dhs:2: unknown command 'wiat'; the verbs are set, wait,")
+            && text.contains("expect, print; did you mean `wait`?"),
+        "{text}"
+    );
+    assert!(
+        text.contains("t.dhs:3: unknown command 'teleprot';"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean `teleport`?"), "{text}");
+}
