@@ -402,7 +402,7 @@ fn main() {
     let water = best(9, || {
         wet = 0;
         for p in &samples {
-            if field.is_water(w.as_ref(), *p) {
+            if field.is_water(w.as_ref(), glam::DVec3::from_array(*p)) {
                 wet += 1;
             }
         }
@@ -688,7 +688,7 @@ fn range_reads() {
     let water_whole = best(9, || {
         wet_whole = samples
             .iter()
-            .filter(|p| whole_field.is_water(whole.as_ref(), **p))
+            .filter(|p| whole_field.is_water(whole.as_ref(), glam::DVec3::from_array(**p)))
             .count();
     });
     let grid_water = GridWater::new(
@@ -700,7 +700,11 @@ fn range_reads() {
     let water_range = best(9, || {
         wet_range = samples
             .iter()
-            .filter(|p| grid_water.water_at(**p).is_some_and(|s| s.submerged))
+            .filter(|p| {
+                grid_water
+                    .water_at(glam::DVec3::from_array(**p))
+                    .is_some_and(|s| s.submerged)
+            })
             .count();
     });
     assert_eq!(wet_whole, wet_range, "the same water both ways");

@@ -86,8 +86,8 @@ fn payload_volume(shards: &[Vec<u8>]) -> StreamVolume {
 
 fn capture(workers: usize, make: &dyn Fn() -> StreamVolume) -> (Duration, StreamStats) {
     let camera = CameraView {
-        position: [256.0, 74.0, 256.0],
-        forward: [0.0, 0.0, -1.0],
+        position: glam::Vec3::new(256.0, 74.0, 256.0),
+        forward: glam::Vec3::new(0.0, 0.0, -1.0),
     };
     let mut best = Duration::MAX;
     let mut stats = StreamStats::default();
@@ -153,8 +153,8 @@ fn main() {
         s.draw(id);
         let t = Instant::now();
         s.update(CameraView {
-            position: [x, 74.0, 256.0],
-            forward: [1.0, 0.0, 0.0],
+            position: glam::Vec3::new(x, 74.0, 256.0),
+            forward: glam::Vec3::new(1.0, 0.0, 0.0),
         });
         times.push(t.elapsed());
         for _ in 0..2 {
@@ -183,8 +183,8 @@ fn main() {
         s.draw(id);
         let t = Instant::now();
         s.update(CameraView {
-            position: [x, 74.0, 256.0],
-            forward: [1.0, 0.0, 0.0],
+            position: glam::Vec3::new(x, 74.0, 256.0),
+            forward: glam::Vec3::new(1.0, 0.0, 0.0),
         });
         times.push(t.elapsed());
         std::thread::sleep(Duration::from_millis(4));
