@@ -32,6 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use dh_content::schema::components::geometry::DEFAULT_PROP_MASS;
 use dh_content::schema::surface::surface_preset;
 use dh_jobs::{FrameTimer, JobGraph, Lane, Scheduler};
 use dh_sims::physics::{
@@ -285,7 +286,9 @@ pub struct Host {
     sim: SimWorld,
     physics: PhysicsWorld,
     bodies: Bodies,
-    spawns: Vec<SpawnPose>,
+    /// Every `dh.spawnPoint` record and its pose; one not in the world when a pawn
+    /// spawns is never used (spec `dh.map`, `enabled`).
+    spawns: Vec<(hecs::Entity, SpawnPose)>,
     rng: SpawnRng,
     pawns: BTreeMap<String, PawnId>,
     names: BTreeMap<PawnId, String>,
@@ -323,6 +326,50 @@ fn grip_of(catalog: &Catalog, sim: &SimWorld, slot: Option<dh_sims::MaterialSlot
     match json.get("surface").and_then(|v| v.as_str()) {
         Some(name) => surface_preset(name).map_or(stone, |s| s.grip),
         None => stone,
+    }
+}
+
+/// A prop's mass (spec `dh.map`, `dh.physicsProp`): its own `mass`, else its box
+/// material's surface density times its body's volume, else [`DEFAULT_PROP_MASS`] where
+/// that material names no surface (so no density) or cannot be read.
+fn prop_mass(catalog: &Catalog, sim: &SimWorld, e: hecs::Entity, shapes: &[ShapeSpec]) -> f32 {
+    if let Some(mass) = sim.get::<PhysicsProp>(e).and_then(|p| p.mass) {
+        return mass;
+    }
+    let default = DEFAULT_PROP_MASS as f32;
+    let Some(slot) = sim.get::<dh_sims::DhBox>(e).map(|b| b.material) else {
+        return default;
+    };
+    let Some(reference) = sim.materials().references.get(slot.0 as usize) else {
+        return default;
+    };
+    let Ok(json) = catalog.object_json(reference) else {
+        return default;
+    };
+    let Some(density) = json
+        .get("surface")
+        .and_then(|v| v.as_str())
+        .and_then(surface_preset)
+        .map(|s| s.density)
+    else {
+        return default;
+    };
+    // The body is its collider's box shape(s), already scaled by the owner's scale.
+    let volume: f32 = shapes
+        .iter()
+        .map(|s| match &s.shape {
+            physics::ColliderShape::Box { half_extents } => {
+                8.0 * half_extents.x * half_extents.y * half_extents.z
+            }
+            _ => 0.0,
+        })
+        .sum();
+    let mass = density * volume;
+    // The solver takes at least 0.001 kg, as an authored mass must be.
+    if mass.is_finite() && mass >= 0.001 {
+        mass
+    } else {
+        default
     }
 }
 
@@ -408,16 +455,9 @@ fn add_bodies(
     let (Some(body), Some(collider)) = (sim.get::<Body>(e), sim.get::<Collider>(e)) else {
         return Ok(());
     };
-    let kind = match body.role {
-        BodyRole::Static => BodyKind::Static,
-        BodyRole::Kinematic => BodyKind::Kinematic,
-        BodyRole::Dynamic => {
-            let mass = sim
-                .get::<PhysicsProp>(e)
-                .and_then(|p| p.mass)
-                .unwrap_or(30.0);
-            BodyKind::Dynamic { mass }
-        }
+    let dynamic = match body.role {
+        BodyRole::Static | BodyRole::Kinematic => false,
+        BodyRole::Dynamic => true,
         BodyRole::Sensor | BodyRole::Passable | BodyRole::None => return Ok(()),
     };
     if !sim.in_world(e) || bodies.of.contains_key(&e) {
@@ -450,6 +490,13 @@ fn add_bodies(
     if shapes.is_empty() {
         return Ok(());
     }
+    let kind = match body.role {
+        BodyRole::Kinematic => BodyKind::Kinematic,
+        _ if dynamic => BodyKind::Dynamic {
+            mass: prop_mass(catalog, sim, e, &shapes),
+        },
+        _ => BodyKind::Static,
+    };
     let handle = physics
         .add_body(kind, (&pose).into(), &shapes)
         .map_err(|err| {
@@ -544,6 +591,12 @@ impl Host {
         let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
         let mut warnings = loaded.notes;
         warnings.extend(sim.install_warnings().iter().cloned());
+        warnings.extend(crate::load_log::map_notes(
+            &found.barcode(),
+            &map,
+            &sim,
+            &catalog,
+        ));
         let mut mesh_colliders =
             crate::mesh_colliders::MeshColliders::open(&catalog, &found, &map, &prefs);
         warnings.extend(mesh_colliders.take_notes());
@@ -771,10 +824,13 @@ impl Host {
             if self.sim.get::<SpawnPoint>(e).is_some() {
                 if let Some(p) = self.sim.world_pose(e) {
                     let (yaw, _) = p.rotation.yaw_pitch_degrees();
-                    self.spawns.push(SpawnPose {
-                        feet: p.position,
-                        yaw,
-                    });
+                    self.spawns.push((
+                        e,
+                        SpawnPose {
+                            feet: p.position,
+                            yaw,
+                        },
+                    ));
                 }
             }
             add_bodies(
@@ -820,6 +876,14 @@ impl Host {
         self.sim.get::<PhysicsProp>(e)?;
         let h = self.bodies.of.get(&e)?.first()?;
         self.physics.body_pose(*h).ok()
+    }
+
+    /// The solver's mass of record `e`'s body in kilograms when it is a physics prop
+    /// (`None` for any other record, or one that stands as no body).
+    pub fn prop_mass(&self, e: hecs::Entity) -> Option<f32> {
+        self.sim.get::<PhysicsProp>(e)?;
+        let h = self.bodies.of.get(&e)?.first()?;
+        self.physics.body_mass(*h).ok()
     }
 
     /// Output the script produced since the last call (`print`, `lights.list`, reports).
@@ -1030,7 +1094,13 @@ impl ScriptHost for Host {
         let (feet, facing) = match at {
             Some(p) => (p, yaw.unwrap_or(0.0)),
             None => {
-                let s = self.physics.select_spawn(&self.spawns, &mut self.rng);
+                let live: Vec<SpawnPose> = self
+                    .spawns
+                    .iter()
+                    .filter(|(e, _)| self.sim.in_world(*e))
+                    .map(|(_, p)| *p)
+                    .collect();
+                let s = self.physics.select_spawn(&live, &mut self.rng);
                 (s.feet, yaw.unwrap_or(s.yaw))
             }
         };

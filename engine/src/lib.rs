@@ -8,6 +8,7 @@ pub mod core_pallet;
 pub mod extract;
 pub mod host;
 pub mod light_check;
+pub mod load_log;
 pub mod mesh_colliders;
 pub mod models;
 pub mod options;

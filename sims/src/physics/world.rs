@@ -532,6 +532,15 @@ impl PhysicsWorld {
             .ok_or(PhysicsError::UnknownBody(handle))
     }
 
+    /// A body's mass in kilograms (0 for a static or kinematic one).
+    pub fn body_mass(&self, handle: BodyHandle) -> Result<f32, PhysicsError> {
+        self.rapier
+            .bodies
+            .get(to_rb(handle))
+            .map(|rb| rb.mass())
+            .ok_or(PhysicsError::UnknownBody(handle))
+    }
+
     /// Whether a body is asleep (a prop's moving/resting readout).
     pub fn body_sleeping(&self, handle: BodyHandle) -> Result<bool, PhysicsError> {
         self.rapier
