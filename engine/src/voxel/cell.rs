@@ -126,6 +126,11 @@ const MINECRAFT_LIGHT: &[(&str, u8, u8)] = &[
     ("crying_obsidian", 10, 15),
     ("glow_lichen", 7, 0),
     ("amethyst_cluster", 5, 0),
+    // Found by `dh-engine light-check` on the Paper region fixture (every cell of them
+    // was darker than the game's saved light): the game's levels, minecraft.wiki "Light".
+    ("sculk_catalyst", 6, 15),
+    ("sculk_sensor", 1, 0),
+    ("calibrated_sculk_sensor", 1, 0),
     ("water", 0, 1),
     ("bubble_column", 0, 1),
     ("ice", 0, 1),
@@ -151,4 +156,27 @@ pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
         _ => 0,
     };
     (op, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sculk_blocks_light_as_the_game_does() {
+        // The game's light levels (minecraft.wiki "Light"): a catalyst is a full block of
+        // level 6, a sensor a half-height block of level 1.
+        let look = BlockLook::unresolved();
+        assert_eq!(
+            light_props_for("minecraft", "sculk_catalyst", &look),
+            (15, 6)
+        );
+        assert_eq!(light_props_for("minecraft", "sculk_sensor", &look), (0, 1));
+        assert_eq!(
+            light_props_for("minecraft", "calibrated_sculk_sensor", &look),
+            (0, 1)
+        );
+        // Another namespace's block of that name is not the game's.
+        assert_eq!(light_props_for("example", "sculk_catalyst", &look), (15, 0));
+    }
 }
