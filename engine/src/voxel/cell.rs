@@ -126,6 +126,9 @@ const MINECRAFT_LIGHT: &[(&str, u8, u8)] = &[
     ("crying_obsidian", 10, 15),
     ("glow_lichen", 7, 0),
     ("amethyst_cluster", 5, 0),
+    ("large_amethyst_bud", 4, 0),
+    ("medium_amethyst_bud", 2, 0),
+    ("small_amethyst_bud", 1, 0),
     // Found by `dh-engine light-check` on the Paper region fixture (every cell of them
     // was darker than the game's saved light): the game's levels, minecraft.wiki "Light".
     ("sculk_catalyst", 6, 15),
@@ -147,6 +150,17 @@ pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
     if ns == "minecraft" {
         if let Some((_, em, op)) = MINECRAFT_LIGHT.iter().find(|(i, _, _)| *i == id) {
             return (*op, *em);
+        }
+        // Fences, fence gates, walls and carpets pass light in the game (their shapes are
+        // not full, so they propagate sky light down: opacity 0), though they are drawn as
+        // cubes here; light-check on the Paper region found their cells unlit. Stairs,
+        // slabs and snow layers stop light by their shape's faces and stay opaque until
+        // their light shapes exist.
+        if ["_fence", "_fence_gate", "_wall", "_carpet"]
+            .iter()
+            .any(|s| id.ends_with(s))
+        {
+            return (0, 0);
         }
     }
     let op = match look.draw {
@@ -175,6 +189,33 @@ mod tests {
         assert_eq!(
             light_props_for("minecraft", "calibrated_sculk_sensor", &look),
             (0, 1)
+        );
+        // Amethyst buds glow as they grow (1, 2, 4).
+        assert_eq!(
+            light_props_for("minecraft", "small_amethyst_bud", &look),
+            (0, 1)
+        );
+        assert_eq!(
+            light_props_for("minecraft", "medium_amethyst_bud", &look),
+            (0, 2)
+        );
+        assert_eq!(
+            light_props_for("minecraft", "large_amethyst_bud", &look),
+            (0, 4)
+        );
+        // Fences, gates, walls and carpets pass light; stairs still stop it.
+        for id in [
+            "dark_oak_fence",
+            "oak_fence_gate",
+            "polished_deepslate_wall",
+            "gray_carpet",
+            "moss_carpet",
+        ] {
+            assert_eq!(light_props_for("minecraft", id, &look), (0, 0), "{id}");
+        }
+        assert_eq!(
+            light_props_for("minecraft", "deepslate_tile_stairs", &look),
+            (15, 0)
         );
         // Another namespace's block of that name is not the game's.
         assert_eq!(light_props_for("example", "sculk_catalyst", &look), (15, 0));
