@@ -277,6 +277,9 @@ fn context_str(e: &clap::Error, kind: ContextKind) -> Option<String> {
     }
 }
 
+/// Every command `dh` takes, as its usage errors list them.
+const COMMANDS: &str = "build, check, inspect, import, new, completions or help";
+
 /// A refused command line in `dh`'s words, with clap's "did you mean" after it.
 fn usage_message(e: &clap::Error, args: &[String]) -> String {
     let in_command = args.first().is_some_and(|a| !a.starts_with('-'));
@@ -294,10 +297,10 @@ fn usage_message(e: &clap::Error, args: &[String]) -> String {
     let message = match e.kind() {
         ErrorKind::InvalidSubcommand => {
             let word = context_str(e, ContextKind::InvalidSubcommand).unwrap_or_default();
-            format!("unknown command '{word}'; expected build, check, inspect, import or help")
+            format!("unknown command '{word}'; expected {COMMANDS}")
         }
         ErrorKind::UnknownArgument if !in_command => {
-            format!("unknown command '{arg}'; expected build, check, inspect, import or help")
+            format!("unknown command '{arg}'; expected {COMMANDS}")
         }
         ErrorKind::UnknownArgument if arg.starts_with('-') => format!("unknown option '{arg}'"),
         ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'"),
@@ -372,9 +375,9 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
         }
         Err(e) => return Err(CliError::Usage(usage_message(&e, args))),
     };
-    let command = grammar.command.ok_or_else(|| {
-        CliError::Usage("no command given; expected build, check or inspect".into())
-    })?;
+    let command = grammar
+        .command
+        .ok_or_else(|| CliError::Usage(format!("no command given; expected {COMMANDS}")))?;
     let mut a = Args {
         command: String::new(),
         format: None,

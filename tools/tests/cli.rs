@@ -111,6 +111,13 @@ fn usage_errors_exit_2() {
     let r = dh().arg("frobnicate").output().expect("dh runs");
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("unknown command 'frobnicate'"));
+    // The list names every command, `new` and `completions` included.
+    assert!(
+        String::from_utf8_lossy(&r.stderr)
+            .contains("expected build, check, inspect, import, new, completions or help"),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
     let r = dh().arg("build").output().expect("dh runs");
     assert_eq!(r.status.code(), Some(2));
     let r = dh()
