@@ -678,8 +678,27 @@ fn import_world(args: &Args) -> Result<bool, CliError> {
             }
         }
     };
+    // Ctrl+C stops the conversion at the next region and writes nothing (the payload is
+    // written beside and renamed into place only once whole); a second Ctrl+C quits at
+    // once.
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for registered in [
+        signal_hook::flag::register_conditional_shutdown(
+            signal_hook::consts::SIGINT,
+            130,
+            std::sync::Arc::clone(&cancel),
+        ),
+        signal_hook::flag::register(signal_hook::consts::SIGINT, std::sync::Arc::clone(&cancel)),
+    ] {
+        if let Err(e) = registered {
+            eprintln!(
+                "dh: warning: Ctrl+C cannot be caught ({e}); it will stop the import at once"
+            );
+        }
+    }
     let opts = WorldOptions {
         progress: Some(&progress),
+        cancel: Some(&cancel),
         ..WorldOptions::default()
     };
     let r = import_world(&save, &into, &opts).map_err(|e| CliError::Failed(e.to_string()))?;

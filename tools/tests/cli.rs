@@ -442,3 +442,49 @@ fn import_minecraft_writes_the_definition_and_its_payload() {
     assert_eq!(r.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ctrl_c_stops_a_world_import_and_writes_nothing() {
+    let save = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/minecraft/region/1.20.1-paper");
+    if !save.is_dir() {
+        println!("skipping: the fixture {} is absent", save.display());
+        return;
+    }
+    let into = std::env::temp_dir().join(format!("dh-cli-ctrl-c-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&into);
+    std::fs::create_dir_all(&into).unwrap();
+    std::fs::write(
+        into.join("pallet.dh"),
+        r#"{ "id": "dev.example.world", "name": "W", "version": "1.0.0" }"#,
+    )
+    .unwrap();
+    let child = dh()
+        .args(["import", "minecraft-world"])
+        .arg(&save)
+        .arg("--into")
+        .arg(&into)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dh runs");
+    // The region takes seconds to convert in a debug build; Ctrl+C lands while it reads.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("dh ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let left: Vec<String> = std::fs::read_dir(&into)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let _ = std::fs::remove_dir_all(&into);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the conversion was cancelled; nothing was written"),
+        "{stderr}"
+    );
+    assert_eq!(left, ["pallet.dh"], "{stderr}");
+}
