@@ -2298,6 +2298,34 @@ fn bake_model_instances(
     } else {
         crate::schema::map::AutoCollision::Off
     };
+    // Said once per map (ours; the rule is 000 "autoCollision"): models placed with no
+    // world instance are walked through unless a part authors a dh.collider.
+    if !has_world && map.auto_collision() != crate::schema::map::AutoCollision::Off {
+        let placed: Vec<usize> = map
+            .objects
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                matches!(r, Record::Instance(inst) if inst.source_kind() == Some(SourceKind::Model))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if let Some(&first) = placed.first() {
+            let span = match &map.objects[first] {
+                Record::Instance(inst) => inst.at.field("name"),
+                _ => map.at.span,
+            };
+            diags.warning(
+                file,
+                span,
+                &format!("objects[{first}]"),
+                format!(
+                    "the map places {} model instance(s) but none is named 'world', so none is given collision: a map without a world instance has no automatic collision (dh.map, autoCollision); name the ground's instance \"world\", or author a dh.collider on the parts that should be solid",
+                    placed.len()
+                ),
+            );
+        }
+    }
     let mut collision = crate::colcook::MapCollision::new(
         mode,
         map.hull_options.as_ref(),

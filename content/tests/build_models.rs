@@ -676,3 +676,47 @@ fn an_fbx_only_an_object_names_converts_or_is_an_error_on_the_object() {
     );
     assert!(built.out.pallet.is_none());
 }
+
+/// A map placing Box.glb twice under `names`, with `autoCollision` when given.
+fn two_placements(names: [&str; 2], auto: Option<&str>) -> String {
+    let auto = auto.map_or(String::new(), |a| format!("  \"autoCollision\": {a},\n"));
+    format!(
+        "{{\n  \"name\": \"Yard\",\n{auto}  \"objects\": [\n    {{ \"$type\": \"instance\", \"id\": \"{ID}\", \"name\": \"{}\", \"source\": \"/meshes/Box.glb\" }},\n    {{ \"$type\": \"instance\", \"id\": \"9d2b1f0c-5a4e-4c3b-9f1d-2e6a8b0c4d12\", \"name\": \"{}\", \"source\": \"/meshes/Box.glb\", \"position\": [4, 0, 0] }}\n  ]\n}}\n",
+        names[0], names[1]
+    )
+}
+
+#[test]
+fn models_placed_without_a_world_instance_warn_once_that_nothing_collides() {
+    // ours: the rule is 000's "A map without a world instance has no automatic
+    // collision"; the warning names it and the two fixes.
+    let Some(glb) = fixture("gltf/Box.glb") else {
+        return;
+    };
+    let warned = |text: String| {
+        let p = Pallet::new("build-models-no-world");
+        p.write("meshes/Box.glb", &glb);
+        p.write("maps/yard.dh-map", text.as_bytes());
+        let out = p.build();
+        assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+        out.diagnostics
+            .items
+            .iter()
+            .filter(|d| d.message.contains("none is named 'world'"))
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+    };
+    let w = warned(two_placements(["truck", "crate"], None));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with("maps/yard.dh-map:4:") && w[0].contains("warning: objects[0]: the map places 2 model instance(s) but none is named 'world', so none is given collision"),
+        "{w:?}"
+    );
+    assert!(
+        w[0].contains("name the ground's instance \"world\", or author a dh.collider"),
+        "{w:?}"
+    );
+    // A world instance, or collision turned off on purpose, says nothing.
+    assert!(warned(two_placements(["world", "crate"], None)).is_empty());
+    assert!(warned(two_placements(["truck", "crate"], Some("false"))).is_empty());
+}
