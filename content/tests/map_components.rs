@@ -1651,3 +1651,30 @@ fn example_logic_entities_boxes_and_colliders() {
     };
     assert_eq!(col.state_or_default(), ColliderState::Trigger);
 }
+
+#[test]
+fn an_off_collider_remembers_that_it_was_a_trigger() {
+    // 000, "Collider, static and enabled": wasTrigger exists only to give "off"
+    // somewhere to remember what to restore.
+    let c = check(
+        r#"[ { "$type": "dh.collider", "state": "off", "wasTrigger": true, "shapes": [] } ]"#,
+    );
+    c.clean();
+    assert_eq!(
+        c.only().to_json().to_json(),
+        r#"{"$type":"dh.collider","state":"off","shapes":[],"wasTrigger":true}"#
+    );
+    // Beside "solid" or "trigger" it would be redundant, or disagree: refused.
+    for state in ["solid", "trigger"] {
+        let c = check(&format!(
+            r#"[ {{ "$type": "dh.collider", "state": "{state}", "wasTrigger": false, "shapes": [] }} ]"#
+        ));
+        assert_eq!(
+            c.errors(),
+            [format!("Map entity #3 (object dh.collider) 'wasTrigger' is only for \"state\": \"off\" (it remembers what turning the collider back on restores); \"{state}\" already says its own trigger-ness")],
+        );
+    }
+    // No state is "solid".
+    let c = check(r#"[ { "$type": "dh.collider", "wasTrigger": true, "shapes": [] } ]"#);
+    assert_eq!(c.errors().len(), 1, "{:?}", c.errors());
+}

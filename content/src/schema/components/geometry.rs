@@ -69,6 +69,10 @@ block! {
         opt shapes: Vec<Shape> = "shapes",
         /// Written by the compiler on a collider it made for an owner that authored none.
         opt generated: bool = "generated",
+        /// Only beside `"state": "off"`: whether the collider was a trigger before it was
+        /// turned off, so turning it back on restores that (000, "Collider, static and
+        /// enabled"). Beside `solid` or `trigger` it is refused.
+        opt was_trigger: bool = "wasTrigger",
     }
 }
 
@@ -237,6 +241,7 @@ impl DhBox {
             material: self.material.clone(),
             shapes: Some(vec![Shape::Box(self.exact_shape())]),
             generated: Some(true),
+            was_trigger: None,
             at: At::default(),
         }
     }
@@ -430,6 +435,16 @@ impl Collider {
     /// least four points.
     pub fn validate(&self, cx: &mut Cx, ccx: &ComponentCx) {
         let label = ccx.label("dh.collider");
+        if self.was_trigger.is_some() && self.state_or_default() != ColliderState::Off {
+            cx.error_at(
+                &self.at,
+                self.at.field("wasTrigger"),
+                format!(
+                    "{label} 'wasTrigger' is only for \"state\": \"off\" (it remembers what turning the collider back on restores); \"{}\" already says its own trigger-ness",
+                    self.state_or_default().as_str()
+                ),
+            );
+        }
         if let Some(m) = &self.material {
             ccx.check_material(cx, &self.at, "material", "dh.collider", m);
         }
