@@ -518,7 +518,7 @@ fn every_component_field_set_is_closed() {
     let cases = [
         ("dh.box", "size, material"),
         ("dh.bake", "emission, lightmapScale, zone"),
-        ("dh.collider", "state, material, shapes, generated"),
+        ("dh.collider", "state, material, shapes, generated, wasTrigger"),
         ("dh.physicsProp", "mass, sim"),
         ("dh.lightProbeVolume", "probeSpacing, insetProbes, bakeZone, dynamic"),
         ("dh.lightProbeGroup", "probes, contents, bakeZone, bake, dynamic"),
