@@ -5,36 +5,19 @@
 
 use std::path::{Path, PathBuf};
 
-use dh_content::compile::{compile_sources, AssetKind, CompileOptions, SourceData, SourceEntry};
 use dh_engine::host::{Host, HostOptions};
+
+mod support;
 
 const MANIFEST: &str = r#"{ "id": "test.contradictions", "name": "Contradictions", "version": "1.0.0", "dependencies": [] }"#;
 
 /// Builds a pallet of `files` (source path, text) into `dir`; its path.
 fn build_pallet(dir: &Path, files: &[(&str, String)]) -> PathBuf {
-    let entries = files
+    let sources = files
         .iter()
-        .map(|(path, text)| SourceEntry {
-            path: path.to_string(),
-            kind: AssetKind::of(path)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .unwrap_or_else(|| panic!("{path}: not an asset")),
-            data: SourceData::Memory(Box::leak(text.clone().into_bytes().into_boxed_slice())),
-        })
+        .map(|(path, text)| (*path, text.clone().into_bytes()))
         .collect();
-    let out = compile_sources(
-        Some(MANIFEST),
-        entries,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
-    let bytes = out.pallet.unwrap_or_else(|| panic!("no pallet"));
-    let path = dir.join("contradictions.pallet");
-    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
-    path
+    support::memory_pallet(dir, "contradictions.pallet", MANIFEST, sources)
 }
 
 /// Starts the host on map `map` of a pallet of `files`.

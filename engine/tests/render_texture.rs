@@ -6,10 +6,11 @@
 //! worked out on the CPU: ray to the panel, UV in meters × uvScale, bilinear repeat in linear
 //! light, × tint, tonemap none.
 
+mod support;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dh_content::compile::{compile_sources, AssetKind, CompileOptions, SourceData, SourceEntry};
 use dh_engine::catalog::Catalog;
 use dh_engine::extract::{self, ExtractCache};
 use dh_engine::host::{Host, HostOptions};
@@ -65,29 +66,7 @@ fn build_pallet(dir: &std::path::Path) -> PathBuf {
         ("materials/quad.dh-mat", material.into_bytes()),
         ("maps/textured.dh-map", map.as_bytes().to_vec()),
     ];
-    let entries = sources
-        .into_iter()
-        .map(|(path, bytes)| SourceEntry {
-            path: path.to_string(),
-            kind: AssetKind::of(path)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .unwrap_or_else(|| panic!("{path}: not an asset")),
-            data: SourceData::Memory(Box::leak(bytes.into_boxed_slice())),
-        })
-        .collect();
-    let out = compile_sources(
-        Some(manifest),
-        entries,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
-    let bytes = out.pallet.unwrap_or_else(|| panic!("no pallet"));
-    let path = dir.join("textured.pallet");
-    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
-    path
+    support::memory_pallet(dir, "textured.pallet", manifest, sources)
 }
 
 /// The texture sampled bilinearly with repeat, in linear light.

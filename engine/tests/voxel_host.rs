@@ -14,9 +14,10 @@
 //!   the surface is at 3 + 8/9 - 4 = -1/9 everywhere over the pool;
 //! * the pool's middle column is cell (20, 12): world (10.5, 2.5) at its center.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
-use dh_content::compile::{compile_sources, AssetKind, CompileOptions, SourceData, SourceEntry};
 use std::sync::Arc;
 
 use dh_content::voxel::blocks::BlockTables;
@@ -93,29 +94,7 @@ fn build_pallet(dir: &Path) -> PathBuf {
         ),
         ("maps/voxel-ground.dh-map", map.into_bytes()),
     ];
-    let entries = sources
-        .into_iter()
-        .map(|(path, bytes)| SourceEntry {
-            path: path.to_string(),
-            kind: AssetKind::of(path)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .unwrap_or_else(|| panic!("{path}: not an asset")),
-            data: SourceData::Memory(Box::leak(bytes.into_boxed_slice())),
-        })
-        .collect();
-    let out = compile_sources(
-        Some(manifest),
-        entries,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
-    let bytes = out.pallet.unwrap_or_else(|| panic!("no pallet"));
-    let path = dir.join("voxelhost.pallet");
-    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
-    path
+    support::memory_pallet(dir, "voxelhost.pallet", manifest, sources)
 }
 
 struct Run {

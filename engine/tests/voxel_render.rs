@@ -21,7 +21,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use dh_content::compile::{compile_sources, AssetKind, CompileOptions, SourceData, SourceEntry};
 use dh_content::voxel::payload::{encode, Grid, GridInfo, PaletteEntry, VoxelPayload};
 use dh_engine::catalog::Catalog;
 use dh_engine::extract;
@@ -64,29 +63,7 @@ fn build_pallet(dir: &Path, id: &str, sources: Vec<(&str, Vec<u8>)>) -> PathBuf 
     let manifest = format!(
         r#"{{ "id": "test.{id}", "name": "Voxel render", "version": "1.0.0", "dependencies": [] }}"#
     );
-    let entries = sources
-        .into_iter()
-        .map(|(path, bytes)| SourceEntry {
-            path: path.to_string(),
-            kind: AssetKind::of(path)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .unwrap_or_else(|| panic!("{path}: not an asset")),
-            data: SourceData::Memory(Box::leak(bytes.into_boxed_slice())),
-        })
-        .collect();
-    let out = compile_sources(
-        Some(&manifest),
-        entries,
-        &CompileOptions {
-            write: true,
-            progress: None,
-        },
-    );
-    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
-    let bytes = out.pallet.unwrap_or_else(|| panic!("no pallet"));
-    let path = dir.join(format!("{id}.pallet"));
-    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
-    path
+    support::memory_pallet(dir, &format!("{id}.pallet"), &manifest, sources)
 }
 
 /// A map placing `volume` at `at` over a gray floor whose top is at `floor_y`, seen by

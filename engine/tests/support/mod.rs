@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use dh_content::compile::{compile, BuildOutput, CompileOptions};
+use dh_content::compile::{
+    compile, compile_sources, AssetKind, BuildOutput, CompileOptions, SourceData, SourceEntry,
+};
 use dh_engine::host::Host;
 use dh_jobs::{FrameTimer, Scheduler};
 
@@ -341,4 +343,37 @@ pub fn check_golden(name: &str, image: &dh_gpu::RgbaImage) {
             eprintln!("{name}: no golden; wrote {}", path.display());
         }
     }
+}
+
+/// Compiles `sources` (pallet path, bytes) under `manifest` in memory, with no errors, and
+/// writes the pallet to `dir/<file>`; its path.
+pub fn memory_pallet(
+    dir: &Path,
+    file: &str,
+    manifest: &str,
+    sources: Vec<(&str, Vec<u8>)>,
+) -> PathBuf {
+    let entries = sources
+        .into_iter()
+        .map(|(path, bytes)| SourceEntry {
+            path: path.to_string(),
+            kind: AssetKind::of(path)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .unwrap_or_else(|| panic!("{path}: not an asset")),
+            data: SourceData::Memory(Box::leak(bytes.into_boxed_slice())),
+        })
+        .collect();
+    let out = compile_sources(
+        Some(manifest),
+        entries,
+        &CompileOptions {
+            write: true,
+            progress: None,
+        },
+    );
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+    let bytes = out.pallet.unwrap_or_else(|| panic!("no pallet"));
+    let path = dir.join(file);
+    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+    path
 }
