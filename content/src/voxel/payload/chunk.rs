@@ -32,6 +32,84 @@ fn packed_words(cells: usize, bits: u32) -> usize {
     cells.div_ceil(per)
 }
 
+/// The entry a chunk's local palette puts first: the most common value, the smallest on
+/// a tie (`distinct` holds (value, count) pairs, values distinct).
+fn most_common(distinct: &[(u32, u32)]) -> usize {
+    let mut j0 = 0;
+    for (j, &(v, c)) in distinct.iter().enumerate() {
+        let (bv, bc) = distinct[j0];
+        if c > bc || (c == bc && v < bv) {
+            j0 = j;
+        }
+    }
+    j0
+}
+
+/// How a body of `k` local entries over `n` cells is stored: packed at `bits`, or sparse
+/// (`pairs` cells not holding entry 0) when that is strictly smaller.
+struct Layout {
+    bits: u32,
+    sparse: bool,
+    pairs: usize,
+    size: usize,
+}
+
+impl Layout {
+    fn of(k: usize, n: usize, first_count: u32) -> Layout {
+        let bits = packed_bits(k).unwrap_or(16);
+        let packed_size = 3 + 4 * k + 8 * packed_words(n, bits);
+        let pairs = n - first_count as usize;
+        let sparse_size = 5 + 4 * k + 4 * pairs;
+        let sparse = sparse_size < packed_size;
+        Layout {
+            bits,
+            sparse,
+            pairs,
+            size: packed_size.min(sparse_size),
+        }
+    }
+
+    /// The mode, the entry count `k` and entry 0; the other entries follow, ascending.
+    fn begin(&self, out: &mut Out, k: usize, first: u32) {
+        out.buf.reserve(self.size);
+        out.u8(if self.sparse {
+            MODE_SPARSE
+        } else {
+            MODE_PACKED
+        });
+        out.u16(k as u16);
+        out.u32(first);
+    }
+
+    /// The cells, each through `local_of` to its local index.
+    fn write_cells<T: Copy>(
+        &self,
+        out: &mut Out,
+        cells: &[T],
+        local_of: &mut impl FnMut(T) -> u32,
+    ) {
+        if self.sparse {
+            out.u16(self.pairs as u16);
+            for (i, &v) in cells.iter().enumerate() {
+                let l = local_of(v);
+                if l != 0 {
+                    out.u16(i as u16);
+                    out.u16(l as u16);
+                }
+            }
+        } else {
+            let per = (64 / self.bits) as usize;
+            for word_cells in cells.chunks(per) {
+                let mut w = 0u64;
+                for (s, &v) in word_cells.iter().enumerate() {
+                    w |= (local_of(v) as u64) << (s as u32 * self.bits);
+                }
+                out.u64(w);
+            }
+        }
+    }
+}
+
 /// Most cells a chunk has: 32³.
 pub(crate) const MAX_CHUNK_CELLS: usize = 32 * 32 * 32;
 
@@ -117,14 +195,7 @@ impl ChunkEncoder {
         }
         self.body.buf.clear();
         if cells.iter().all(|&c| c == first) {
-            if first == 0 {
-                return None;
-            }
-            self.max = first;
-            self.body.u8(MODE_UNIFORM);
-            self.body.u16(1);
-            self.body.u32(first);
-            return Some(&self.body.buf);
+            return self.body_uniform(first);
         }
         // Count the distinct values, a run at a time.
         let size = (2 * n).next_power_of_two().max(16);
@@ -158,15 +229,8 @@ impl ChunkEncoder {
             d.1 += run;
         }
         let k = self.distinct.len();
-        // Entry 0 is the most common value, the smallest on a tie; then ascending.
         let distinct = &self.distinct;
-        let mut j0 = 0;
-        for (j, &(v, c)) in distinct.iter().enumerate() {
-            let (bv, bc) = distinct[j0];
-            if c > bc || (c == bc && v < bv) {
-                j0 = j;
-            }
-        }
+        let j0 = most_common(distinct);
         self.order.clear();
         self.order.extend(0..k as u32);
         self.order.sort_unstable_by_key(|&j| distinct[j as usize].0);
@@ -180,17 +244,9 @@ impl ChunkEncoder {
             }
         }
         self.max = self.order.last().map_or(0, |&j| distinct[j as usize].0);
-        let bits = packed_bits(k).unwrap_or(16);
-        let packed_size = 3 + 4 * k + 8 * packed_words(n, bits);
-        let pairs = n - distinct[j0].1 as usize;
-        let sparse_size = 5 + 4 * k + 4 * pairs;
-        let sparse = sparse_size < packed_size;
-
+        let layout = Layout::of(k, n, distinct[j0].1);
         let out = &mut self.body;
-        out.buf.reserve(packed_size.min(sparse_size));
-        out.u8(if sparse { MODE_SPARSE } else { MODE_PACKED });
-        out.u16(k as u16);
-        out.u32(distinct[j0].0);
+        layout.begin(out, k, distinct[j0].0);
         for &j in &self.order {
             if j as usize != j0 {
                 out.u32(distinct[j as usize].0);
@@ -205,25 +261,7 @@ impl ChunkEncoder {
             }
             last.1
         };
-        if sparse {
-            out.u16(pairs as u16);
-            for (i, &v) in cells.iter().enumerate() {
-                let l = local_of(v);
-                if l != 0 {
-                    out.u16(i as u16);
-                    out.u16(l as u16);
-                }
-            }
-        } else {
-            let per = (64 / bits) as usize;
-            for word_cells in cells.chunks(per) {
-                let mut w = 0u64;
-                for (s, &v) in word_cells.iter().enumerate() {
-                    w |= (local_of(v) as u64) << (s as u32 * bits);
-                }
-                out.u64(w);
-            }
-        }
+        layout.write_cells(out, cells, &mut local_of);
         // Leave the table all zero for the next chunk.
         for &h in &self.slots {
             if let Some(t) = self.table.get_mut(h as usize) {
@@ -290,20 +328,9 @@ impl ChunkEncoder {
         }
         self.body.buf.clear();
         let k = distinct.len();
-        // Entry 0 is the most common value, the smallest on a tie; then ascending.
-        let mut j0 = 0;
-        for (j, &(v, c)) in distinct.iter().enumerate() {
-            let (bv, bc) = distinct[j0];
-            if c > bc || (c == bc && v < bv) {
-                j0 = j;
-            }
-        }
+        let j0 = most_common(distinct);
         self.max = distinct.last().map_or(0, |d| d.0);
-        let bits = packed_bits(k).unwrap_or(16);
-        let packed_size = 3 + 4 * k + 8 * packed_words(n, bits);
-        let pairs = n - distinct[j0].1 as usize;
-        let sparse_size = 5 + 4 * k + 4 * pairs;
-        let sparse = sparse_size < packed_size;
+        let layout = Layout::of(k, n, distinct[j0].1);
         // Each local slot's output index: 0 for the value of j0, else its rank among the
         // rest in ascending order.
         self.lut.clear();
@@ -318,36 +345,15 @@ impl ChunkEncoder {
             };
         }
         let out = &mut self.body;
-        out.buf.reserve(packed_size.min(sparse_size));
-        out.u8(if sparse { MODE_SPARSE } else { MODE_PACKED });
-        out.u16(k as u16);
-        out.u32(distinct[j0].0);
+        layout.begin(out, k, distinct[j0].0);
         for (j, d) in distinct.iter().enumerate() {
             if j != j0 {
                 out.u32(d.0);
             }
         }
         let lut = &self.lut;
-        let local_of = |c: u16| lut.get((c as usize).min(k_local)).copied().unwrap_or(0);
-        if sparse {
-            out.u16(pairs as u16);
-            for (i, &c) in cells.iter().enumerate() {
-                let l = local_of(c);
-                if l != 0 {
-                    out.u16(i as u16);
-                    out.u16(l as u16);
-                }
-            }
-        } else {
-            let per = (64 / bits) as usize;
-            for word_cells in cells.chunks(per) {
-                let mut w = 0u64;
-                for (s, &c) in word_cells.iter().enumerate() {
-                    w |= (local_of(c) as u64) << (s as u32 * bits);
-                }
-                out.u64(w);
-            }
-        }
+        let mut local_of = |c: u16| lut.get((c as usize).min(k_local)).copied().unwrap_or(0);
+        layout.write_cells(out, cells, &mut local_of);
         Some(&self.body.buf)
     }
 
