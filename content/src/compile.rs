@@ -1262,6 +1262,7 @@ fn check_maps(
         .collect();
     let mut models = ModelCache::default();
     let mut companions = Vec::new();
+    let paths: std::collections::BTreeSet<String> = read.iter().map(|r| r.path.clone()).collect();
     for i in 0..read.len() {
         let (Some(mut map), Some(file)) = (read[i].map.take(), read[i].file.clone()) else {
             continue;
@@ -1325,6 +1326,11 @@ fn check_maps(
             let mut cx = Cx::new(&file, &mut r.diags, Mode::Build);
             crate::schema::map::validate_map_with(&mut cx, &map, &info);
         }
+        // What the map ships lit by is said of a map that ships: one with errors does not.
+        if info.lightmap_enabled && !r.diags.has_errors() {
+            let mut cx = Cx::new(&file, &mut r.diags, Mode::Build);
+            lit_in_real_time(&mut cx, &map, &r.path, &paths);
+        }
         if let Some(leaf) = levels.get(&r.path) {
             let within = |p: &str| deps.contains(p);
             for p in check_map_chain_mounted(leaf, &within, lookup) {
@@ -1351,6 +1357,36 @@ fn check_maps(
         }
     }
     (writes, companions)
+}
+
+/// A map whose folded chain enables `lighting.lightmap` ships lit in real time when no
+/// lightmap it can read lies beside it (spec 000:1303: "A map that asks for a lightmap with
+/// no sidecar, one this build cannot read, or one baked for different geometry ... ships lit
+/// in real time with a build warning naming the file — it never fails the build"). This
+/// build reads no bake yet (the lightmap bake is issue 15's), so a sidecar that is there is
+/// one it cannot read: either way one warning, naming the file and what is lit instead
+/// (every light, `"baked"` ones included, is lit live, so a baked lamp never vanishes).
+fn lit_in_real_time(
+    cx: &mut Cx,
+    map: &crate::schema::map::Map,
+    path: &str,
+    paths: &std::collections::BTreeSet<String>,
+) {
+    let sidecar = format!("{path}.dh-lightmap");
+    let (at, span) = match map.lighting.as_ref().and_then(|l| l.lightmap.as_ref()) {
+        Some(lm) => (lm.at.clone(), lm.at.span),
+        None => (map.at.clone(), map.at.span),
+    };
+    let why = if paths.contains(&sidecar) {
+        format!("this build cannot read the lightmap '{sidecar}' beside it (reading a bake is not built yet)")
+    } else {
+        format!("there is no lightmap '{sidecar}' beside it (bake one to ship it)")
+    };
+    cx.warning_at(
+        &at,
+        span,
+        format!("lighting.lightmap is enabled and {why}: the map ships lit in real time, every light (\"baked\" ones included) lit live and the sun live whatever bakeSun says"),
+    );
 }
 
 /// Names the record each diagnostic of map `file` is about (its JSON path starts at

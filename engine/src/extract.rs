@@ -26,9 +26,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use dh_content::jsonc::Value;
-use dh_content::schema::components::light::{
-    Falloff as MapFalloff, LightKind as MapLightKind, LightMode,
-};
+use dh_content::schema::components::light::{Falloff as MapFalloff, LightKind as MapLightKind};
 use dh_content::schema::components::view::{CameraRole, Projection as MapProjection};
 use dh_content::schema::map::lighting::{AmbientMode, LightFalloff};
 use dh_content::schema::map::render::{classify_look, LookRef, LookSeed, Tonemap as MapTonemap};
@@ -296,15 +294,24 @@ pub fn settings(
         ground: world_v3(p, "world.sky.ground", v3(l.sky_ground)).as_vec3(),
         ground_blend: world_f(p, "world.sky.groundBlend", l.sky_ground_blend, None),
     };
-    // ambientMode: a console value first; the map's explicit mode; auto takes the sky's
-    // harmonics only with the sky on and no authored ambient colors; sky off: hemisphere.
+    // ambientMode (000:1421-1427): a stored console value first, `auto` included (rule 1: it
+    // "overrules everything", so a console `auto` sets aside the map's explicit mode too);
+    // then the map's explicit mode; auto takes the sky's harmonics only with the sky on and
+    // no authored ambient colors; sky off: hemisphere.
     let mode = match world_token(p, "world.ambient.mode") {
         Some("sky") => AmbientMode::Sky,
         Some("hemisphere") => AmbientMode::Hemisphere,
-        _ => {
-            if world_set(p, "world.sky.enabled") {
+        stored => {
+            let console_sky = world_set(p, "world.sky.enabled");
+            let console_auto = stored == Some("auto");
+            if console_sky || console_auto {
                 let mut l2 = l.clone();
-                l2.sky = Some(sky_on);
+                if console_sky {
+                    l2.sky = Some(sky_on);
+                }
+                if console_auto {
+                    l2.ambient_mode = Some(AmbientMode::Auto);
+                }
                 l2.resolved_ambient()
             } else {
                 l.resolved_ambient()
@@ -638,7 +645,12 @@ pub fn extract_with(
                 MapLightKind::Directional => Some(LightKind::Directional),
                 MapLightKind::None => None,
             };
-            if let (Some(kind), true, false) = (kind, eff.on, eff.mode == LightMode::Baked) {
+            // A `"baked"` light leaves the live list only for a lightmap that holds it
+            // (000:1307). The engine reads no lightmap yet, so every map is lit in real time,
+            // as one with no readable sidecar is (000:1303): a baked lamp is lit live rather
+            // than vanishing (the load log says once that the lightmap is not drawn). Ditto
+            // `bakeSun`: the sun resolves to zero only under a loaded lightmap.
+            if let (Some(kind), true) = (kind, eff.on) {
                 let offset = l.offset;
                 frame.lights.push(Light {
                     kind,
@@ -850,6 +862,51 @@ mod tests {
             .load_map("render-eval")
             .unwrap_or_else(|e| panic!("{e}"));
         settings(&map, p, &mut Vec::new()).1
+    }
+
+    /// spec 000:1421-1427 rule 1: a stored console `world.ambient.mode` overrules the map's
+    /// explicit `ambientMode`, `auto` included; rule 3 then picks the sky's harmonics (sky
+    /// on, no authored ambient colours). Worked out from the rules, not from the code.
+    #[test]
+    fn a_console_auto_overrules_the_maps_explicit_ambient_mode() {
+        let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+        let (_, mut map) = catalog
+            .load_map("render-eval")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut l = map.lighting.clone().unwrap_or_default();
+        l.sky = Some(true);
+        l.ambient_mode = Some(AmbientMode::Hemisphere);
+        l.ambient_sky = None;
+        l.ambient_ground = None;
+        map.lighting = Some(l);
+        let is_sky = |p: &Prefs| {
+            matches!(
+                settings(&map, p, &mut Vec::new()).0.ambient,
+                Ambient::Sky { .. }
+            )
+        };
+        let mut p = Prefs::new();
+        assert!(
+            !is_sky(&p),
+            "rule 2: the map's explicit hemisphere is honoured"
+        );
+        p.set("world.ambient.mode", "auto")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            is_sky(&p),
+            "rule 1 then 3: the console's auto takes the sky's harmonics"
+        );
+        p.set("world.sky.enabled", "false")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!is_sky(&p), "rule 4: with the sky off, the hemisphere");
+        p.unset("world.sky.enabled")
+            .unwrap_or_else(|e| panic!("{e}"));
+        p.set("world.ambient.mode", "hemisphere")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!is_sky(&p));
+        p.set("world.ambient.mode", "sky")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(is_sky(&p));
     }
 
     #[test]
