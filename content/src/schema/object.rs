@@ -275,17 +275,10 @@ fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool) {
             );
         }
     }
-    for field in ["position", "rotation", "scale"] {
-        if at.has(field) && !is_resolved {
-            cx.warning_at(
-                at,
-                at.field(field),
-                format!(
-                    "the object poses its own root ('{field}'): every placement replaces the root's transform, discarding it; pose the node under the root instead"
-                ),
-            );
-        }
-    }
+    // The root's own transform is ordinary data (spec 001 line 18: "`position`,
+    // `rotation`, `scale` ... The root's own transform"): a placement lays its own
+    // transform over it member by member by the one merge rule (001 lines 58-62), so it
+    // is neither refused nor warned on.
     check_zero_scale(cx, at, obj.scale.map(|s| s.axes()));
 
     let layer = if obj.is_variant() {
