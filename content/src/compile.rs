@@ -65,7 +65,8 @@ impl AssetKind {
             ".dh-vox" => AssetKind::Voxel,
             ".dh-model" => AssetKind::ModelSidecar,
             // Packed as they stand: a bake's lightmap sidecar, a voxel payload.
-            ".dh-lightmap" | ".bin" | ".dh-colcook" => AssetKind::Raw,
+            // A probe group's file ships byte for byte (000, dh.lightProbeGroup).
+            ".dh-lightmap" | ".bin" | ".dh-colcook" | ".dh-probegroup" => AssetKind::Raw,
             e if e.starts_with(".dh-") => {
                 return Err(format!(
                     "'{e}' is not an asset type this compiler knows; expected one of: .dh-map, .dh-obj, .dh-mat, .dh-vox, .dh-model"
@@ -101,6 +102,7 @@ pub fn mime_of(path: &str) -> &'static str {
         "dh-vox" => "application/vnd.dh.voxel+json",
         "dh-model" => "application/vnd.dh.model+json",
         "dh-colcook" => "application/vnd.dh.colcook",
+        "dh-probegroup" => "application/vnd.dh.probegroup",
         "glb" => "model/gltf-binary",
         "gltf" => "model/gltf+json",
         "png" => "image/png",
@@ -279,6 +281,9 @@ struct ReadAsset {
     disk: Option<PathBuf>,
 }
 
+/// What a referenced file's bytes must be: `Err` says what the file is instead.
+pub type ContentCheck = fn(&[u8]) -> Result<(), String>;
+
 /// A reference an asset states, to be resolved against the pallet.
 #[derive(Debug, Clone)]
 pub struct StatedRef {
@@ -292,6 +297,12 @@ pub struct StatedRef {
     pub span: crate::jsonc::Span,
     /// The extensions it must name (`[".dh-mat"]`), or empty for any file.
     pub expect: &'static [&'static str],
+    /// Whether it is read from the pallet root (a probe group's `probes`, "the
+    /// pallet-relative path") rather than from the stating file's folder.
+    pub rooted: bool,
+    /// What the named file's bytes must be, where it names a binary of one kind (a probe
+    /// group's `.dh-probegroup`): `Err` says what the file is instead.
+    pub content: Option<ContentCheck>,
 }
 
 /// Compiles the source pallet at `root`: reads `pallet.dh`, every asset, resolves
@@ -593,6 +604,8 @@ fn read_typed(
                     } else {
                         &[]
                     },
+                    rooted: false,
+                    content: None,
                 })
                 .collect();
             (Some(m.to_json()), refs)
@@ -630,6 +643,8 @@ fn read_typed(
                     reference: reference.to_string(),
                     span,
                     expect: &[],
+                    rooted: false,
+                    content: None,
                 })
                 .collect();
             (Some(def.to_json()), refs)
@@ -1325,6 +1340,7 @@ fn check_maps(
             let mut cx = Cx::new(&file, &mut r.diags, Mode::Build);
             crate::schema::map::validate_map_with(&mut cx, &map, &info);
         }
+        warn_no_surfaces(&mut r.diags, &file, &map, &info);
         if let Some(leaf) = levels.get(&r.path) {
             let within = |p: &str| deps.contains(p);
             for p in check_map_chain_mounted(leaf, &within, lookup) {
@@ -1351,6 +1367,46 @@ fn check_maps(
         }
     }
     (writes, companions)
+}
+
+/// The one warning a map with neither a world nor a single brush logs (spec 000 "Placing
+/// models", line 401: "A map with neither a world nor a single brush logs one warning
+/// saying so and draws its sky; it is never an error"). Its own records and the ones it
+/// inherits are read, so a child of a map with a world is silent; a chain that goes on
+/// into a pallet this build has not mounted, and a map with errors, are not judged. Ours:
+/// "a world" is any model instance (000 line 375: "The world is the map's first model
+/// instance"), and "a brush" is a boxBrush record or the object it is sugar for, one
+/// holding a dh.box (000 line 363).
+fn warn_no_surfaces(
+    diags: &mut Diagnostics,
+    file: &SourceFile,
+    map: &crate::schema::map::Map,
+    info: &crate::schema::map_rules::MapInfo,
+) {
+    use crate::schema::components::MapComponent;
+    use crate::schema::records::{Record, SourceKind};
+    // A map the build refuses is reported for its errors alone (ours): what it would draw
+    // is moot until they are fixed.
+    if info.chain_open || diags.has_errors() {
+        return;
+    }
+    let surfaces = info.inherited.iter().chain(&map.objects).any(|r| match r {
+        Record::BoxBrush(_) => true,
+        Record::Object(o) => o
+            .components
+            .iter()
+            .any(|c| matches!(c, MapComponent::Box(_))),
+        Record::Instance(inst) => inst.source_kind() == Some(SourceKind::Model),
+        Record::Folder(_) => false,
+    });
+    if !surfaces {
+        diags.warning(
+            file,
+            map.at.span,
+            "objects",
+            "the map has neither a world (a model instance) nor a single brush (a boxBrush, or an object holding a dh.box), so it draws its sky alone; that is never an error (dh.map, Placing models)",
+        );
+    }
 }
 
 /// Names the record each diagnostic of map `file` is about (its JSON path starts at
@@ -1499,6 +1555,8 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
                 reference: reference.clone(),
                 span: *span,
                 expect: &[".dh-mat"],
+                rooted: false,
+                content: None,
             });
         }
     }
@@ -1510,6 +1568,8 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
                 reference: look.clone(),
                 span: map.at.field("look"),
                 expect: &[".dh-look"],
+                rooted: false,
+                content: None,
             });
         }
     }
@@ -1520,6 +1580,8 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
             reference: sky.path.clone(),
             span: sky.at.field("path"),
             expect: &[],
+            rooted: false,
+            content: None,
         });
     }
     for (i, record) in map.objects.iter().enumerate() {
@@ -1530,10 +1592,71 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
                 reference: inst.source.clone(),
                 span: inst.at.field("source"),
                 expect: &[],
+                rooted: false,
+                content: None,
+            });
+        }
+        // A probe group's file: "The pallet-relative path of the group's .dh-probegroup
+        // file ... A file that is missing, unreadable or another version is a build
+        // error" (000, dh.lightProbeGroup).
+        for (k, c) in record.components().iter().enumerate() {
+            let crate::schema::components::MapComponent::LightProbeGroup(g) = c else {
+                continue;
+            };
+            if g.probes.trim().is_empty() {
+                continue; // refused by the component's own rules
+            }
+            out.push(StatedRef {
+                what: "dh.lightProbeGroup 'probes'".into(),
+                path: format!("objects[{i}].components[{k}].probes"),
+                reference: g.probes.clone(),
+                span: g.at.field("probes"),
+                expect: &[PROBE_GROUP_EXTENSION],
+                rooted: true,
+                content: Some(probe_group_header),
             });
         }
     }
     out
+}
+
+/// The extension of a probe group's file.
+pub const PROBE_GROUP_EXTENSION: &str = ".dh-probegroup";
+
+/// The magic a `.dh-probegroup` file starts with (000, dh.lightProbeGroup: "The file
+/// (DHPG, version 1, ...)").
+pub const PROBE_GROUP_MAGIC: &[u8; 4] = b"DHPG";
+
+/// The length of a `.dh-probegroup` file's header ("a 64-byte header").
+pub const PROBE_GROUP_HEADER_LEN: usize = 64;
+
+/// Whether `bytes` can be a probe group's file: the `DHPG` magic and a whole 64-byte
+/// header. The spec names the version (1) but not where in the header it lies, so the
+/// version is read where the file is loaded, not here (ours).
+fn probe_group_header(bytes: &[u8]) -> Result<(), String> {
+    if !bytes.starts_with(PROBE_GROUP_MAGIC) {
+        let head: String = bytes
+            .iter()
+            .take(4)
+            .map(|b| {
+                if b.is_ascii_graphic() {
+                    char::from(*b).to_string()
+                } else {
+                    format!("\\x{b:02x}")
+                }
+            })
+            .collect();
+        return Err(format!(
+            "not a probe group file: it starts '{head}' where a .dh-probegroup starts 'DHPG'"
+        ));
+    }
+    if bytes.len() < PROBE_GROUP_HEADER_LEN {
+        return Err(format!(
+            "cut short: {} bytes, where a .dh-probegroup's header alone is {PROBE_GROUP_HEADER_LEN}",
+            bytes.len()
+        ));
+    }
+    Ok(())
 }
 
 /// The references an object states: its model and what its added records place (its
@@ -1547,6 +1670,8 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
             reference: model.clone(),
             span: obj.at.field("model"),
             expect: &[],
+            rooted: false,
+            content: None,
         });
     }
     for (i, record) in obj.objects.iter().enumerate() {
@@ -1557,6 +1682,8 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
                 reference: source.clone(),
                 span: record.at.field("source"),
                 expect: &[],
+                rooted: false,
+                content: None,
             });
         }
     }
@@ -1565,15 +1692,19 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
 
 /// Resolves every stated reference against the pallet's files and its declared
 /// dependencies; a miss is an error that offers the `/`-form when the pallet root holds a
-/// file of that name.
+/// file of that name, else the nearest file of the kind it must name ("did you mean"). A
+/// file that must be of one binary kind (a probe group's) is read and refused when it is
+/// not.
 fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
     let paths: BTreeMap<String, ()> = read.iter().map(|r| (r.path.clone(), ())).collect();
     let textures = check_textures(manifest, read);
+    let contents = check_contents(manifest, read);
     for r in read.iter_mut() {
         let Some(file) = &r.file else { continue };
         for s in &r.references {
             let mut cx = Cx::new(file, &mut r.diags, Mode::Build);
-            match refs::resolve(&s.reference, &manifest.id, &r.path, &manifest.dependencies) {
+            let from = if s.rooted { "" } else { r.path.as_str() };
+            match refs::resolve(&s.reference, &manifest.id, from, &manifest.dependencies) {
                 Err(e) => cx.at_path(&s.path, |cx| cx.error(s.span, format!("{}: {e}", s.what))),
                 Ok(Barcode { pallet, path }) => {
                     if !s.expect.is_empty() && !s.expect.iter().any(|e| path.ends_with(e)) {
@@ -1603,6 +1734,12 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                         continue;
                     }
                     if paths.contains_key(&path) || holds_pieces(&paths, &path) {
+                        if let Some(Err(why)) = contents.get(&path).filter(|_| s.content.is_some())
+                        {
+                            cx.at_path(&s.path, |cx| {
+                                cx.error(s.span, format!("{}: '{}' is {why}", s.what, s.reference))
+                            });
+                        }
                         continue;
                     }
                     // "when the pallet root holds a file of that name the error offers
@@ -1614,11 +1751,11 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                         &manifest.dependencies,
                     );
                     let offer = match from_root {
-                        Ok(b) if paths.contains_key(&b.path) => format!(
+                        Ok(b) if !s.rooted && paths.contains_key(&b.path) => format!(
                             "; the pallet root holds that file: write '{}'",
                             refs::rooted_form(&b.path)
                         ),
-                        _ => String::new(),
+                        _ => nearest_file(s, &path, paths.keys().map(String::as_str)),
                     };
                     cx.at_path(&s.path, |cx| {
                         cx.error(
@@ -1633,6 +1770,66 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
             }
         }
     }
+}
+
+/// "; did you mean `/materials/fur.dh-mat`?" with the file of `files` nearest to `path`
+/// among those of the kind `s` must name (any file when it names no kind), written the
+/// way `s` is read (a rooted reference as its pallet path, any other from the root), or ""
+/// when none is near.
+fn nearest_file<'a>(s: &StatedRef, path: &str, files: impl Iterator<Item = &'a str>) -> String {
+    let kind: Vec<&str> = files
+        .filter(|f| s.expect.is_empty() || s.expect.iter().any(|e| f.ends_with(e)))
+        .collect();
+    match closest_by_name(path, &kind) {
+        Some(c) if s.rooted => format!("; did you mean `{c}`?"),
+        Some(c) => format!("; did you mean `{}`?", refs::rooted_form(c)),
+        None => String::new(),
+    }
+}
+
+/// The file of `files` whose name (the last `/` segment) is nearest to `path`'s
+/// ([`crate::diag::closest`]), so a folder's long shared prefix never makes two unrelated
+/// names look alike.
+fn closest_by_name<'a>(path: &str, files: &[&'a str]) -> Option<&'a str> {
+    let name_of = |p: &'a str| p.rsplit(['/', ':']).next().unwrap_or(p);
+    let names: Vec<&str> = files.iter().map(|f| name_of(f)).collect();
+    let near = crate::diag::closest(name_of_str(path), names.iter().copied())?;
+    files.iter().copied().find(|f| name_of(f) == near)
+}
+
+fn name_of_str(p: &str) -> &str {
+    p.rsplit(['/', ':']).next().unwrap_or(p)
+}
+
+/// Reads, once each, every file of this pallet a reference says must be of one binary
+/// kind ([`StatedRef::content`]), by pallet path: `Ok`, or what the file is instead.
+fn check_contents(
+    manifest: &PalletManifestSource,
+    read: &[ReadAsset],
+) -> BTreeMap<String, Result<(), String>> {
+    let mut out = BTreeMap::new();
+    for r in read {
+        for s in &r.references {
+            let Some(check) = s.content else { continue };
+            let from = if s.rooted { "" } else { r.path.as_str() };
+            let Ok(b) = refs::resolve(&s.reference, &manifest.id, from, &manifest.dependencies)
+            else {
+                continue;
+            };
+            if b.pallet != manifest.id || out.contains_key(&b.path) {
+                continue;
+            }
+            let Some(target) = read.iter().find(|t| t.path == b.path) else {
+                continue;
+            };
+            let verdict = match &target.raw {
+                Some(bytes) => check(bytes),
+                None => Err("not a binary file the build could read".to_string()),
+            };
+            out.insert(b.path, verdict);
+        }
+    }
+    out
 }
 
 /// Whether the member `member` of an asset of `kind` names a texture: a material's

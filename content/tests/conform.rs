@@ -1,0 +1,233 @@
+//! Where the build departed from the spec (issue 12, the content side), one test per rule,
+//! each built as a whole pallet in memory: the one warning of a map with neither a world
+//! nor a brush, a probe group's file checked at build, the assets an object's components
+//! name checked for existence, the spring rules run on a variant's resolved chain, and the
+//! `.dh-avatar` and `.dh-rig` kinds.
+//!
+//! Every expected message below is written out by hand from the spec's rule (the line it
+//! comes from is named beside it), never taken from the code under test.
+
+use dh_content::compile::{
+    compile_sources, AssetKind, BuildOutput, CompileOptions, SourceData, SourceEntry,
+};
+use dh_content::diag::{Diagnostic, Severity};
+
+const MANIFEST: &str = r#"{ "id": "dev.example.conform", "name": "Conform", "version": "1.0.0" }"#;
+
+/// A material any test may bind.
+const MAT: &str = r#"{ "shader": "lit", "tint": [1, 0.5, 0] }"#;
+
+fn entries(files: &[(&str, &[u8])]) -> Vec<SourceEntry> {
+    files
+        .iter()
+        .map(|(path, bytes)| SourceEntry {
+            path: path.to_string(),
+            kind: AssetKind::of(path)
+                .unwrap_or_else(|e| panic!("{path}: {e}"))
+                .unwrap_or_else(|| panic!("{path}: not an asset")),
+            data: SourceData::Memory(Box::leak(bytes.to_vec().into_boxed_slice())),
+        })
+        .collect()
+}
+
+fn opts() -> CompileOptions<'static> {
+    CompileOptions {
+        write: true,
+        progress: None,
+    }
+}
+
+/// Builds `files` under [`MANIFEST`], no dependency mounted.
+fn build(files: &[(&str, &[u8])]) -> BuildOutput {
+    compile_sources(Some(MANIFEST), entries(files), &opts())
+}
+
+fn of(out: &BuildOutput, severity: Severity) -> Vec<&Diagnostic> {
+    out.diagnostics
+        .items
+        .iter()
+        .filter(|d| d.severity == severity)
+        .collect()
+}
+
+fn errors(out: &BuildOutput) -> Vec<String> {
+    of(out, Severity::Error)
+        .iter()
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+fn warnings(out: &BuildOutput) -> Vec<String> {
+    of(out, Severity::Warning)
+        .iter()
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+fn all(out: &BuildOutput) -> String {
+    out.diagnostics
+        .items
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Asserts exactly one error, in `file` at JSON path `path`, saying `message`.
+fn one_error(out: &BuildOutput, file: &str, path: &str, message: &str) {
+    let e = of(out, Severity::Error);
+    assert_eq!(e.len(), 1, "expected one error, got:\n{}", all(out));
+    assert_eq!(e[0].file, file, "{}", all(out));
+    assert_eq!(e[0].path, path, "{}", all(out));
+    assert_eq!(e[0].message, message, "{}", all(out));
+}
+
+// ---- 000 line 401: a map with neither a world nor a brush ------------------------------
+
+/// The warning, written from 000 line 401 ("A map with neither a world nor a single brush
+/// logs one warning saying so and draws its sky; it is never an error").
+const NO_SURFACES: &str = "the map has neither a world (a model instance) nor a single brush (a boxBrush, or an object holding a dh.box), so it draws its sky alone; that is never an error (dh.map, Placing models)";
+
+const SPAWN: &str = r#"{ "$type": "object", "id": "b45249b9-ac91-429c-9664-4cbda0d507d8", "name": "spawn", "components": [ { "$type": "dh.spawnPoint" } ] }"#;
+
+#[test]
+fn a_map_with_neither_a_world_nor_a_brush_warns_once_and_still_builds() {
+    let map = format!(r#"{{ "name": "Empty", "objects": [ {SPAWN} ] }}"#);
+    let out = build(&[("maps/empty.dh-map", map.as_bytes())]);
+    assert!(errors(&out).is_empty(), "{}", all(&out));
+    assert_eq!(warnings(&out), vec![NO_SURFACES], "{}", all(&out));
+    let w = &of(&out, Severity::Warning)[0];
+    assert_eq!(
+        (w.file.as_str(), w.path.as_str()),
+        ("maps/empty.dh-map", "objects")
+    );
+    assert!(out.pallet.is_some(), "a warning never stops the build");
+    // A map with nothing in it at all is the same (000 line 401: "a map with nothing in it
+    // at all ... all load").
+    let out = build(&[("maps/nothing.dh-map", br#"{ "name": "Nothing" }"#)]);
+    assert_eq!(warnings(&out), vec![NO_SURFACES], "{}", all(&out));
+}
+
+#[test]
+fn a_brush_an_object_holding_a_box_or_a_parent_with_one_silences_it() {
+    let brush = format!(
+        r#"{{ "materials": {{ "orange": "/materials/orange.dh-mat" }}, "objects": [ {SPAWN},
+            {{ "$type": "boxBrush", "id": "85de8e50-74a3-47d1-9571-63103d16ec1b", "size": [1, 1, 1], "material": "orange" }} ] }}"#
+    );
+    let boxed = format!(
+        r#"{{ "materials": {{ "orange": "/materials/orange.dh-mat" }}, "objects": [ {SPAWN},
+            {{ "$type": "object", "id": "3b5d2dbc-c6f9-4e0d-bd19-8ce351f5a259",
+               "components": [ {{ "$type": "dh.box", "size": [1, 1, 1], "material": "orange" }} ] }} ] }}"#
+    );
+    // A child that adds nothing drawn inherits its parent's brush (000 "Inheritance":
+    // the parent's records first).
+    let child = r#"{ "inherits": "/maps/brush.dh-map", "objects": [ { "$type": "folder", "id": "f0000000-0000-4000-8000-0000000000aa", "name": "props" } ] }"#;
+    let out = build(&[
+        ("materials/orange.dh-mat", MAT.as_bytes()),
+        ("maps/brush.dh-map", brush.as_bytes()),
+        ("maps/boxed.dh-map", boxed.as_bytes()),
+        ("maps/child.dh-map", child.as_bytes()),
+    ]);
+    assert!(out.diagnostics.items.is_empty(), "{}", all(&out));
+}
+
+// ---- 000 dh.lightProbeGroup: the probes file --------------------------------------------
+
+/// A probe group's file: the `DHPG` magic and a whole 64-byte header (000: "a 64-byte
+/// header").
+fn probe_file() -> Vec<u8> {
+    let mut b = b"DHPG".to_vec();
+    b.resize(64, 0);
+    b[4] = 1;
+    b
+}
+
+fn probe_map(probes: &str) -> String {
+    format!(
+        r#"{{ "materials": {{ "orange": "/materials/orange.dh-mat" }}, "objects": [
+            {{ "$type": "boxBrush", "id": "85de8e50-74a3-47d1-9571-63103d16ec1b", "size": [1, 1, 1], "material": "orange" }},
+            {{ "$type": "object", "id": "8a1c1b52-6c47-4d0e-a3f5-0b5b7c0f1e21", "name": "sourceAmbient",
+               "components": [ {{ "$type": "dh.lightProbeGroup", "probes": "{probes}", "contents": "indirect" }} ] }} ] }}"#
+    )
+}
+
+#[test]
+fn a_probe_group_file_that_is_there_and_is_one_builds_and_ships() {
+    // 000: "probes: The pallet-relative path of the group's .dh-probegroup file, which
+    // ships byte for byte": read from the pallet root, not the map's folder.
+    let map = probe_map("maps/gm_flatgrass.dh-probegroup");
+    let file = probe_file();
+    let out = build(&[
+        ("materials/orange.dh-mat", MAT.as_bytes()),
+        ("maps/gm_flatgrass.dh-map", map.as_bytes()),
+        ("maps/gm_flatgrass.dh-probegroup", &file),
+    ]);
+    assert!(out.diagnostics.items.is_empty(), "{}", all(&out));
+    let shipped = out
+        .assets
+        .iter()
+        .find(|a| a.path == "maps/gm_flatgrass.dh-probegroup")
+        .unwrap_or_else(|| panic!("the probe group file does not ship"));
+    assert_eq!(shipped.bytes, file, "it ships byte for byte");
+}
+
+#[test]
+fn a_missing_probe_group_file_is_a_build_error_with_the_nearest_one() {
+    // 000: "A file that is missing ... is a build error."
+    let map = probe_map("maps/gm_flatgras.dh-probegroup");
+    let file = probe_file();
+    let out = build(&[
+        ("materials/orange.dh-mat", MAT.as_bytes()),
+        ("maps/gm_flatgrass.dh-map", map.as_bytes()),
+        ("maps/gm_flatgrass.dh-probegroup", &file),
+    ]);
+    one_error(
+        &out,
+        "maps/gm_flatgrass.dh-map",
+        "objects[1].components[0].probes",
+        "dh.lightProbeGroup 'probes': 'maps/gm_flatgras.dh-probegroup' resolves to dev.example.conform:maps/gm_flatgras.dh-probegroup, which is not in this pallet; did you mean `maps/gm_flatgrass.dh-probegroup`?",
+    );
+}
+
+#[test]
+fn a_probe_group_file_of_the_wrong_kind_is_a_build_error() {
+    let map = probe_map("maps/gm_flatgrass.dh-probegroup");
+    let out = build(&[
+        ("materials/orange.dh-mat", MAT.as_bytes()),
+        ("maps/gm_flatgrass.dh-map", map.as_bytes()),
+        (
+            "maps/gm_flatgrass.dh-probegroup",
+            b"PNG\x89 not a probe group at all, and long enough to hold a 64-byte header",
+        ),
+    ]);
+    one_error(
+        &out,
+        "maps/gm_flatgrass.dh-map",
+        "objects[1].components[0].probes",
+        "dh.lightProbeGroup 'probes': 'maps/gm_flatgrass.dh-probegroup' is not a probe group file: it starts 'PNG\\x89' where a .dh-probegroup starts 'DHPG'",
+    );
+    // The magic alone, cut short of its 64-byte header.
+    let out = build(&[
+        ("materials/orange.dh-mat", MAT.as_bytes()),
+        ("maps/gm_flatgrass.dh-map", map.as_bytes()),
+        ("maps/gm_flatgrass.dh-probegroup", b"DHPG\x01\x00\x00\x00"),
+    ]);
+    one_error(
+        &out,
+        "maps/gm_flatgrass.dh-map",
+        "objects[1].components[0].probes",
+        "dh.lightProbeGroup 'probes': 'maps/gm_flatgrass.dh-probegroup' is cut short: 8 bytes, where a .dh-probegroup's header alone is 64",
+    );
+    // Another extension is not a probe group's file at all.
+    let map = probe_map("materials/orange.dh-mat");
+    let out = build(&[
+        ("materials/orange.dh-mat", MAT.as_bytes()),
+        ("maps/gm_flatgrass.dh-map", map.as_bytes()),
+    ]);
+    one_error(
+        &out,
+        "maps/gm_flatgrass.dh-map",
+        "objects[1].components[0].probes",
+        "dh.lightProbeGroup 'probes': 'materials/orange.dh-mat' must name a .dh-probegroup file",
+    );
+}
