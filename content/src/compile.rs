@@ -420,7 +420,7 @@ fn compile_inner(
         let (w, companions) = check_maps(manifest, &mut read, &roots, deps, &mut reach);
         writes = w;
         generated.extend(companions);
-        check_references(manifest, &mut read);
+        check_references(manifest, &mut read, deps);
         check_renderer_slots(manifest, &mut read);
         reach.report(manifest, deps, &mut out.diagnostics);
     }
@@ -1674,6 +1674,14 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
             content: None,
         });
     }
+    component_references(&obj.components, "components", &mut out);
+    for (ci, child) in obj.children.iter().enumerate() {
+        component_references(
+            &child.components,
+            &format!("children[{ci}].components"),
+            &mut out,
+        );
+    }
     for (i, record) in obj.objects.iter().enumerate() {
         if let Some(source) = &record.source {
             out.push(StatedRef {
@@ -1686,16 +1694,131 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
                 content: None,
             });
         }
+        component_references(
+            &record.components,
+            &format!("objects[{i}].components"),
+            &mut out,
+        );
+        for (ci, child) in record.children.iter().enumerate() {
+            component_references(
+                &child.components,
+                &format!("objects[{i}].children[{ci}].components"),
+                &mut out,
+            );
+        }
     }
     out
 }
 
+/// The assets an object's components name, each of which must be a file of the pallet or
+/// of a mounted dependency (spec 001 line 262: "The compiler refuses a material that does
+/// not resolve"; line 360: "a clip that is not a stored audio file ... here or in a
+/// declared dependency"): every slot of a dh.renderer, a dh.box's material, a
+/// dh.collider's and its shapes' materials (an object owns no slot table, so each names an
+/// asset, 001 line 589), and every clip of a dh.reaction's sound actions. A value whose
+/// extension is wrong is refused by the component's own rules and not listed again.
+fn component_references(
+    components: &[crate::schema::object_components::ObjectComponent],
+    list_path: &str,
+    out: &mut Vec<StatedRef>,
+) {
+    use crate::schema::object_components::{
+        is_material_asset, ObjectComponent, ReactionAction, AUDIO_EXTENSIONS,
+    };
+    let material = |what: String, path: String, reference: &str, span| StatedRef {
+        what,
+        path,
+        reference: reference.to_string(),
+        span,
+        expect: &[".dh-mat"],
+        rooted: false,
+        content: None,
+    };
+    for (k, c) in components.iter().enumerate() {
+        let at = format!("{list_path}[{k}]");
+        match c {
+            ObjectComponent::Renderer(r) => {
+                for (slot, span, m) in r.materials.iter().flat_map(|t| t.entries.iter()) {
+                    if is_material_asset(m) {
+                        out.push(material(
+                            format!("dh.renderer slot '{slot}'"),
+                            format!("{at}.materials.{slot}"),
+                            m,
+                            *span,
+                        ));
+                    }
+                }
+            }
+            ObjectComponent::Box(b) => {
+                if let Some(m) = b.inner.material.as_deref().filter(|m| is_material_asset(m)) {
+                    out.push(material(
+                        "dh.box 'material'".into(),
+                        format!("{at}.material"),
+                        m,
+                        b.at.field("material"),
+                    ));
+                }
+            }
+            ObjectComponent::Collider(col) => {
+                if let Some(m) = col
+                    .inner
+                    .material
+                    .as_deref()
+                    .filter(|m| is_material_asset(m))
+                {
+                    out.push(material(
+                        "dh.collider 'material'".into(),
+                        format!("{at}.material"),
+                        m,
+                        col.at.field("material"),
+                    ));
+                }
+                for (si, shape) in col.inner.shapes.iter().flatten().enumerate() {
+                    if let Some(m) = shape.material().filter(|m| is_material_asset(m)) {
+                        out.push(material(
+                            format!("dh.collider shapes[{si}] 'material'"),
+                            format!("{at}.shapes[{si}].material"),
+                            m,
+                            shape.at().field("material"),
+                        ));
+                    }
+                }
+            }
+            ObjectComponent::Reaction(r) => {
+                for (ai, a) in r.actions.iter().flatten().enumerate() {
+                    let (tag, clips, a_at) = match a {
+                        ReactionAction::PlaySound(p) => ("dh.playSound", &p.clips, &p.at),
+                        ReactionAction::SpeakSound(p) => ("dh.speakSound", &p.clips, &p.at),
+                    };
+                    for (ci, clip) in clips.iter().enumerate() {
+                        let lower = clip.to_ascii_lowercase();
+                        if !AUDIO_EXTENSIONS.iter().any(|e| lower.ends_with(e)) {
+                            continue;
+                        }
+                        out.push(StatedRef {
+                            what: format!("{tag} clip"),
+                            path: format!("{at}.actions[{ai}].clips[{ci}]"),
+                            reference: clip.clone(),
+                            span: a_at.field("clips"),
+                            expect: AUDIO_EXTENSIONS,
+                            rooted: false,
+                            content: None,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Resolves every stated reference against the pallet's files and its declared
-/// dependencies; a miss is an error that offers the `/`-form when the pallet root holds a
-/// file of that name, else the nearest file of the kind it must name ("did you mean"). A
-/// file that must be of one binary kind (a probe group's) is read and refused when it is
-/// not.
-fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
+/// dependencies. A miss in this pallet is an error that offers the `/`-form when the pallet
+/// root holds a file of that name, else the nearest file of the kind it must name ("did
+/// you mean"); a miss in a dependency the build has mounted is an error the same way (one
+/// that is not mounted is checked where it loads). A file that must be of one binary kind
+/// (a probe group's) is read and refused when it is not.
+fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset], deps: &Dependencies) {
     let paths: BTreeMap<String, ()> = read.iter().map(|r| (r.path.clone(), ())).collect();
     let textures = check_textures(manifest, read);
     let contents = check_contents(manifest, read);
@@ -1722,7 +1845,10 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                         continue;
                     }
                     if pallet != manifest.id {
-                        continue; // checked where it lives, and where it is loaded
+                        if let Some(message) = missing_in_dependency(s, deps, &pallet, &path) {
+                            cx.at_path(&s.path, |cx| cx.error(s.span, message));
+                        }
+                        continue; // otherwise checked where it lives, and where it is loaded
                     }
                     if let Some(Err(why)) = textures
                         .get(&path)
@@ -1785,6 +1911,37 @@ fn nearest_file<'a>(s: &StatedRef, path: &str, files: impl Iterator<Item = &'a s
         Some(c) => format!("; did you mean `{}`?", refs::rooted_form(c)),
         None => String::new(),
     }
+}
+
+/// The error for a reference into pallet `pallet` that is mounted but holds no `path`,
+/// with the nearest of its files of the right kind; `None` when it holds it, when the
+/// pallet is not mounted (checked where it loads), or when `path` names no file (a folder
+/// of pieces is told by its contents).
+fn missing_in_dependency(
+    s: &StatedRef,
+    deps: &Dependencies,
+    pallet: &str,
+    path: &str,
+) -> Option<String> {
+    let mounted = deps.pallet(pallet)?;
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if !file.contains('.') || mounted.entry(path).is_some() {
+        return None;
+    }
+    let names: Vec<String> = mounted
+        .entries()
+        .map(|e| format!("{pallet}:{}", e.path))
+        .filter(|n| s.expect.is_empty() || s.expect.iter().any(|e| n.ends_with(e)))
+        .collect();
+    let wanted = format!("{pallet}:{path}");
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let offer = closest_by_name(&wanted, &names)
+        .map(|c| format!("; did you mean `{c}`?"))
+        .unwrap_or_default();
+    Some(format!(
+        "{}: '{}' resolves to {wanted}, which the mounted pallet '{pallet}' does not hold{offer}",
+        s.what, s.reference
+    ))
 }
 
 /// The file of `files` whose name (the last `/` segment) is nearest to `path`'s

@@ -8,9 +8,11 @@
 //! comes from is named beside it), never taken from the code under test.
 
 use dh_content::compile::{
-    compile_sources, AssetKind, BuildOutput, CompileOptions, SourceData, SourceEntry,
+    compile_sources, compile_sources_with, AssetKind, BuildOutput, CompileOptions, Dependencies,
+    SourceData, SourceEntry,
 };
 use dh_content::diag::{Diagnostic, Severity};
+use dh_content::pallet::Pallet;
 
 const MANIFEST: &str = r#"{ "id": "dev.example.conform", "name": "Conform", "version": "1.0.0" }"#;
 
@@ -40,6 +42,11 @@ fn opts() -> CompileOptions<'static> {
 /// Builds `files` under [`MANIFEST`], no dependency mounted.
 fn build(files: &[(&str, &[u8])]) -> BuildOutput {
     compile_sources(Some(MANIFEST), entries(files), &opts())
+}
+
+/// Builds `files` under `manifest` with `deps` mounted.
+fn build_with(manifest: &str, files: &[(&str, &[u8])], deps: &Dependencies) -> BuildOutput {
+    compile_sources_with(Some(manifest), entries(files), &opts(), deps)
 }
 
 fn of(out: &BuildOutput, severity: Severity) -> Vec<&Diagnostic> {
@@ -230,4 +237,144 @@ fn a_probe_group_file_of_the_wrong_kind_is_a_build_error() {
         "objects[1].components[0].probes",
         "dh.lightProbeGroup 'probes': 'materials/orange.dh-mat' must name a .dh-probegroup file",
     );
+}
+
+// ---- 001 lines 262, 360, 589: what an object's components name must exist ---------------
+
+#[test]
+fn an_object_s_renderer_box_and_reaction_references_must_exist() {
+    // 001 line 262: "The compiler refuses a material that does not resolve"; line 360: "a
+    // clip that is not a stored audio file (.wav, .ogg, .mp3, .flac, .aif) here or in a
+    // declared dependency". The references are read from the object's folder (001 line
+    // 360: "Clip paths follow the one rule every reference does").
+    let obj = r#"{
+      "components": [
+        { "$type": "dh.box", "size": [1, 1, 1], "material": "/materials/crate.dh-mat" },
+        { "$type": "dh.reaction", "on": "jumped", "actions": [ { "$type": "dh.playSound", "clips": ["../sounds/hop.ogg"] } ] }
+      ],
+      "children": [
+        { "path": "Body", "components": [ { "$type": "dh.renderer", "materials": { "Fur": "../materials/fur.dh-mat" } } ] }
+      ]
+    }"#;
+    let out = build(&[
+        ("materials/crate.dh-mat", MAT.as_bytes()),
+        ("materials/fur.dh-mat", MAT.as_bytes()),
+        ("sounds/hop.ogg", b"OggS"),
+        ("objects/cat.dh-obj", obj.as_bytes()),
+    ]);
+    assert!(out.diagnostics.items.is_empty(), "{}", all(&out));
+
+    let out = build(&[
+        ("materials/crate.dh-mat", MAT.as_bytes()),
+        ("materials/fur.dh-mat", MAT.as_bytes()),
+        (
+            "objects/cat.dh-obj",
+            obj.replace("fur.dh-mat", "furr.dh-mat").as_bytes(),
+        ),
+        ("sounds/hop.ogg", b"OggS"),
+    ]);
+    one_error(
+        &out,
+        "objects/cat.dh-obj",
+        "children[0].components[0].materials.Fur",
+        "dh.renderer slot 'Fur': '../materials/furr.dh-mat' resolves to dev.example.conform:materials/furr.dh-mat, which is not in this pallet; did you mean `/materials/fur.dh-mat`?",
+    );
+
+    let out = build(&[
+        ("materials/crate.dh-mat", MAT.as_bytes()),
+        ("materials/fur.dh-mat", MAT.as_bytes()),
+        (
+            "objects/cat.dh-obj",
+            obj.replace("/materials/crate.dh-mat", "/materials/box.dh-mat")
+                .as_bytes(),
+        ),
+        ("sounds/hop.ogg", b"OggS"),
+    ]);
+    // Nothing near 'box': no suggestion.
+    one_error(
+        &out,
+        "objects/cat.dh-obj",
+        "components[0].material",
+        "dh.box 'material': '/materials/box.dh-mat' resolves to dev.example.conform:materials/box.dh-mat, which is not in this pallet",
+    );
+
+    let out = build(&[
+        ("materials/crate.dh-mat", MAT.as_bytes()),
+        ("materials/fur.dh-mat", MAT.as_bytes()),
+        ("objects/cat.dh-obj", obj.as_bytes()),
+        ("sounds/hop.wav", b"RIFF"),
+    ]);
+    one_error(
+        &out,
+        "objects/cat.dh-obj",
+        "components[1].actions[0].clips[0]",
+        "dh.playSound clip: '../sounds/hop.ogg' resolves to dev.example.conform:sounds/hop.ogg, which is not in this pallet",
+    );
+}
+
+#[test]
+fn a_reference_into_a_mounted_dependency_must_be_one_of_its_files() {
+    let dep_manifest = r#"{ "id": "dev.pitr", "name": "Pitr", "version": "1.0.0" }"#;
+    let dep = compile_sources(
+        Some(dep_manifest),
+        entries(&[
+            ("sounds/hiss.ogg", b"OggS"),
+            ("materials/scales.dh-mat", MAT.as_bytes()),
+        ]),
+        &opts(),
+    );
+    assert!(dep.diagnostics.items.is_empty(), "{}", all(&dep));
+    let dep = Pallet::from_bytes(dep.pallet.unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+    let deps = Dependencies::from_pallets([dep]);
+    let manifest = r#"{ "id": "dev.example.conform", "name": "Conform", "version": "1.0.0", "dependencies": ["dev.pitr"] }"#;
+    // 001 line 356: a clip from a dependency pallet, `pallet:path`.
+    let obj = |clip: &str, mat: &str| {
+        format!(
+            r#"{{ "components": [
+                {{ "$type": "dh.reaction", "on": "dying", "actions": [ {{ "$type": "dh.speakSound", "clips": ["{clip}"] }} ] }},
+                {{ "$type": "dh.renderer", "materials": {{ "Skin": "{mat}" }} }} ] }}"#
+        )
+    };
+    let good = obj(
+        "dev.pitr:sounds/hiss.ogg",
+        "dev.pitr:materials/scales.dh-mat",
+    );
+    let out = build_with(
+        manifest,
+        &[("objects/snake.dh-obj", good.as_bytes())],
+        &deps,
+    );
+    assert!(out.diagnostics.items.is_empty(), "{}", all(&out));
+
+    let bad = obj(
+        "dev.pitr:sounds/hisss.ogg",
+        "dev.pitr:materials/scales.dh-mat",
+    );
+    let out = build_with(manifest, &[("objects/snake.dh-obj", bad.as_bytes())], &deps);
+    one_error(
+        &out,
+        "objects/snake.dh-obj",
+        "components[0].actions[0].clips[0]",
+        "dh.speakSound clip: 'dev.pitr:sounds/hisss.ogg' resolves to dev.pitr:sounds/hisss.ogg, which the mounted pallet 'dev.pitr' does not hold; did you mean `dev.pitr:sounds/hiss.ogg`?",
+    );
+
+    let bad = obj(
+        "dev.pitr:sounds/hiss.ogg",
+        "dev.pitr:materials/scale.dh-mat",
+    );
+    let out = build_with(manifest, &[("objects/snake.dh-obj", bad.as_bytes())], &deps);
+    one_error(
+        &out,
+        "objects/snake.dh-obj",
+        "components[1].materials.Skin",
+        "dh.renderer slot 'Skin': 'dev.pitr:materials/scale.dh-mat' resolves to dev.pitr:materials/scale.dh-mat, which the mounted pallet 'dev.pitr' does not hold; did you mean `dev.pitr:materials/scales.dh-mat`?",
+    );
+
+    // Not mounted: checked where it loads, so the build is silent about it.
+    let out = build_with(
+        manifest,
+        &[("objects/snake.dh-obj", bad.as_bytes())],
+        &Dependencies::none(),
+    );
+    assert!(errors(&out).is_empty(), "{}", all(&out));
 }
