@@ -1079,6 +1079,13 @@ fn resolve_objects(
                         r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
                     }
                 }
+                // The rules held against the whole inherits chain (spec 001 lines 470,
+                // 574), on the chain as resolved.
+                if let (Some(leaf), Some(file)) = (&r.source, &r.file) {
+                    for p in crate::schema::object::validate_resolved_object(leaf, &folded.value) {
+                        r.diags.push(p.severity, file, p.span, &p.path, p.message);
+                    }
+                }
                 roots.insert(
                     format!("{}:{}", manifest.id, r.path),
                     root_component_types(&folded.value),

@@ -378,3 +378,108 @@ fn a_reference_into_a_mounted_dependency_must_be_one_of_its_files() {
     );
     assert!(errors(&out).is_empty(), "{}", all(&out));
 }
+
+// ---- 001 lines 470, 574: the spring rules on a variant's resolved chain -----------------
+
+/// A base with a fitted chest collider and a physBones tail chain.
+const SPRING_BASE: &str = r#"{
+  "components": [
+    { "$type": "dh.springCollider", "id": "chest", "bone": "Chest", "shape": "sphere", "radius": 0.1 }
+  ],
+  "children": [
+    { "path": "Armature/Tail", "components": [ { "$type": "dh.springBone", "mode": "physBones", "spring": 0.3 } ] }
+  ]
+}"#;
+
+fn spring_variant(variant: &str) -> BuildOutput {
+    build(&[
+        ("objects/base.dh-obj", SPRING_BASE.as_bytes()),
+        ("objects/variant.dh-obj", variant.as_bytes()),
+    ])
+}
+
+#[test]
+fn a_variant_over_a_sound_base_builds() {
+    let out = spring_variant(
+        r#"{ "inherits": "/objects/base.dh-obj",
+             "components": [ { "$type": "dh.springCollider", "id": "chest", "radius": 0.14 } ],
+             "children": [ { "path": "Armature/Tail", "components": [ { "$type": "dh.springBone", "spring": 0.5 } ] } ] }"#,
+    );
+    assert!(out.diagnostics.items.is_empty(), "{}", all(&out));
+}
+
+#[test]
+fn a_variant_authoring_the_other_mode_s_field_on_an_inherited_chain_is_refused() {
+    // 001 line 470: "Authoring a field from the other mode is a compile error". The base's
+    // chain is physBones; the variant leaves `mode` to it and writes jiggle's `damping`.
+    let out = spring_variant(
+        r#"{ "inherits": "/objects/base.dh-obj",
+             "children": [ { "path": "Armature/Tail", "components": [ { "$type": "dh.springBone", "damping": 0.5 } ] } ] }"#,
+    );
+    one_error(
+        &out,
+        "objects/variant.dh-obj",
+        "children[0].components[0]",
+        "part 'Armature/Tail': 'damping' is a jiggle field, and this chain's mode as its inherits chain resolves it is 'physBones': authoring a field from the other mode is a compile error (physBones authors 'spring')",
+    );
+}
+
+#[test]
+fn a_variant_switching_an_inherited_chain_s_mode_under_its_fields_is_refused() {
+    // The converse: the base authors jiggle's `damping` (mode unset: jiggle, 001 line
+    // 445); the variant switches the mode to physBones and keeps the inherited damping.
+    let base = r#"{ "children": [ { "path": "Hair", "components": [ { "$type": "dh.springBone", "damping": 0.6 } ] } ] }"#;
+    let variant = r#"{ "inherits": "/objects/base.dh-obj",
+        "children": [ { "path": "Hair", "components": [ { "$type": "dh.springBone", "mode": "physBones" } ] } ] }"#;
+    let out = build(&[
+        ("objects/base.dh-obj", base.as_bytes()),
+        ("objects/variant.dh-obj", variant.as_bytes()),
+    ]);
+    one_error(
+        &out,
+        "objects/variant.dh-obj",
+        "children[0].components[0]",
+        "part 'Hair': 'damping' is a jiggle field, and this chain's mode as its inherits chain resolves it is 'physBones': authoring a field from the other mode is a compile error (physBones authors 'spring')",
+    );
+}
+
+#[test]
+fn a_variant_s_collider_is_held_to_the_whole_chain() {
+    // 001 line 574: "Against the avatar's whole inherits chain it also refuses ... a
+    // collider with no anchor or no shape, and a capsule with no tail."
+    let out = spring_variant(
+        r#"{ "inherits": "/objects/base.dh-obj",
+             "components": [ { "$type": "dh.springCollider", "id": "chest", "shape": "capsule" } ] }"#,
+    );
+    one_error(
+        &out,
+        "objects/variant.dh-obj",
+        "components[0]",
+        "spring collider 'chest' is a capsule with no tail: a capsule needs 'tail', its second end",
+    );
+    // A collider the variant adds with nothing beneath it: no anchor, no shape.
+    let out = spring_variant(
+        r#"{ "inherits": "/objects/base.dh-obj",
+             "components": [ { "$type": "dh.springCollider", "id": "tailTip", "radius": 0.02 } ] }"#,
+    );
+    assert_eq!(
+        errors(&out),
+        vec![
+            "spring collider 'tailTip' has no anchor: no layer sets 'bone' or 'node'",
+            "spring collider 'tailTip' has no shape: no layer sets 'shape'",
+        ],
+        "{}",
+        all(&out)
+    );
+    // A base is its own whole chain.
+    let out = build(&[(
+        "objects/base.dh-obj",
+        br#"{ "components": [ { "$type": "dh.springCollider", "id": "head", "bone": "Head", "shape": "sphere" } ] }"#,
+    )]);
+    one_error(
+        &out,
+        "objects/base.dh-obj",
+        "components[0]",
+        "spring collider 'head' has no radius: no layer sets 'radius'",
+    );
+}

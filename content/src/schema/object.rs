@@ -7,8 +7,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::diag::{Diagnostics, SourceFile};
-use crate::jsonc::{Kind, Value};
+use crate::diag::{Diagnostics, Severity, SourceFile};
+use crate::jsonc::{Kind, Span, Value};
 use crate::read::{At, Cx, FromJson, Mode, ToJson};
 use crate::schema::common::{Guid, Vec3};
 use crate::schema::components::logic::{check_bodies, Body};
@@ -586,4 +586,131 @@ fn warn_unknown_components(cx: &mut Cx, obj: &DhObject) {
             }
         }
     }
+}
+
+/// A rule the resolved object breaks, located in the source of the object being built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedProblem {
+    /// Error or warning.
+    pub severity: Severity,
+    /// Where in the object's own source (its component that takes part).
+    pub span: Span,
+    /// The JSON path there (`components[2]`, `children[0].components[1]`).
+    pub path: String,
+    /// The message.
+    pub message: String,
+}
+
+/// The rules held against an object's whole inherits chain, run on its `resolved` member
+/// (every layer merged by the one merge rule): each root `dh.springCollider` as resolved
+/// ([`SpringCollider::validate_resolved`](crate::schema::object_components::SpringCollider::validate_resolved):
+/// no anchor, no shape, a capsule with no tail, no radius; spec 001 line 574, "Against
+/// the avatar's whole inherits chain it also refuses ... a collider with no anchor or no
+/// shape, and a capsule with no tail"), and on a variant each part's `dh.springBone` as
+/// resolved (the mode rule, 001 line 470, which a variant leaving `mode` to its base
+/// could not be held to alone).
+///
+/// `leaf` is the object's own source. A problem is reported at the leaf's component of the
+/// same key (a collider by its id, a chain by its part's path) and only
+/// where the leaf states one: a component a variant inherits untouched is its base's,
+/// reported by the base's own build.
+pub fn validate_resolved_object(leaf: &Value, resolved: &Value) -> Vec<ResolvedProblem> {
+    let is_variant = leaf
+        .get("inherits")
+        .is_some_and(|i| !matches!(i.kind, Kind::Null));
+    let file = SourceFile::new("resolved", resolved.to_json());
+    let mut out = Vec::new();
+    let list = |v: &Value, key: &str| -> Vec<Value> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(<[Value]>::to_vec)
+            .unwrap_or_default()
+    };
+    let is = |c: &Value, t: &str| c.get("$type").and_then(Value::as_str) == Some(t);
+    let leaf_root = list(leaf, "components");
+    let root = list(resolved, "components");
+    for c in root.iter().filter(|c| is(c, "dh.springCollider")) {
+        let Some(id) = c.get("id").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some((k, own)) = leaf_root.iter().enumerate().find(|(_, l)| {
+            is(l, "dh.springCollider") && l.get("id").and_then(Value::as_str) == Some(id)
+        }) else {
+            continue;
+        };
+        let mut scratch = Diagnostics::new();
+        let Some(collider) = read_component(&file, c, |c| match c {
+            ObjectComponent::SpringCollider(s) => Some(s),
+            _ => None,
+        }) else {
+            continue;
+        };
+        {
+            let mut cx = Cx::new(&file, &mut scratch, Mode::Load);
+            collider.validate_resolved(&mut cx);
+        }
+        out.extend(scratch.errors().map(|d| ResolvedProblem {
+            severity: Severity::Error,
+            span: own.span,
+            path: format!("components[{k}]"),
+            message: d.message.clone(),
+        }));
+    }
+    if !is_variant {
+        // A base's chains were held to the mode rule on their own layer.
+        return out;
+    }
+    let leaf_children = list(leaf, "children");
+    for part in list(resolved, "children") {
+        let Some(path) = part.get("path").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some((ci, own_part)) = leaf_children
+            .iter()
+            .enumerate()
+            .find(|(_, l)| l.get("path").and_then(Value::as_str) == Some(path))
+        else {
+            continue;
+        };
+        let own_list = list(own_part, "components");
+        let Some((k, own)) = own_list
+            .iter()
+            .enumerate()
+            .find(|(_, l)| is(l, "dh.springBone"))
+        else {
+            continue;
+        };
+        for c in list(&part, "components")
+            .iter()
+            .filter(|c| is(c, "dh.springBone"))
+        {
+            let mut scratch = Diagnostics::new();
+            if let Some(chain) = read_component(&file, c, |c| match c {
+                ObjectComponent::SpringBone(s) => Some(s),
+                _ => None,
+            }) {
+                let mut cx = Cx::new(&file, &mut scratch, Mode::Load);
+                chain.validate_resolved(&mut cx);
+            }
+            out.extend(scratch.errors().map(|d| ResolvedProblem {
+                severity: Severity::Error,
+                span: own.span,
+                path: format!("children[{ci}].components[{k}]"),
+                message: format!("part '{path}': {}", d.message),
+            }));
+        }
+    }
+    out
+}
+
+/// One component of a resolved object, read as its type (`pick` keeps the variant wanted);
+/// its reading's diagnostics are dropped (every layer was read in its own file).
+fn read_component<T>(
+    file: &SourceFile,
+    v: &Value,
+    pick: impl FnOnce(ObjectComponent) -> Option<T>,
+) -> Option<T> {
+    let mut scratch = Diagnostics::new();
+    let mut cx = Cx::new(file, &mut scratch, Mode::Load);
+    ObjectComponent::from_json(&mut cx, v).and_then(pick)
 }
