@@ -483,3 +483,211 @@ fn a_variant_s_collider_is_held_to_the_whole_chain() {
         "spring collider 'head' has no radius: no layer sets 'radius'",
     );
 }
+
+// ---- 001 lines 8, 266-275, 331, 574: .dh-avatar and .dh-rig -----------------------------
+
+const RIG: &str = r#"{
+  "bones": { "Hips": "Hips", "Chest": "Chest", "Head": "Head", "LeftEye": "Eye_L", "RightEye": "Eye_R" },
+  "customBones": ["TailRoot"],
+  "viewPosition": [0, 1.6, 0.08],
+  "eyelids": { "blink": ["Blink"] }
+}"#;
+
+const AVATAR: &str = r#"{
+  "name": "Cat",
+  "components": [
+    { "$type": "dh.skeleton", "rig": "../rigs/cat.dh-rig" },
+    { "$type": "dh.eyes", "look": { "confidence": 0.4 }, "blink": { "rate": 12 } },
+    { "$type": "dh.springCollider", "id": "chest", "bone": "Chest", "shape": "sphere", "radius": 0.1 }
+  ]
+}"#;
+
+fn asset_text(out: &BuildOutput, path: &str) -> String {
+    let a = out
+        .assets
+        .iter()
+        .find(|a| a.path == path)
+        .unwrap_or_else(|| panic!("{path} does not ship:\n{}", all(out)));
+    String::from_utf8(a.bytes.clone()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn an_avatar_and_its_rig_are_read_checked_and_shipped() {
+    let variant = r#"{ "inherits": "/avatars/cat.dh-avatar", "name": "Plush Cat",
+        "components": [ { "$type": "dh.springCollider", "id": "chest", "radius": 0.14 } ] }"#;
+    let out = build(&[
+        ("rigs/cat.dh-rig", RIG.as_bytes()),
+        ("avatars/cat.dh-avatar", AVATAR.as_bytes()),
+        ("objects/plush.dh-obj", variant.as_bytes()),
+    ]);
+    assert!(out.diagnostics.items.is_empty(), "{}", all(&out));
+    assert!(out.pallet.is_some());
+    // The compiler adds `$type` by the extension (001 line 24).
+    let rig = asset_text(&out, "rigs/cat.dh-rig");
+    assert!(
+        rig.starts_with(r#"{"$type":"dh.rig","bones":{"Hips":"Hips""#),
+        "{rig}"
+    );
+    let avatar = asset_text(&out, "avatars/cat.dh-avatar");
+    assert!(
+        avatar.starts_with(r#"{"$type":"dh.avatar","name":"Cat""#),
+        "{avatar}"
+    );
+    // ... with the resolved member, every reference a barcode.
+    assert!(
+        avatar.contains(r#""resolved":{"name":"Cat","components":[{"$type":"dh.skeleton","rig":"dev.example.conform:rigs/cat.dh-rig"}"#),
+        "{avatar}"
+    );
+}
+
+#[test]
+fn an_avatar_takes_dh_object_s_members_alone_and_says_why() {
+    let out = build(&[(
+        "avatars/cat.dh-avatar",
+        br#"{ "name": "Cat", "voice": "meow" }"#,
+    )]);
+    one_error(
+        &out,
+        "avatars/cat.dh-avatar",
+        "",
+        "unknown member 'voice' in dh.object; the fields of dh.object are: $type, name, description, model, inherits, position, rotation, scale, static, components, children, objects, resolved; dh.avatar extends dh.object, and the members it adds of its own are not defined by the spec yet, so an avatar takes dh.object's members alone",
+    );
+    // Its `$type`, where stated, is dh.avatar.
+    let out = build(&[(
+        "avatars/cat.dh-avatar",
+        br#"{ "$type": "dh.object", "name": "Cat" }"#,
+    )]);
+    one_error(
+        &out,
+        "avatars/cat.dh-avatar",
+        "",
+        "'$type' is 'dh.object', but this is a 'dh.avatar'",
+    );
+}
+
+#[test]
+fn a_rig_is_a_closed_set_with_humanoid_roles_and_its_deferral() {
+    let rig = |text: &str| build(&[("rigs/r.dh-rig", text.as_bytes())]);
+    let out = rig(r#"{ "bones": { "Hips": "Hips" }, "scale": 2 }"#);
+    one_error(
+        &out,
+        "rigs/r.dh-rig",
+        "",
+        "unknown member 'scale' in dh.rig; the fields of dh.rig are: bones, customBones, viewPosition, eyeRotationLimits, eyelids",
+    );
+    let out = rig(r#"{ "bones": { "Hip": "Hips" } }"#);
+    one_error(
+        &out,
+        "rigs/r.dh-rig",
+        "bones",
+        "'Hip' is not a humanoid role: 'bones' maps the standard humanoid bones, and a bone beyond them goes in 'customBones'; did you mean `Hips`?",
+    );
+    let out = rig(r#"{ "bones": { "Hips": "root", "Spine": "root" } }"#);
+    one_error(
+        &out,
+        "rigs/r.dh-rig",
+        "bones",
+        "'Spine' maps the bone 'root', which 'Hips' already maps: a bone stands for one role",
+    );
+    let out = rig(r#"{ "bones": { "Hips": "root" }, "customBones": ["Tail", "root"] }"#);
+    one_error(
+        &out,
+        "rigs/r.dh-rig",
+        "",
+        "'customBones' names 'root', which 'bones' already maps as 'Hips': a custom bone is one the humanoid roles do not map",
+    );
+    let out = rig(r#"{ "eyeRotationLimits": { "up": 10 } }"#);
+    one_error(
+        &out,
+        "rigs/r.dh-rig",
+        "",
+        "'eyeRotationLimits' is deferred: the spec names it as part of what a rig says the eyes are (dh.eyes) but does not define what it holds yet, so a rig stating it is a compile error",
+    );
+    let out = rig(r#"{ "eyelids": { "blink": ["Blink"], "lookUp": ["LidUp"] } }"#);
+    one_error(
+        &out,
+        "rigs/r.dh-rig",
+        "eyelids",
+        "unknown member 'lookUp' in dh.rig eyelids; the fields of dh.rig eyelids are: blink",
+    );
+    let out = rig(r#"{ "$type": "dh.object" }"#);
+    one_error(
+        &out,
+        "rigs/r.dh-rig",
+        "",
+        "'$type' must be \"dh.rig\" in this file (the type follows the file's extension)",
+    );
+}
+
+#[test]
+fn a_skeleton_s_rig_must_be_a_rig_of_the_pallet() {
+    let out = build(&[
+        ("rigs/cat.dh-rig", RIG.as_bytes()),
+        (
+            "avatars/cat.dh-avatar",
+            AVATAR.replace("cat.dh-rig", "kat.dh-rig").as_bytes(),
+        ),
+    ]);
+    one_error(
+        &out,
+        "avatars/cat.dh-avatar",
+        "components[0].rig",
+        "dh.skeleton 'rig': '../rigs/kat.dh-rig' resolves to dev.example.conform:rigs/kat.dh-rig, which is not in this pallet; did you mean `/rigs/cat.dh-rig`?",
+    );
+    let out = build(&[
+        ("materials/cat.dh-mat", MAT.as_bytes()),
+        (
+            "avatars/cat.dh-avatar",
+            AVATAR
+                .replace("../rigs/cat.dh-rig", "../materials/cat.dh-mat")
+                .as_bytes(),
+        ),
+    ]);
+    one_error(
+        &out,
+        "avatars/cat.dh-avatar",
+        "components[0].rig",
+        "dh.skeleton 'rig': '../materials/cat.dh-mat' must name a .dh-rig file",
+    );
+}
+
+#[test]
+fn the_rules_that_read_the_rig_run_on_the_resolved_avatar() {
+    // 001 line 574: "a role the rig does not map" is refused against the whole chain.
+    let rig = r#"{ "bones": { "Hips": "Hips", "Head": "Head", "LeftEye": "Eye_L" } }"#;
+    let out = build(&[
+        ("rigs/cat.dh-rig", rig.as_bytes()),
+        ("avatars/cat.dh-avatar", AVATAR.as_bytes()),
+    ]);
+    one_error(
+        &out,
+        "avatars/cat.dh-avatar",
+        "components[2]",
+        "spring collider 'chest' hangs on the role 'Chest', which its rig 'dev.example.conform:rigs/cat.dh-rig' does not map; the roles it maps are: Hips, Head, LeftEye",
+    );
+    // 001 line 331: "warns when an avatar states dh.eyes but its rig has no eyes at all,
+    // or sets look on a rig that cannot turn its eyes."
+    let no_eyes = r#"{ "bones": { "Chest": "Chest" } }"#;
+    let out = build(&[
+        ("rigs/cat.dh-rig", no_eyes.as_bytes()),
+        ("avatars/cat.dh-avatar", AVATAR.as_bytes()),
+    ]);
+    assert!(errors(&out).is_empty(), "{}", all(&out));
+    assert_eq!(
+        warnings(&out),
+        vec!["the avatar states dh.eyes, but its rig 'dev.example.conform:rigs/cat.dh-rig' has no eyes at all: it maps no eye bone (LeftEye, RightEye) and names no eyelids.blink shape"],
+        "{}",
+        all(&out)
+    );
+    let lids_only = r#"{ "bones": { "Chest": "Chest" }, "eyelids": { "blink": ["Blink"] } }"#;
+    let out = build(&[
+        ("rigs/cat.dh-rig", lids_only.as_bytes()),
+        ("avatars/cat.dh-avatar", AVATAR.as_bytes()),
+    ]);
+    assert_eq!(
+        warnings(&out),
+        vec!["dh.eyes sets 'look', but its rig 'dev.example.conform:rigs/cat.dh-rig' cannot turn its eyes: it maps no eye bone (LeftEye, RightEye)"],
+        "{}",
+        all(&out)
+    );
+}

@@ -20,6 +20,15 @@ use crate::schema::object_components::{
 /// The type id a compiled object's `$type` states.
 pub const OBJECT_TYPE: &str = "dh.object";
 
+/// The type id a compiled avatar's `$type` states: `dh.avatar` extends dh.object (spec
+/// 001 line 8) and is read by the same schema.
+pub const AVATAR_TYPE: &str = "dh.avatar";
+
+/// What a `.dh-avatar` member dh.object does not have is told beside the closed-field
+/// error: the spec says dh.avatar extends dh.object (001 line 8) but defines no member of
+/// its own, so it takes dh.object's members alone until it does.
+pub const AVATAR_MEMBERS_DEFERRED: &str = "dh.avatar extends dh.object, and the members it adds of its own are not defined by the spec yet, so an avatar takes dh.object's members alone";
+
 /// The longest an added record's id may be.
 pub const MAX_RECORD_ID_LEN: usize = 64;
 
@@ -220,20 +229,26 @@ fn check_zero_scale(cx: &mut Cx, at: &At, scale: Option<Vec3>) {
 
 /// Runs every build-time rule of an object read by [`read_object`].
 pub fn validate_object(cx: &mut Cx, obj: &DhObject) {
-    validate_object_inner(cx, obj, false);
+    validate_object_as(cx, obj, OBJECT_TYPE);
+}
+
+/// [`validate_object`] for a file whose type is `type_id`: [`OBJECT_TYPE`] for a
+/// `.dh-obj`, [`AVATAR_TYPE`] for a `.dh-avatar` (the `$type` it may state).
+pub fn validate_object_as(cx: &mut Cx, obj: &DhObject, type_id: &str) {
+    validate_object_inner(cx, obj, false, type_id);
     if cx.mode == Mode::Load {
         warn_unknown_components(cx, obj);
     }
 }
 
-fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool) {
+fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool, type_id: &str) {
     let at = &obj.at;
     if let Some(t) = &obj.type_id {
-        if t != OBJECT_TYPE {
+        if t != type_id {
             cx.error_at(
                 at,
                 at.field("$type"),
-                format!("'$type' is '{t}', but this is a '{OBJECT_TYPE}'"),
+                format!("'$type' is '{t}', but this is a '{type_id}'"),
             );
         }
     }
@@ -245,7 +260,7 @@ fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool) {
                 "a source never states 'resolved': the compiler adds it, holding the whole object as it resolved it",
             );
         } else {
-            validate_object_inner(cx, resolved, true);
+            validate_object_inner(cx, resolved, true, type_id);
         }
     }
     if is_resolved && obj.inherits.is_some() {
@@ -610,11 +625,22 @@ pub struct ResolvedProblem {
 /// resolved (the mode rule, 001 line 470, which a variant leaving `mode` to its base
 /// could not be held to alone).
 ///
+/// Where the resolved root carries a `dh.skeleton` whose rig `rig_of` knows (asked with
+/// the rig's barcode, as `resolved` states it), the rules that read the rig run too: a
+/// collider's `bone` must be a role the rig maps (001 line 574, "Against the avatar's
+/// whole inherits chain it also refuses a role the rig does not map"), and a `dh.eyes`
+/// warns when the rig has no eyes at all (no eye bone, no eyelid shape), or sets `look`
+/// on a rig that cannot turn its eyes (no eye bone) (001 line 331).
+///
 /// `leaf` is the object's own source. A problem is reported at the leaf's component of the
-/// same key (a collider by its id, a chain by its part's path) and only
+/// same key (a collider by its id, a chain by its part's path, the one `dh.eyes`) and only
 /// where the leaf states one: a component a variant inherits untouched is its base's,
 /// reported by the base's own build.
-pub fn validate_resolved_object(leaf: &Value, resolved: &Value) -> Vec<ResolvedProblem> {
+pub fn validate_resolved_object(
+    leaf: &Value,
+    resolved: &Value,
+    rig_of: &dyn Fn(&str) -> Option<crate::schema::rig::DhRig>,
+) -> Vec<ResolvedProblem> {
     let is_variant = leaf
         .get("inherits")
         .is_some_and(|i| !matches!(i.kind, Kind::Null));
@@ -629,6 +655,20 @@ pub fn validate_resolved_object(leaf: &Value, resolved: &Value) -> Vec<ResolvedP
     let is = |c: &Value, t: &str| c.get("$type").and_then(Value::as_str) == Some(t);
     let leaf_root = list(leaf, "components");
     let root = list(resolved, "components");
+    let rig = root
+        .iter()
+        .find(|c| is(c, "dh.skeleton"))
+        .and_then(|c| c.get("rig"))
+        .and_then(Value::as_str)
+        .and_then(|b| rig_of(b).map(|r| (b.to_string(), r)));
+    let roles_of = |rig: &crate::schema::rig::DhRig| {
+        let roles = rig.roles();
+        if roles.is_empty() {
+            "it maps no humanoid bone".to_string()
+        } else {
+            format!("the roles it maps are: {}", roles.join(", "))
+        }
+    };
     for c in root.iter().filter(|c| is(c, "dh.springCollider")) {
         let Some(id) = c.get("id").and_then(Value::as_str) else {
             continue;
@@ -648,6 +688,21 @@ pub fn validate_resolved_object(leaf: &Value, resolved: &Value) -> Vec<ResolvedP
         {
             let mut cx = Cx::new(&file, &mut scratch, Mode::Load);
             collider.validate_resolved(&mut cx);
+            if let (Some((barcode, rig)), Some(role)) = (&rig, &collider.bone) {
+                let is_role =
+                    crate::schema::object_components::HUMANOID_ROLES.contains(&role.as_str());
+                if is_role && rig.bone_of(role).is_none() {
+                    out.push(ResolvedProblem {
+                        severity: Severity::Error,
+                        span: own.span,
+                        path: format!("components[{k}]"),
+                        message: format!(
+                            "spring collider '{id}' hangs on the role '{role}', which its rig '{barcode}' does not map; {}",
+                            roles_of(rig)
+                        ),
+                    });
+                }
+            }
         }
         out.extend(scratch.errors().map(|d| ResolvedProblem {
             severity: Severity::Error,
@@ -655,6 +710,34 @@ pub fn validate_resolved_object(leaf: &Value, resolved: &Value) -> Vec<ResolvedP
             path: format!("components[{k}]"),
             message: d.message.clone(),
         }));
+    }
+    if let (Some((barcode, rig)), Some(eyes), Some((k, own))) = (
+        &rig,
+        root.iter().find(|c| is(c, "dh.eyes")),
+        leaf_root.iter().enumerate().find(|(_, l)| is(l, "dh.eyes")),
+    ) {
+        if let Some(eyes) = read_component(&file, eyes, |c| match c {
+            ObjectComponent::Eyes(e) => Some(e),
+            _ => None,
+        }) {
+            let message = if !rig.has_eyes() {
+                Some(format!(
+                    "the avatar states dh.eyes, but its rig '{barcode}' has no eyes at all: it maps no eye bone (LeftEye, RightEye) and names no eyelids.blink shape"
+                ))
+            } else if eyes.look.is_some() && !rig.can_turn_eyes() {
+                Some(format!(
+                    "dh.eyes sets 'look', but its rig '{barcode}' cannot turn its eyes: it maps no eye bone (LeftEye, RightEye)"
+                ))
+            } else {
+                None
+            };
+            out.extend(message.map(|message| ResolvedProblem {
+                severity: Severity::Warning,
+                span: own.span,
+                path: format!("components[{k}]"),
+                message,
+            }));
+        }
     }
     if !is_variant {
         // A base's chains were held to the mode rule on their own layer.
