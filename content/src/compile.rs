@@ -1193,6 +1193,11 @@ fn rig_at(
 fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
     use crate::gltf::{read_scene, ImportOptions, Purpose};
     let mut models: BTreeMap<String, Option<crate::gltf::Model>> = BTreeMap::new();
+    let rigs: BTreeMap<String, crate::schema::rig::DhRig> = read
+        .iter()
+        .filter(|r| r.kind == AssetKind::Rig && !r.diags.has_errors())
+        .filter_map(|r| Some((r.path.clone(), rig_of_json(&r.path, r.json.as_ref()?)?)))
+        .collect();
     for i in 0..read.len() {
         let r = &read[i];
         if !matches!(r.kind, AssetKind::Object | AssetKind::Avatar) || r.diags.has_errors() {
@@ -1234,12 +1239,20 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
         let Some(model) = model.as_ref() else {
             continue;
         };
+        let mut found = Diagnostics::new();
+        if let Some(resolved) = r.json.as_ref().and_then(|j| j.get("resolved")) {
+            let rig_of = |b: &str| {
+                b.strip_prefix(manifest.id.as_str())
+                    .and_then(|p| p.strip_prefix(':'))
+                    .and_then(|p| rigs.get(p))
+            };
+            check_collider_bones(resolved, &source, &rig_of, model, &path, &file, &mut found);
+        }
         let paths = model.node_paths();
         let children = source
             .get("children")
             .and_then(Value::as_array)
             .unwrap_or(&[]);
-        let mut found = Diagnostics::new();
         for (ci, child) in children.iter().enumerate() {
             let Some(part) = child.get("path").and_then(Value::as_str) else {
                 continue;
@@ -1299,6 +1312,71 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
             }
         }
         read[i].diags.extend(found);
+    }
+}
+
+/// Refuses a resolved root spring collider whose role the rig maps to a bone the model
+/// does not have (spec 001 line 574: "Against the avatar's whole inherits chain it also
+/// refuses ... a mapped bone the model does not have"). The bone is found by name anywhere
+/// in the model (003 line 249: "Model bone names resolve by recursive name search"). Only
+/// where the build reads the model (see [`check_renderer_slots`]) and the rig is this
+/// pallet's (`rig_of`); reported at the leaf's own collider of that id, as the other
+/// resolved rules are.
+fn check_collider_bones<'r>(
+    resolved: &Value,
+    leaf: &Value,
+    rig_of: &dyn Fn(&str) -> Option<&'r crate::schema::rig::DhRig>,
+    model: &crate::gltf::Model,
+    model_path: &str,
+    file: &SourceFile,
+    found: &mut Diagnostics,
+) {
+    let is = |c: &Value, t: &str| c.get("$type").and_then(Value::as_str) == Some(t);
+    let str_of = |c: &Value, k: &str| c.get(k).and_then(Value::as_str).map(str::to_string);
+    let root = resolved
+        .get("components")
+        .and_then(Value::as_array)
+        .unwrap_or(&[]);
+    let Some(barcode) = root
+        .iter()
+        .find(|c| is(c, "dh.skeleton"))
+        .and_then(|c| str_of(c, "rig"))
+    else {
+        return;
+    };
+    let Some(rig) = rig_of(&barcode) else {
+        return;
+    };
+    let leaf_root = leaf
+        .get("components")
+        .and_then(Value::as_array)
+        .unwrap_or(&[]);
+    let names: Vec<&str> = model.nodes.iter().map(|n| n.name.as_str()).collect();
+    for c in root.iter().filter(|c| is(c, "dh.springCollider")) {
+        let (Some(id), Some(role)) = (str_of(c, "id"), str_of(c, "bone")) else {
+            continue;
+        };
+        // A role the rig does not map is the resolved rules' to report.
+        let Some(bone) = rig.bone_of(&role) else {
+            continue;
+        };
+        if names.contains(&bone) {
+            continue;
+        }
+        let Some((k, own)) = leaf_root.iter().enumerate().find(|(_, l)| {
+            is(l, "dh.springCollider") && str_of(l, "id").as_deref() == Some(id.as_str())
+        }) else {
+            continue;
+        };
+        found.error(
+            file,
+            own.span,
+            &format!("components[{k}]"),
+            format!(
+                "spring collider '{id}' hangs on the role '{role}', which its rig '{barcode}' maps to the bone '{bone}', and the model '{model_path}' has no bone of that name{}",
+                crate::diag::did_you_mean(bone, names.iter().copied())
+            ),
+        );
     }
 }
 

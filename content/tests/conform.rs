@@ -14,6 +14,8 @@ use dh_content::compile::{
 use dh_content::diag::{Diagnostic, Severity};
 use dh_content::pallet::Pallet;
 
+mod support;
+
 const MANIFEST: &str = r#"{ "id": "dev.example.conform", "name": "Conform", "version": "1.0.0" }"#;
 
 /// A material any test may bind.
@@ -689,5 +691,41 @@ fn the_rules_that_read_the_rig_run_on_the_resolved_avatar() {
         vec!["dh.eyes sets 'look', but its rig 'dev.example.conform:rigs/cat.dh-rig' cannot turn its eyes: it maps no eye bone (LeftEye, RightEye)"],
         "{}",
         all(&out)
+    );
+}
+
+#[test]
+fn a_collider_s_mapped_bone_must_be_a_bone_of_the_model() {
+    // 001 line 574: "Against the avatar's whole inherits chain it also refuses ... a
+    // mapped bone the model does not have." The model has Hips and Spine; the rig maps
+    // Chest to "Chest", which the model lacks.
+    let json = r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"name":"Hips","children":[1]},{"name":"Spine"}]}"#;
+    let model = support::glb(json, &[]);
+    let rig = r#"{ "bones": { "Hips": "Hips", "Spine": "Spine", "Chest": "Chest" } }"#;
+    let avatar = |bone: &str| {
+        format!(
+            r#"{{ "model": "../models/cat.glb", "components": [
+                {{ "$type": "dh.skeleton", "rig": "../rigs/cat.dh-rig" }},
+                {{ "$type": "dh.springCollider", "id": "body", "bone": "{bone}", "shape": "sphere", "radius": 0.1 }} ] }}"#
+        )
+    };
+    let spine = avatar("Spine");
+    let out = build(&[
+        ("models/cat.glb", &model),
+        ("rigs/cat.dh-rig", rig.as_bytes()),
+        ("avatars/cat.dh-avatar", spine.as_bytes()),
+    ]);
+    assert!(out.diagnostics.items.is_empty(), "{}", all(&out));
+    let chest = avatar("Chest");
+    let out = build(&[
+        ("models/cat.glb", &model),
+        ("rigs/cat.dh-rig", rig.as_bytes()),
+        ("avatars/cat.dh-avatar", chest.as_bytes()),
+    ]);
+    one_error(
+        &out,
+        "avatars/cat.dh-avatar",
+        "components[1]",
+        "spring collider 'body' hangs on the role 'Chest', which its rig 'dev.example.conform:rigs/cat.dh-rig' maps to the bone 'Chest', and the model 'models/cat.glb' has no bone of that name",
     );
 }
