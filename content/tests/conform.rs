@@ -729,3 +729,40 @@ fn a_collider_s_mapped_bone_must_be_a_bone_of_the_model() {
         "spring collider 'body' hangs on the role 'Chest', which its rig 'dev.example.conform:rigs/cat.dh-rig' maps to the bone 'Chest', and the model 'models/cat.glb' has no bone of that name",
     );
 }
+
+#[test]
+fn a_graft_s_base_bone_must_be_one_the_rig_maps() {
+    // 001 line 427: "the value is a bone the rig maps (a standard humanoid name, or one of
+    // its customBones) ... a base bone the rig does not have, is a build error naming
+    // both." The rig maps Neck and names the custom bone TailRoot.
+    let rig = r#"{ "bones": { "Hips": "Hips", "Neck": "Neck" }, "customBones": ["TailRoot"] }"#;
+    let avatar = |base: &str| {
+        format!(
+            r#"{{ "components": [ {{ "$type": "dh.skeleton", "rig": "../rigs/cat.dh-rig" }} ],
+                "objects": [ {{ "id": "collar", "source": "/objects/collar.dh-obj",
+                  "components": [ {{ "$type": "dh.armatureLink", "target": "", "graft": {{ "CollarRoot": "{base}" }} }} ] }} ] }}"#
+        )
+    };
+    let collar = r#"{ "components": [ { "$type": "dh.skeleton", "rig": "../rigs/cat.dh-rig" } ] }"#;
+    for base in ["Neck", "TailRoot"] {
+        let a = avatar(base);
+        let out = build(&[
+            ("rigs/cat.dh-rig", rig.as_bytes()),
+            ("objects/collar.dh-obj", collar.as_bytes()),
+            ("avatars/cat.dh-avatar", a.as_bytes()),
+        ]);
+        assert!(out.diagnostics.items.is_empty(), "{base}: {}", all(&out));
+    }
+    let a = avatar("Nek");
+    let out = build(&[
+        ("rigs/cat.dh-rig", rig.as_bytes()),
+        ("objects/collar.dh-obj", collar.as_bytes()),
+        ("avatars/cat.dh-avatar", a.as_bytes()),
+    ]);
+    one_error(
+        &out,
+        "avatars/cat.dh-avatar",
+        "objects[0].components[0]",
+        "'graft' hangs the chain 'CollarRoot' from the base bone 'Nek', which the rig 'dev.example.conform:rigs/cat.dh-rig' does not have: a base bone is a standard humanoid name the rig maps or one of its customBones; did you mean `Neck`?",
+    );
+}

@@ -630,7 +630,9 @@ pub struct ResolvedProblem {
 /// collider's `bone` must be a role the rig maps (001 line 574, "Against the avatar's
 /// whole inherits chain it also refuses a role the rig does not map"), and a `dh.eyes`
 /// warns when the rig has no eyes at all (no eye bone, no eyelid shape), or sets `look`
-/// on a rig that cannot turn its eyes (no eye bone) (001 line 331).
+/// on a rig that cannot turn its eyes (no eye bone) (001 line 331), and a graft of a link
+/// to the root must hang its chain from a bone the rig maps (`check_grafts`, 001 line
+/// 427).
 ///
 /// `leaf` is the object's own source. A problem is reported at the leaf's component of the
 /// same key (a collider by its id, a chain by its part's path, the one `dh.eyes`) and only
@@ -739,6 +741,9 @@ pub fn validate_resolved_object(
             }));
         }
     }
+    if let Some((barcode, rig)) = &rig {
+        out.extend(check_grafts(leaf, resolved, barcode, rig));
+    }
     if !is_variant {
         // A base's chains were held to the mode rule on their own layer.
         return out;
@@ -781,6 +786,84 @@ pub fn validate_resolved_object(
                 path: format!("children[{ci}].components[{k}]"),
                 message: format!("part '{path}': {}", d.message),
             }));
+        }
+    }
+    out
+}
+
+/// The grafts of the armature links that link to the object's root (`target` `""`), on
+/// its parts and its added records, as resolved: each base bone must be one the root's rig
+/// maps, a standard humanoid name or one of its customBones (001 line 427: "the value is
+/// a bone the rig maps ... a base bone the rig does not have, is a build error naming
+/// both"). Reported at the leaf's own link (a part's by its path, a record's by its id).
+fn check_grafts(
+    leaf: &Value,
+    resolved: &Value,
+    barcode: &str,
+    rig: &crate::schema::rig::DhRig,
+) -> Vec<ResolvedProblem> {
+    let list = |v: &Value, key: &str| -> Vec<Value> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(<[Value]>::to_vec)
+            .unwrap_or_default()
+    };
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+    let link = |c: &Value| c.get("$type").and_then(Value::as_str) == Some("dh.armatureLink");
+    let mut out = Vec::new();
+    // (list member, the key an owner is matched by) for parts and added records.
+    for (member, key) in [("children", "path"), ("objects", "id")] {
+        let own = list(leaf, member);
+        for owner in list(resolved, member) {
+            let Some(name) = text(&owner, key) else {
+                continue;
+            };
+            let Some((i, own_owner)) = own
+                .iter()
+                .enumerate()
+                .find(|(_, o)| text(o, key).as_deref() == Some(name.as_str()))
+            else {
+                continue;
+            };
+            let Some(l) = list(&owner, "components")
+                .into_iter()
+                .find(|c| link(c) && text(c, "target").as_deref() == Some(""))
+            else {
+                continue;
+            };
+            let Some((k, own_link)) = list(own_owner, "components")
+                .into_iter()
+                .enumerate()
+                .find(|(_, c)| link(c))
+            else {
+                continue;
+            };
+            let Some(Kind::Object(grafts)) = l.get("graft").map(|g| &g.kind) else {
+                continue;
+            };
+            for g in grafts {
+                let Some(base) = g.value.as_str() else {
+                    continue;
+                };
+                if rig.maps_bone(base) {
+                    continue;
+                }
+                out.push(ResolvedProblem {
+                    severity: Severity::Error,
+                    span: own_link.span,
+                    path: format!("{member}[{i}].components[{k}]"),
+                    message: format!(
+                        "'graft' hangs the chain '{}' from the base bone '{base}', which the rig '{barcode}' does not have: a base bone is a standard humanoid name the rig maps or one of its customBones{}",
+                        g.key,
+                        crate::diag::did_you_mean(
+                            base,
+                            rig.roles()
+                                .into_iter()
+                                .chain(rig.custom_bones_or_default().iter().map(String::as_str))
+                        )
+                    ),
+                });
+            }
         }
     }
     out
