@@ -32,6 +32,11 @@ pub enum AssetKind {
     Map,
     /// `.dh-obj`
     Object,
+    /// `.dh-avatar`: a dh.object extended (spec 001 line 8, "dh.avatar extends this
+    /// type"), read and checked as one.
+    Avatar,
+    /// `.dh-rig`: the rig a `dh.skeleton` names (001 "dh.skeleton").
+    Rig,
     /// `.dh-mat`
     Material,
     /// `.dh-vox`
@@ -61,14 +66,17 @@ impl AssetKind {
         Ok(Some(match ext {
             ".dh-map" => AssetKind::Map,
             ".dh-obj" => AssetKind::Object,
+            ".dh-avatar" => AssetKind::Avatar,
+            ".dh-rig" => AssetKind::Rig,
             ".dh-mat" => AssetKind::Material,
             ".dh-vox" => AssetKind::Voxel,
             ".dh-model" => AssetKind::ModelSidecar,
             // Packed as they stand: a bake's lightmap sidecar, a voxel payload.
-            ".dh-lightmap" | ".bin" | ".dh-colcook" => AssetKind::Raw,
+            // A probe group's file ships byte for byte (000, dh.lightProbeGroup).
+            ".dh-lightmap" | ".bin" | ".dh-colcook" | ".dh-probegroup" => AssetKind::Raw,
             e if e.starts_with(".dh-") => {
                 return Err(format!(
-                    "'{e}' is not an asset type this compiler knows; expected one of: .dh-map, .dh-obj, .dh-mat, .dh-vox, .dh-model"
+                    "'{e}' is not an asset type this compiler knows; expected one of: .dh-map, .dh-obj, .dh-avatar, .dh-rig, .dh-mat, .dh-vox, .dh-model"
                 ))
             }
             _ => AssetKind::Raw,
@@ -80,6 +88,8 @@ impl AssetKind {
         match self {
             AssetKind::Map => Some("dh.map"),
             AssetKind::Object => Some("dh.object"),
+            AssetKind::Avatar => Some(crate::schema::object::AVATAR_TYPE),
+            AssetKind::Rig => Some(crate::schema::rig::RIG_TYPE),
             AssetKind::Material => Some("dh.material"),
             AssetKind::Voxel => Some("dh.voxel"),
             AssetKind::ModelSidecar => Some("dh.model"),
@@ -97,10 +107,13 @@ pub fn mime_of(path: &str) -> &'static str {
     match ext {
         "dh-map" => "application/vnd.dh.map+json",
         "dh-obj" => "application/vnd.dh.object+json",
+        "dh-avatar" => "application/vnd.dh.avatar+json",
+        "dh-rig" => "application/vnd.dh.rig+json",
         "dh-mat" => "application/vnd.dh.material+json",
         "dh-vox" => "application/vnd.dh.voxel+json",
         "dh-model" => "application/vnd.dh.model+json",
         "dh-colcook" => "application/vnd.dh.colcook",
+        "dh-probegroup" => "application/vnd.dh.probegroup",
         "glb" => "model/gltf-binary",
         "gltf" => "model/gltf+json",
         "png" => "image/png",
@@ -279,6 +292,9 @@ struct ReadAsset {
     disk: Option<PathBuf>,
 }
 
+/// What a referenced file's bytes must be: `Err` says what the file is instead.
+pub type ContentCheck = fn(&[u8]) -> Result<(), String>;
+
 /// A reference an asset states, to be resolved against the pallet.
 #[derive(Debug, Clone)]
 pub struct StatedRef {
@@ -292,6 +308,12 @@ pub struct StatedRef {
     pub span: crate::jsonc::Span,
     /// The extensions it must name (`[".dh-mat"]`), or empty for any file.
     pub expect: &'static [&'static str],
+    /// Whether it is read from the pallet root (a probe group's `probes`, "the
+    /// pallet-relative path") rather than from the stating file's folder.
+    pub rooted: bool,
+    /// What the named file's bytes must be, where it names a binary of one kind (a probe
+    /// group's `.dh-probegroup`): `Err` says what the file is instead.
+    pub content: Option<ContentCheck>,
 }
 
 /// Compiles the source pallet at `root`: reads `pallet.dh`, every asset, resolves
@@ -409,7 +431,7 @@ fn compile_inner(
         let (w, companions) = check_maps(manifest, &mut read, &roots, deps, &mut reach);
         writes = w;
         generated.extend(companions);
-        check_references(manifest, &mut read);
+        check_references(manifest, &mut read, deps);
         check_renderer_slots(manifest, &mut read);
         reach.report(manifest, deps, &mut out.diagnostics);
     }
@@ -551,7 +573,10 @@ fn read_asset(s: &SourceEntry) -> ReadAsset {
             r.map = Some(map);
         }
     } else {
-        if matches!(s.kind, AssetKind::Object | AssetKind::Voxel) {
+        if matches!(
+            s.kind,
+            AssetKind::Object | AssetKind::Avatar | AssetKind::Voxel
+        ) {
             r.source = crate::jsonc::parse(&file.text).ok();
         }
         let (json, refs) = read_typed(s.kind, &file, &mut r.diags);
@@ -593,18 +618,48 @@ fn read_typed(
                     } else {
                         &[]
                     },
+                    rooted: false,
+                    content: None,
                 })
                 .collect();
             (Some(m.to_json()), refs)
         }
-        AssetKind::Object => {
-            let Some(obj) = crate::schema::object::read_object(file, diags, Mode::Build) else {
+        AssetKind::Object | AssetKind::Avatar => {
+            let before = diags.items.len();
+            let obj = crate::schema::object::read_object(file, diags, Mode::Build);
+            if kind == AssetKind::Avatar {
+                // A member dh.object does not have is told why (001 line 8).
+                let unknown = "unknown member '";
+                let at_top = format!(" in {}; ", crate::schema::object::OBJECT_TYPE);
+                for d in diags.items.iter_mut().skip(before) {
+                    if d.path.is_empty()
+                        && d.message.starts_with(unknown)
+                        && d.message.contains(&at_top)
+                    {
+                        d.message = format!(
+                            "{}; {}",
+                            d.message,
+                            crate::schema::object::AVATAR_MEMBERS_DEFERRED
+                        );
+                    }
+                }
+            }
+            let Some(obj) = obj else {
                 return (None, Vec::new());
             };
             let mut cx = Cx::new(file, diags, Mode::Build);
-            crate::schema::object::validate_object(&mut cx, &obj);
+            let type_id = kind.type_id().unwrap_or(crate::schema::object::OBJECT_TYPE);
+            crate::schema::object::validate_object_as(&mut cx, &obj, type_id);
             let refs = object_references(&obj);
             (Some(obj.to_json()), refs)
+        }
+        AssetKind::Rig => {
+            let Some(rig) = crate::schema::rig::read_rig(file, diags, Mode::Build) else {
+                return (None, Vec::new());
+            };
+            let mut cx = Cx::new(file, diags, Mode::Build);
+            rig.validate(&mut cx);
+            (Some(rig.to_json()), Vec::new())
         }
         AssetKind::Map => {
             let Some(map) = crate::schema::map::read_map(file, diags, Mode::Build) else {
@@ -630,6 +685,8 @@ fn read_typed(
                     reference: reference.to_string(),
                     span,
                     expect: &[],
+                    rooted: false,
+                    content: None,
                 })
                 .collect();
             (Some(def.to_json()), refs)
@@ -1012,7 +1069,7 @@ fn resolve_objects(
     use crate::fold::{cut_before, gather_chain_within, resolve_object, ChainKind, Level};
     let levels: BTreeMap<String, Level> = read
         .iter()
-        .filter(|r| r.kind == AssetKind::Object)
+        .filter(|r| matches!(r.kind, AssetKind::Object | AssetKind::Avatar))
         .filter_map(|r| {
             let json = r.source.clone()?;
             let barcode = Barcode {
@@ -1026,9 +1083,15 @@ fn resolve_objects(
         })
         .collect();
     let within = |p: &str| p == manifest.id || deps.contains(p);
+    // The pallet's rigs that read, by path: what the resolved rules that read a rig ask.
+    let rigs: BTreeMap<String, crate::schema::rig::DhRig> = read
+        .iter()
+        .filter(|r| r.kind == AssetKind::Rig && !r.diags.has_errors())
+        .filter_map(|r| Some((r.path.clone(), rig_of_json(&r.path, r.json.as_ref()?)?)))
+        .collect();
     let mut roots = BTreeMap::new();
     for r in read.iter_mut() {
-        if r.kind != AssetKind::Object || r.diags.has_errors() {
+        if !matches!(r.kind, AssetKind::Object | AssetKind::Avatar) || r.diags.has_errors() {
             continue;
         }
         let Some(leaf) = levels.get(&r.path).cloned() else {
@@ -1064,6 +1127,18 @@ fn resolve_objects(
                         r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
                     }
                 }
+                // The rules held against the whole inherits chain (spec 001 lines 470,
+                // 574), on the chain as resolved.
+                if let (Some(leaf), Some(file)) = (&r.source, &r.file) {
+                    let rig_of = |b: &str| rig_at(manifest, &rigs, deps, b);
+                    for p in crate::schema::object::validate_resolved_object(
+                        leaf,
+                        &folded.value,
+                        &rig_of,
+                    ) {
+                        r.diags.push(p.severity, file, p.span, &p.path, p.message);
+                    }
+                }
                 roots.insert(
                     format!("{}:{}", manifest.id, r.path),
                     root_component_types(&folded.value),
@@ -1083,6 +1158,31 @@ fn resolve_objects(
     roots
 }
 
+/// A rig held as compiled JSON, read in load mode (its own build checked it).
+fn rig_of_json(label: &str, json: &Value) -> Option<crate::schema::rig::DhRig> {
+    let file = SourceFile::new(label, json.to_json());
+    let mut scratch = Diagnostics::new();
+    crate::schema::rig::read_rig(&file, &mut scratch, Mode::Load)
+}
+
+/// The rig `barcode` names: one of this pallet's (`rigs`), or one of a mounted dependency.
+fn rig_at(
+    manifest: &PalletManifestSource,
+    rigs: &BTreeMap<String, crate::schema::rig::DhRig>,
+    deps: &Dependencies,
+    barcode: &str,
+) -> Option<crate::schema::rig::DhRig> {
+    let (pallet, path) = refs::split_barcode(barcode)?;
+    if pallet == manifest.id {
+        return rigs.get(path).cloned();
+    }
+    let b = Barcode {
+        pallet: pallet.to_string(),
+        path: path.to_string(),
+    };
+    rig_of_json(barcode, &deps.json(&b)?)
+}
+
 /// Warns on every `dh.renderer` slot an object's part override binds that the part's mesh
 /// does not have (spec: dh.object, dh.renderer — "Materials bind by slot name"; a name
 /// that binds nothing would leave its slot drawing flat white): the warning names the part
@@ -1093,9 +1193,14 @@ fn resolve_objects(
 fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
     use crate::gltf::{read_scene, ImportOptions, Purpose};
     let mut models: BTreeMap<String, Option<crate::gltf::Model>> = BTreeMap::new();
+    let rigs: BTreeMap<String, crate::schema::rig::DhRig> = read
+        .iter()
+        .filter(|r| r.kind == AssetKind::Rig && !r.diags.has_errors())
+        .filter_map(|r| Some((r.path.clone(), rig_of_json(&r.path, r.json.as_ref()?)?)))
+        .collect();
     for i in 0..read.len() {
         let r = &read[i];
-        if r.kind != AssetKind::Object || r.diags.has_errors() {
+        if !matches!(r.kind, AssetKind::Object | AssetKind::Avatar) || r.diags.has_errors() {
             continue;
         }
         let (Some(file), Some(source)) = (r.file.clone(), r.source.clone()) else {
@@ -1134,12 +1239,20 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
         let Some(model) = model.as_ref() else {
             continue;
         };
+        let mut found = Diagnostics::new();
+        if let Some(resolved) = r.json.as_ref().and_then(|j| j.get("resolved")) {
+            let rig_of = |b: &str| {
+                b.strip_prefix(manifest.id.as_str())
+                    .and_then(|p| p.strip_prefix(':'))
+                    .and_then(|p| rigs.get(p))
+            };
+            check_collider_bones(resolved, &source, &rig_of, model, &path, &file, &mut found);
+        }
         let paths = model.node_paths();
         let children = source
             .get("children")
             .and_then(Value::as_array)
             .unwrap_or(&[]);
-        let mut found = Diagnostics::new();
         for (ci, child) in children.iter().enumerate() {
             let Some(part) = child.get("path").and_then(Value::as_str) else {
                 continue;
@@ -1199,6 +1312,71 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
             }
         }
         read[i].diags.extend(found);
+    }
+}
+
+/// Refuses a resolved root spring collider whose role the rig maps to a bone the model
+/// does not have (spec 001 line 574: "Against the avatar's whole inherits chain it also
+/// refuses ... a mapped bone the model does not have"). The bone is found by name anywhere
+/// in the model (003 line 249: "Model bone names resolve by recursive name search"). Only
+/// where the build reads the model (see [`check_renderer_slots`]) and the rig is this
+/// pallet's (`rig_of`); reported at the leaf's own collider of that id, as the other
+/// resolved rules are.
+fn check_collider_bones<'r>(
+    resolved: &Value,
+    leaf: &Value,
+    rig_of: &dyn Fn(&str) -> Option<&'r crate::schema::rig::DhRig>,
+    model: &crate::gltf::Model,
+    model_path: &str,
+    file: &SourceFile,
+    found: &mut Diagnostics,
+) {
+    let is = |c: &Value, t: &str| c.get("$type").and_then(Value::as_str) == Some(t);
+    let str_of = |c: &Value, k: &str| c.get(k).and_then(Value::as_str).map(str::to_string);
+    let root = resolved
+        .get("components")
+        .and_then(Value::as_array)
+        .unwrap_or(&[]);
+    let Some(barcode) = root
+        .iter()
+        .find(|c| is(c, "dh.skeleton"))
+        .and_then(|c| str_of(c, "rig"))
+    else {
+        return;
+    };
+    let Some(rig) = rig_of(&barcode) else {
+        return;
+    };
+    let leaf_root = leaf
+        .get("components")
+        .and_then(Value::as_array)
+        .unwrap_or(&[]);
+    let names: Vec<&str> = model.nodes.iter().map(|n| n.name.as_str()).collect();
+    for c in root.iter().filter(|c| is(c, "dh.springCollider")) {
+        let (Some(id), Some(role)) = (str_of(c, "id"), str_of(c, "bone")) else {
+            continue;
+        };
+        // A role the rig does not map is the resolved rules' to report.
+        let Some(bone) = rig.bone_of(&role) else {
+            continue;
+        };
+        if names.contains(&bone) {
+            continue;
+        }
+        let Some((k, own)) = leaf_root.iter().enumerate().find(|(_, l)| {
+            is(l, "dh.springCollider") && str_of(l, "id").as_deref() == Some(id.as_str())
+        }) else {
+            continue;
+        };
+        found.error(
+            file,
+            own.span,
+            &format!("components[{k}]"),
+            format!(
+                "spring collider '{id}' hangs on the role '{role}', which its rig '{barcode}' maps to the bone '{bone}', and the model '{model_path}' has no bone of that name{}",
+                crate::diag::did_you_mean(bone, names.iter().copied())
+            ),
+        );
     }
 }
 
@@ -1331,6 +1509,7 @@ fn check_maps(
             let mut cx = Cx::new(&file, &mut r.diags, Mode::Build);
             lit_in_real_time(&mut cx, &map, &r.path, &paths);
         }
+        warn_no_surfaces(&mut r.diags, &file, &map, &info);
         if let Some(leaf) = levels.get(&r.path) {
             let within = |p: &str| deps.contains(p);
             for p in check_map_chain_mounted(leaf, &within, lookup) {
@@ -1387,6 +1566,46 @@ fn lit_in_real_time(
         span,
         format!("lighting.lightmap is enabled and {why}: the map ships lit in real time, every light (\"baked\" ones included) lit live and the sun live whatever bakeSun says"),
     );
+}
+
+/// The one warning a map with neither a world nor a single brush logs (spec 000 "Placing
+/// models", line 401: "A map with neither a world nor a single brush logs one warning
+/// saying so and draws its sky; it is never an error"). Its own records and the ones it
+/// inherits are read, so a child of a map with a world is silent; a chain that goes on
+/// into a pallet this build has not mounted, and a map with errors, are not judged. Ours:
+/// "a world" is any model instance (000 line 375: "The world is the map's first model
+/// instance"), and "a brush" is a boxBrush record or the object it is sugar for, one
+/// holding a dh.box (000 line 363).
+fn warn_no_surfaces(
+    diags: &mut Diagnostics,
+    file: &SourceFile,
+    map: &crate::schema::map::Map,
+    info: &crate::schema::map_rules::MapInfo,
+) {
+    use crate::schema::components::MapComponent;
+    use crate::schema::records::{Record, SourceKind};
+    // A map the build refuses is reported for its errors alone (ours): what it would draw
+    // is moot until they are fixed.
+    if info.chain_open || diags.has_errors() {
+        return;
+    }
+    let surfaces = info.inherited.iter().chain(&map.objects).any(|r| match r {
+        Record::BoxBrush(_) => true,
+        Record::Object(o) => o
+            .components
+            .iter()
+            .any(|c| matches!(c, MapComponent::Box(_))),
+        Record::Instance(inst) => inst.source_kind() == Some(SourceKind::Model),
+        Record::Folder(_) => false,
+    });
+    if !surfaces {
+        diags.warning(
+            file,
+            map.at.span,
+            "objects",
+            "the map has neither a world (a model instance) nor a single brush (a boxBrush, or an object holding a dh.box), so it draws its sky alone; that is never an error (dh.map, Placing models)",
+        );
+    }
 }
 
 /// Names the record each diagnostic of map `file` is about (its JSON path starts at
@@ -1535,6 +1754,8 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
                 reference: reference.clone(),
                 span: *span,
                 expect: &[".dh-mat"],
+                rooted: false,
+                content: None,
             });
         }
     }
@@ -1546,6 +1767,8 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
                 reference: look.clone(),
                 span: map.at.field("look"),
                 expect: &[".dh-look"],
+                rooted: false,
+                content: None,
             });
         }
     }
@@ -1556,6 +1779,8 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
             reference: sky.path.clone(),
             span: sky.at.field("path"),
             expect: &[],
+            rooted: false,
+            content: None,
         });
     }
     for (i, record) in map.objects.iter().enumerate() {
@@ -1566,10 +1791,71 @@ fn map_references(map: &crate::schema::map::Map) -> Vec<StatedRef> {
                 reference: inst.source.clone(),
                 span: inst.at.field("source"),
                 expect: &[],
+                rooted: false,
+                content: None,
+            });
+        }
+        // A probe group's file: "The pallet-relative path of the group's .dh-probegroup
+        // file ... A file that is missing, unreadable or another version is a build
+        // error" (000, dh.lightProbeGroup).
+        for (k, c) in record.components().iter().enumerate() {
+            let crate::schema::components::MapComponent::LightProbeGroup(g) = c else {
+                continue;
+            };
+            if g.probes.trim().is_empty() {
+                continue; // refused by the component's own rules
+            }
+            out.push(StatedRef {
+                what: "dh.lightProbeGroup 'probes'".into(),
+                path: format!("objects[{i}].components[{k}].probes"),
+                reference: g.probes.clone(),
+                span: g.at.field("probes"),
+                expect: &[PROBE_GROUP_EXTENSION],
+                rooted: true,
+                content: Some(probe_group_header),
             });
         }
     }
     out
+}
+
+/// The extension of a probe group's file.
+pub const PROBE_GROUP_EXTENSION: &str = ".dh-probegroup";
+
+/// The magic a `.dh-probegroup` file starts with (000, dh.lightProbeGroup: "The file
+/// (DHPG, version 1, ...)").
+pub const PROBE_GROUP_MAGIC: &[u8; 4] = b"DHPG";
+
+/// The length of a `.dh-probegroup` file's header ("a 64-byte header").
+pub const PROBE_GROUP_HEADER_LEN: usize = 64;
+
+/// Whether `bytes` can be a probe group's file: the `DHPG` magic and a whole 64-byte
+/// header. The spec names the version (1) but not where in the header it lies, so the
+/// version is read where the file is loaded, not here (ours).
+fn probe_group_header(bytes: &[u8]) -> Result<(), String> {
+    if !bytes.starts_with(PROBE_GROUP_MAGIC) {
+        let head: String = bytes
+            .iter()
+            .take(4)
+            .map(|b| {
+                if b.is_ascii_graphic() {
+                    char::from(*b).to_string()
+                } else {
+                    format!("\\x{b:02x}")
+                }
+            })
+            .collect();
+        return Err(format!(
+            "not a probe group file: it starts '{head}' where a .dh-probegroup starts 'DHPG'"
+        ));
+    }
+    if bytes.len() < PROBE_GROUP_HEADER_LEN {
+        return Err(format!(
+            "cut short: {} bytes, where a .dh-probegroup's header alone is {PROBE_GROUP_HEADER_LEN}",
+            bytes.len()
+        ));
+    }
+    Ok(())
 }
 
 /// The references an object states: its model and what its added records place (its
@@ -1583,7 +1869,17 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
             reference: model.clone(),
             span: obj.at.field("model"),
             expect: &[],
+            rooted: false,
+            content: None,
         });
+    }
+    component_references(&obj.components, "components", &mut out);
+    for (ci, child) in obj.children.iter().enumerate() {
+        component_references(
+            &child.components,
+            &format!("children[{ci}].components"),
+            &mut out,
+        );
     }
     for (i, record) in obj.objects.iter().enumerate() {
         if let Some(source) = &record.source {
@@ -1593,23 +1889,159 @@ fn object_references(obj: &crate::schema::object::DhObject) -> Vec<StatedRef> {
                 reference: source.clone(),
                 span: record.at.field("source"),
                 expect: &[],
+                rooted: false,
+                content: None,
             });
+        }
+        component_references(
+            &record.components,
+            &format!("objects[{i}].components"),
+            &mut out,
+        );
+        for (ci, child) in record.children.iter().enumerate() {
+            component_references(
+                &child.components,
+                &format!("objects[{i}].children[{ci}].components"),
+                &mut out,
+            );
         }
     }
     out
 }
 
+/// The assets an object's components name, each of which must be a file of the pallet or
+/// of a mounted dependency (spec 001 line 262: "The compiler refuses a material that does
+/// not resolve"; line 360: "a clip that is not a stored audio file ... here or in a
+/// declared dependency"): every slot of a dh.renderer, a dh.box's material, a
+/// dh.collider's and its shapes' materials (an object owns no slot table, so each names an
+/// asset, 001 line 589), every clip of a dh.reaction's sound actions, and a dh.skeleton's
+/// rig (001 line 271), which must be a `.dh-rig`. A value whose
+/// extension is wrong is refused by the component's own rules and not listed again.
+fn component_references(
+    components: &[crate::schema::object_components::ObjectComponent],
+    list_path: &str,
+    out: &mut Vec<StatedRef>,
+) {
+    use crate::schema::object_components::{
+        is_material_asset, ObjectComponent, ReactionAction, AUDIO_EXTENSIONS,
+    };
+    let material = |what: String, path: String, reference: &str, span| StatedRef {
+        what,
+        path,
+        reference: reference.to_string(),
+        span,
+        expect: &[".dh-mat"],
+        rooted: false,
+        content: None,
+    };
+    for (k, c) in components.iter().enumerate() {
+        let at = format!("{list_path}[{k}]");
+        match c {
+            ObjectComponent::Renderer(r) => {
+                for (slot, span, m) in r.materials.iter().flat_map(|t| t.entries.iter()) {
+                    if is_material_asset(m) {
+                        out.push(material(
+                            format!("dh.renderer slot '{slot}'"),
+                            format!("{at}.materials.{slot}"),
+                            m,
+                            *span,
+                        ));
+                    }
+                }
+            }
+            ObjectComponent::Skeleton(sk) => {
+                // 001 line 271: "rig: The rig definition, relative or a barcode".
+                if let Some(rig) = &sk.rig {
+                    out.push(StatedRef {
+                        what: "dh.skeleton 'rig'".into(),
+                        path: format!("{at}.rig"),
+                        reference: rig.clone(),
+                        span: sk.at.field("rig"),
+                        expect: &[crate::schema::rig::RIG_EXTENSION],
+                        rooted: false,
+                        content: None,
+                    });
+                }
+            }
+            ObjectComponent::Box(b) => {
+                if let Some(m) = b.inner.material.as_deref().filter(|m| is_material_asset(m)) {
+                    out.push(material(
+                        "dh.box 'material'".into(),
+                        format!("{at}.material"),
+                        m,
+                        b.at.field("material"),
+                    ));
+                }
+            }
+            ObjectComponent::Collider(col) => {
+                if let Some(m) = col
+                    .inner
+                    .material
+                    .as_deref()
+                    .filter(|m| is_material_asset(m))
+                {
+                    out.push(material(
+                        "dh.collider 'material'".into(),
+                        format!("{at}.material"),
+                        m,
+                        col.at.field("material"),
+                    ));
+                }
+                for (si, shape) in col.inner.shapes.iter().flatten().enumerate() {
+                    if let Some(m) = shape.material().filter(|m| is_material_asset(m)) {
+                        out.push(material(
+                            format!("dh.collider shapes[{si}] 'material'"),
+                            format!("{at}.shapes[{si}].material"),
+                            m,
+                            shape.at().field("material"),
+                        ));
+                    }
+                }
+            }
+            ObjectComponent::Reaction(r) => {
+                for (ai, a) in r.actions.iter().flatten().enumerate() {
+                    let (tag, clips, a_at) = match a {
+                        ReactionAction::PlaySound(p) => ("dh.playSound", &p.clips, &p.at),
+                        ReactionAction::SpeakSound(p) => ("dh.speakSound", &p.clips, &p.at),
+                    };
+                    for (ci, clip) in clips.iter().enumerate() {
+                        let lower = clip.to_ascii_lowercase();
+                        if !AUDIO_EXTENSIONS.iter().any(|e| lower.ends_with(e)) {
+                            continue;
+                        }
+                        out.push(StatedRef {
+                            what: format!("{tag} clip"),
+                            path: format!("{at}.actions[{ai}].clips[{ci}]"),
+                            reference: clip.clone(),
+                            span: a_at.field("clips"),
+                            expect: AUDIO_EXTENSIONS,
+                            rooted: false,
+                            content: None,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Resolves every stated reference against the pallet's files and its declared
-/// dependencies; a miss is an error that offers the `/`-form when the pallet root holds a
-/// file of that name.
-fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
+/// dependencies. A miss in this pallet is an error that offers the `/`-form when the pallet
+/// root holds a file of that name, else the nearest file of the kind it must name ("did
+/// you mean"); a miss in a dependency the build has mounted is an error the same way (one
+/// that is not mounted is checked where it loads). A file that must be of one binary kind
+/// (a probe group's) is read and refused when it is not.
+fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset], deps: &Dependencies) {
     let paths: BTreeMap<String, ()> = read.iter().map(|r| (r.path.clone(), ())).collect();
     let textures = check_textures(manifest, read);
+    let contents = check_contents(manifest, read);
     for r in read.iter_mut() {
         let Some(file) = &r.file else { continue };
         for s in &r.references {
             let mut cx = Cx::new(file, &mut r.diags, Mode::Build);
-            match refs::resolve(&s.reference, &manifest.id, &r.path, &manifest.dependencies) {
+            let from = if s.rooted { "" } else { r.path.as_str() };
+            match refs::resolve(&s.reference, &manifest.id, from, &manifest.dependencies) {
                 Err(e) => cx.at_path(&s.path, |cx| cx.error(s.span, format!("{}: {e}", s.what))),
                 Ok(Barcode { pallet, path }) => {
                     if !s.expect.is_empty() && !s.expect.iter().any(|e| path.ends_with(e)) {
@@ -1627,7 +2059,10 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                         continue;
                     }
                     if pallet != manifest.id {
-                        continue; // checked where it lives, and where it is loaded
+                        if let Some(message) = missing_in_dependency(s, deps, &pallet, &path) {
+                            cx.at_path(&s.path, |cx| cx.error(s.span, message));
+                        }
+                        continue; // otherwise checked where it lives, and where it is loaded
                     }
                     if let Some(Err(why)) = textures
                         .get(&path)
@@ -1639,6 +2074,12 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                         continue;
                     }
                     if paths.contains_key(&path) || holds_pieces(&paths, &path) {
+                        if let Some(Err(why)) = contents.get(&path).filter(|_| s.content.is_some())
+                        {
+                            cx.at_path(&s.path, |cx| {
+                                cx.error(s.span, format!("{}: '{}' is {why}", s.what, s.reference))
+                            });
+                        }
                         continue;
                     }
                     // "when the pallet root holds a file of that name the error offers
@@ -1650,11 +2091,11 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
                         &manifest.dependencies,
                     );
                     let offer = match from_root {
-                        Ok(b) if paths.contains_key(&b.path) => format!(
+                        Ok(b) if !s.rooted && paths.contains_key(&b.path) => format!(
                             "; the pallet root holds that file: write '{}'",
                             refs::rooted_form(&b.path)
                         ),
-                        _ => String::new(),
+                        _ => nearest_file(s, &path, paths.keys().map(String::as_str)),
                     };
                     cx.at_path(&s.path, |cx| {
                         cx.error(
@@ -1669,6 +2110,97 @@ fn check_references(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
             }
         }
     }
+}
+
+/// "; did you mean `/materials/fur.dh-mat`?" with the file of `files` nearest to `path`
+/// among those of the kind `s` must name (any file when it names no kind), written the
+/// way `s` is read (a rooted reference as its pallet path, any other from the root), or ""
+/// when none is near.
+fn nearest_file<'a>(s: &StatedRef, path: &str, files: impl Iterator<Item = &'a str>) -> String {
+    let kind: Vec<&str> = files
+        .filter(|f| s.expect.is_empty() || s.expect.iter().any(|e| f.ends_with(e)))
+        .collect();
+    match closest_by_name(path, &kind) {
+        Some(c) if s.rooted => format!("; did you mean `{c}`?"),
+        Some(c) => format!("; did you mean `{}`?", refs::rooted_form(c)),
+        None => String::new(),
+    }
+}
+
+/// The error for a reference into pallet `pallet` that is mounted but holds no `path`,
+/// with the nearest of its files of the right kind; `None` when it holds it, when the
+/// pallet is not mounted (checked where it loads), or when `path` names no file (a folder
+/// of pieces is told by its contents).
+fn missing_in_dependency(
+    s: &StatedRef,
+    deps: &Dependencies,
+    pallet: &str,
+    path: &str,
+) -> Option<String> {
+    let mounted = deps.pallet(pallet)?;
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if !file.contains('.') || mounted.entry(path).is_some() {
+        return None;
+    }
+    let names: Vec<String> = mounted
+        .entries()
+        .map(|e| format!("{pallet}:{}", e.path))
+        .filter(|n| s.expect.is_empty() || s.expect.iter().any(|e| n.ends_with(e)))
+        .collect();
+    let wanted = format!("{pallet}:{path}");
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let offer = closest_by_name(&wanted, &names)
+        .map(|c| format!("; did you mean `{c}`?"))
+        .unwrap_or_default();
+    Some(format!(
+        "{}: '{}' resolves to {wanted}, which the mounted pallet '{pallet}' does not hold{offer}",
+        s.what, s.reference
+    ))
+}
+
+/// The file of `files` whose name (the last `/` segment) is nearest to `path`'s
+/// ([`crate::diag::closest`]), so a folder's long shared prefix never makes two unrelated
+/// names look alike.
+fn closest_by_name<'a>(path: &str, files: &[&'a str]) -> Option<&'a str> {
+    let name_of = |p: &'a str| p.rsplit(['/', ':']).next().unwrap_or(p);
+    let names: Vec<&str> = files.iter().map(|f| name_of(f)).collect();
+    let near = crate::diag::closest(name_of_str(path), names.iter().copied())?;
+    files.iter().copied().find(|f| name_of(f) == near)
+}
+
+fn name_of_str(p: &str) -> &str {
+    p.rsplit(['/', ':']).next().unwrap_or(p)
+}
+
+/// Reads, once each, every file of this pallet a reference says must be of one binary
+/// kind ([`StatedRef::content`]), by pallet path: `Ok`, or what the file is instead.
+fn check_contents(
+    manifest: &PalletManifestSource,
+    read: &[ReadAsset],
+) -> BTreeMap<String, Result<(), String>> {
+    let mut out = BTreeMap::new();
+    for r in read {
+        for s in &r.references {
+            let Some(check) = s.content else { continue };
+            let from = if s.rooted { "" } else { r.path.as_str() };
+            let Ok(b) = refs::resolve(&s.reference, &manifest.id, from, &manifest.dependencies)
+            else {
+                continue;
+            };
+            if b.pallet != manifest.id || out.contains_key(&b.path) {
+                continue;
+            }
+            let Some(target) = read.iter().find(|t| t.path == b.path) else {
+                continue;
+            };
+            let verdict = match &target.raw {
+                Some(bytes) => check(bytes),
+                None => Err("not a binary file the build could read".to_string()),
+            };
+            out.insert(b.path, verdict);
+        }
+    }
+    out
 }
 
 /// Whether the member `member` of an asset of `kind` names a texture: a material's
@@ -2049,7 +2581,7 @@ fn ship_converted(manifest: &PalletManifestSource, read: &mut [ReadAsset], cache
 fn object_fbx(manifest: &PalletManifestSource, read: &[ReadAsset]) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
     for (i, r) in read.iter().enumerate() {
-        if r.kind != AssetKind::Object || r.diags.has_errors() {
+        if !matches!(r.kind, AssetKind::Object | AssetKind::Avatar) || r.diags.has_errors() {
             continue;
         }
         let Some(resolved) = r.json.as_ref().and_then(|j| j.get("resolved")) else {

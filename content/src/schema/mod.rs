@@ -10,5 +10,6 @@ pub mod model;
 pub mod object;
 pub mod object_components;
 pub mod records;
+pub mod rig;
 pub mod surface;
 pub mod voxel;

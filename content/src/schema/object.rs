@@ -7,8 +7,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::diag::{Diagnostics, SourceFile};
-use crate::jsonc::{Kind, Value};
+use crate::diag::{Diagnostics, Severity, SourceFile};
+use crate::jsonc::{Kind, Span, Value};
 use crate::read::{At, Cx, FromJson, Mode, ToJson};
 use crate::schema::common::{Guid, Vec3};
 use crate::schema::components::logic::{check_bodies, Body};
@@ -19,6 +19,15 @@ use crate::schema::object_components::{
 
 /// The type id a compiled object's `$type` states.
 pub const OBJECT_TYPE: &str = "dh.object";
+
+/// The type id a compiled avatar's `$type` states: `dh.avatar` extends dh.object (spec
+/// 001 line 8) and is read by the same schema.
+pub const AVATAR_TYPE: &str = "dh.avatar";
+
+/// What a `.dh-avatar` member dh.object does not have is told beside the closed-field
+/// error: the spec says dh.avatar extends dh.object (001 line 8) but defines no member of
+/// its own, so it takes dh.object's members alone until it does.
+pub const AVATAR_MEMBERS_DEFERRED: &str = "dh.avatar extends dh.object, and the members it adds of its own are not defined by the spec yet, so an avatar takes dh.object's members alone";
 
 /// The longest an added record's id may be.
 pub const MAX_RECORD_ID_LEN: usize = 64;
@@ -220,20 +229,26 @@ fn check_zero_scale(cx: &mut Cx, at: &At, scale: Option<Vec3>) {
 
 /// Runs every build-time rule of an object read by [`read_object`].
 pub fn validate_object(cx: &mut Cx, obj: &DhObject) {
-    validate_object_inner(cx, obj, false);
+    validate_object_as(cx, obj, OBJECT_TYPE);
+}
+
+/// [`validate_object`] for a file whose type is `type_id`: [`OBJECT_TYPE`] for a
+/// `.dh-obj`, [`AVATAR_TYPE`] for a `.dh-avatar` (the `$type` it may state).
+pub fn validate_object_as(cx: &mut Cx, obj: &DhObject, type_id: &str) {
+    validate_object_inner(cx, obj, false, type_id);
     if cx.mode == Mode::Load {
         warn_unknown_components(cx, obj);
     }
 }
 
-fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool) {
+fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool, type_id: &str) {
     let at = &obj.at;
     if let Some(t) = &obj.type_id {
-        if t != OBJECT_TYPE {
+        if t != type_id {
             cx.error_at(
                 at,
                 at.field("$type"),
-                format!("'$type' is '{t}', but this is a '{OBJECT_TYPE}'"),
+                format!("'$type' is '{t}', but this is a '{type_id}'"),
             );
         }
     }
@@ -245,7 +260,7 @@ fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool) {
                 "a source never states 'resolved': the compiler adds it, holding the whole object as it resolved it",
             );
         } else {
-            validate_object_inner(cx, resolved, true);
+            validate_object_inner(cx, resolved, true, type_id);
         }
     }
     if is_resolved && obj.inherits.is_some() {
@@ -275,17 +290,10 @@ fn validate_object_inner(cx: &mut Cx, obj: &DhObject, is_resolved: bool) {
             );
         }
     }
-    for field in ["position", "rotation", "scale"] {
-        if at.has(field) && !is_resolved {
-            cx.warning_at(
-                at,
-                at.field(field),
-                format!(
-                    "the object poses its own root ('{field}'): every placement replaces the root's transform, discarding it; pose the node under the root instead"
-                ),
-            );
-        }
-    }
+    // The root's own transform is ordinary data (spec 001 line 18: "`position`,
+    // `rotation`, `scale` ... The root's own transform"): a placement lays its own
+    // transform over it member by member by the one merge rule (001 lines 58-62), so it
+    // is neither refused nor warned on.
     check_zero_scale(cx, at, obj.scale.map(|s| s.axes()));
 
     let layer = if obj.is_variant() {
@@ -593,4 +601,282 @@ fn warn_unknown_components(cx: &mut Cx, obj: &DhObject) {
             }
         }
     }
+}
+
+/// A rule the resolved object breaks, located in the source of the object being built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedProblem {
+    /// Error or warning.
+    pub severity: Severity,
+    /// Where in the object's own source (its component that takes part).
+    pub span: Span,
+    /// The JSON path there (`components[2]`, `children[0].components[1]`).
+    pub path: String,
+    /// The message.
+    pub message: String,
+}
+
+/// The rules held against an object's whole inherits chain, run on its `resolved` member
+/// (every layer merged by the one merge rule): each root `dh.springCollider` as resolved
+/// ([`SpringCollider::validate_resolved`](crate::schema::object_components::SpringCollider::validate_resolved):
+/// no anchor, no shape, a capsule with no tail, no radius; spec 001 line 574, "Against
+/// the avatar's whole inherits chain it also refuses ... a collider with no anchor or no
+/// shape, and a capsule with no tail"), and on a variant each part's `dh.springBone` as
+/// resolved (the mode rule, 001 line 470, which a variant leaving `mode` to its base
+/// could not be held to alone).
+///
+/// Where the resolved root carries a `dh.skeleton` whose rig `rig_of` knows (asked with
+/// the rig's barcode, as `resolved` states it), the rules that read the rig run too: a
+/// collider's `bone` must be a role the rig maps (001 line 574, "Against the avatar's
+/// whole inherits chain it also refuses a role the rig does not map"), and a `dh.eyes`
+/// warns when the rig has no eyes at all (no eye bone, no eyelid shape), or sets `look`
+/// on a rig that cannot turn its eyes (no eye bone) (001 line 331), and a graft of a link
+/// to the root must hang its chain from a bone the rig maps (`check_grafts`, 001 line
+/// 427).
+///
+/// `leaf` is the object's own source. A problem is reported at the leaf's component of the
+/// same key (a collider by its id, a chain by its part's path, the one `dh.eyes`) and only
+/// where the leaf states one: a component a variant inherits untouched is its base's,
+/// reported by the base's own build.
+pub fn validate_resolved_object(
+    leaf: &Value,
+    resolved: &Value,
+    rig_of: &dyn Fn(&str) -> Option<crate::schema::rig::DhRig>,
+) -> Vec<ResolvedProblem> {
+    let is_variant = leaf
+        .get("inherits")
+        .is_some_and(|i| !matches!(i.kind, Kind::Null));
+    let file = SourceFile::new("resolved", resolved.to_json());
+    let mut out = Vec::new();
+    let list = |v: &Value, key: &str| -> Vec<Value> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(<[Value]>::to_vec)
+            .unwrap_or_default()
+    };
+    let is = |c: &Value, t: &str| c.get("$type").and_then(Value::as_str) == Some(t);
+    let leaf_root = list(leaf, "components");
+    let root = list(resolved, "components");
+    let rig = root
+        .iter()
+        .find(|c| is(c, "dh.skeleton"))
+        .and_then(|c| c.get("rig"))
+        .and_then(Value::as_str)
+        .and_then(|b| rig_of(b).map(|r| (b.to_string(), r)));
+    let roles_of = |rig: &crate::schema::rig::DhRig| {
+        let roles = rig.roles();
+        if roles.is_empty() {
+            "it maps no humanoid bone".to_string()
+        } else {
+            format!("the roles it maps are: {}", roles.join(", "))
+        }
+    };
+    for c in root.iter().filter(|c| is(c, "dh.springCollider")) {
+        let Some(id) = c.get("id").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some((k, own)) = leaf_root.iter().enumerate().find(|(_, l)| {
+            is(l, "dh.springCollider") && l.get("id").and_then(Value::as_str) == Some(id)
+        }) else {
+            continue;
+        };
+        let mut scratch = Diagnostics::new();
+        let Some(collider) = read_component(&file, c, |c| match c {
+            ObjectComponent::SpringCollider(s) => Some(s),
+            _ => None,
+        }) else {
+            continue;
+        };
+        {
+            let mut cx = Cx::new(&file, &mut scratch, Mode::Load);
+            collider.validate_resolved(&mut cx);
+            if let (Some((barcode, rig)), Some(role)) = (&rig, &collider.bone) {
+                let is_role =
+                    crate::schema::object_components::HUMANOID_ROLES.contains(&role.as_str());
+                if is_role && rig.bone_of(role).is_none() {
+                    out.push(ResolvedProblem {
+                        severity: Severity::Error,
+                        span: own.span,
+                        path: format!("components[{k}]"),
+                        message: format!(
+                            "spring collider '{id}' hangs on the role '{role}', which its rig '{barcode}' does not map; {}",
+                            roles_of(rig)
+                        ),
+                    });
+                }
+            }
+        }
+        out.extend(scratch.errors().map(|d| ResolvedProblem {
+            severity: Severity::Error,
+            span: own.span,
+            path: format!("components[{k}]"),
+            message: d.message.clone(),
+        }));
+    }
+    if let (Some((barcode, rig)), Some(eyes), Some((k, own))) = (
+        &rig,
+        root.iter().find(|c| is(c, "dh.eyes")),
+        leaf_root.iter().enumerate().find(|(_, l)| is(l, "dh.eyes")),
+    ) {
+        if let Some(eyes) = read_component(&file, eyes, |c| match c {
+            ObjectComponent::Eyes(e) => Some(e),
+            _ => None,
+        }) {
+            let message = if !rig.has_eyes() {
+                Some(format!(
+                    "the avatar states dh.eyes, but its rig '{barcode}' has no eyes at all: it maps no eye bone (LeftEye, RightEye) and names no eyelids.blink shape"
+                ))
+            } else if eyes.look.is_some() && !rig.can_turn_eyes() {
+                Some(format!(
+                    "dh.eyes sets 'look', but its rig '{barcode}' cannot turn its eyes: it maps no eye bone (LeftEye, RightEye)"
+                ))
+            } else {
+                None
+            };
+            out.extend(message.map(|message| ResolvedProblem {
+                severity: Severity::Warning,
+                span: own.span,
+                path: format!("components[{k}]"),
+                message,
+            }));
+        }
+    }
+    if let Some((barcode, rig)) = &rig {
+        out.extend(check_grafts(leaf, resolved, barcode, rig));
+    }
+    if !is_variant {
+        // A base's chains were held to the mode rule on their own layer.
+        return out;
+    }
+    let leaf_children = list(leaf, "children");
+    for part in list(resolved, "children") {
+        let Some(path) = part.get("path").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some((ci, own_part)) = leaf_children
+            .iter()
+            .enumerate()
+            .find(|(_, l)| l.get("path").and_then(Value::as_str) == Some(path))
+        else {
+            continue;
+        };
+        let own_list = list(own_part, "components");
+        let Some((k, own)) = own_list
+            .iter()
+            .enumerate()
+            .find(|(_, l)| is(l, "dh.springBone"))
+        else {
+            continue;
+        };
+        for c in list(&part, "components")
+            .iter()
+            .filter(|c| is(c, "dh.springBone"))
+        {
+            let mut scratch = Diagnostics::new();
+            if let Some(chain) = read_component(&file, c, |c| match c {
+                ObjectComponent::SpringBone(s) => Some(s),
+                _ => None,
+            }) {
+                let mut cx = Cx::new(&file, &mut scratch, Mode::Load);
+                chain.validate_resolved(&mut cx);
+            }
+            out.extend(scratch.errors().map(|d| ResolvedProblem {
+                severity: Severity::Error,
+                span: own.span,
+                path: format!("children[{ci}].components[{k}]"),
+                message: format!("part '{path}': {}", d.message),
+            }));
+        }
+    }
+    out
+}
+
+/// The grafts of the armature links that link to the object's root (`target` `""`), on
+/// its parts and its added records, as resolved: each base bone must be one the root's rig
+/// maps, a standard humanoid name or one of its customBones (001 line 427: "the value is
+/// a bone the rig maps ... a base bone the rig does not have, is a build error naming
+/// both"). Reported at the leaf's own link (a part's by its path, a record's by its id).
+fn check_grafts(
+    leaf: &Value,
+    resolved: &Value,
+    barcode: &str,
+    rig: &crate::schema::rig::DhRig,
+) -> Vec<ResolvedProblem> {
+    let list = |v: &Value, key: &str| -> Vec<Value> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .map(<[Value]>::to_vec)
+            .unwrap_or_default()
+    };
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+    let link = |c: &Value| c.get("$type").and_then(Value::as_str) == Some("dh.armatureLink");
+    let mut out = Vec::new();
+    // (list member, the key an owner is matched by) for parts and added records.
+    for (member, key) in [("children", "path"), ("objects", "id")] {
+        let own = list(leaf, member);
+        for owner in list(resolved, member) {
+            let Some(name) = text(&owner, key) else {
+                continue;
+            };
+            let Some((i, own_owner)) = own
+                .iter()
+                .enumerate()
+                .find(|(_, o)| text(o, key).as_deref() == Some(name.as_str()))
+            else {
+                continue;
+            };
+            let Some(l) = list(&owner, "components")
+                .into_iter()
+                .find(|c| link(c) && text(c, "target").as_deref() == Some(""))
+            else {
+                continue;
+            };
+            let Some((k, own_link)) = list(own_owner, "components")
+                .into_iter()
+                .enumerate()
+                .find(|(_, c)| link(c))
+            else {
+                continue;
+            };
+            let Some(Kind::Object(grafts)) = l.get("graft").map(|g| &g.kind) else {
+                continue;
+            };
+            for g in grafts {
+                let Some(base) = g.value.as_str() else {
+                    continue;
+                };
+                if rig.maps_bone(base) {
+                    continue;
+                }
+                out.push(ResolvedProblem {
+                    severity: Severity::Error,
+                    span: own_link.span,
+                    path: format!("{member}[{i}].components[{k}]"),
+                    message: format!(
+                        "'graft' hangs the chain '{}' from the base bone '{base}', which the rig '{barcode}' does not have: a base bone is a standard humanoid name the rig maps or one of its customBones{}",
+                        g.key,
+                        crate::diag::did_you_mean(
+                            base,
+                            rig.roles()
+                                .into_iter()
+                                .chain(rig.custom_bones_or_default().iter().map(String::as_str))
+                        )
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One component of a resolved object, read as its type (`pick` keeps the variant wanted);
+/// its reading's diagnostics are dropped (every layer was read in its own file).
+fn read_component<T>(
+    file: &SourceFile,
+    v: &Value,
+    pick: impl FnOnce(ObjectComponent) -> Option<T>,
+) -> Option<T> {
+    let mut scratch = Diagnostics::new();
+    let mut cx = Cx::new(file, &mut scratch, Mode::Load);
+    ObjectComponent::from_json(&mut cx, v).and_then(pick)
 }

@@ -667,6 +667,28 @@ impl SpringBone {
     }
 }
 
+impl SpringBone {
+    /// The rule held against the whole inherits chain, on the chain as resolved (every
+    /// layer merged field by field): authoring a field from the other mode is a compile
+    /// error (spec 001 line 470), whichever layer wrote the field and whichever the mode
+    /// (unset on every layer: `jiggle`, line 445).
+    pub fn validate_resolved(&self, cx: &mut Cx) {
+        match self.mode_or_default() {
+            SpringMode::Jiggle if self.spring.is_some() => cx.error_at(
+                &self.at,
+                self.at.field("spring"),
+                "'spring' is a physBones field, and this chain's mode as its inherits chain resolves it is 'jiggle': authoring a field from the other mode is a compile error (jiggle authors 'damping')",
+            ),
+            SpringMode::PhysBones if self.damping.is_some() => cx.error_at(
+                &self.at,
+                self.at.field("damping"),
+                "'damping' is a jiggle field, and this chain's mode as its inherits chain resolves it is 'physBones': authoring a field from the other mode is a compile error (physBones authors 'spring')",
+            ),
+            _ => {}
+        }
+    }
+}
+
 // ---- dh.springCollider -----------------------------------------------------------------
 
 /// A spring collider's shape. `plane`, `insideSphere` and `insideCapsule` are reserved
