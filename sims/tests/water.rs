@@ -439,3 +439,12 @@ fn water_shapes_are_a_trigger_or_box_whose_material_is_water() {
     assert!(matches!(ball[0].0, dh_sims::ColliderShape::Sphere { radius, .. } if radius == 1.5));
     assert!(shapes("gone").is_empty(), "not in the world");
 }
+
+#[test]
+fn a_props_mass_reads_before_the_first_step() {
+    // The mass is the prop's own from the moment it is minted (its center of mass
+    // dropped does not change it): 30 kg.
+    let (w, c) = floor_and_crate(PhysicsParams::default(), STONE);
+    let mass = w.body_mass(c).unwrap_or_else(|e| panic!("{e}"));
+    near(mass, 30.0, 1e-4, "mass before a step");
+}

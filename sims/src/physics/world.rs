@@ -379,6 +379,11 @@ impl PhysicsWorld {
             self.moving.insert(handle);
         }
         if let Some((own_grip, center, half, volume)) = prop {
+            // The mass reads right before the first step (rapier folds the body's own mass
+            // properties in when it steps).
+            if let Some(body) = self.rapier.bodies.get_mut(rb) {
+                body.recompute_mass_properties_from_colliders(&self.rapier.colliders);
+            }
             self.note_prop(
                 handle,
                 Prop {
