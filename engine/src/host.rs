@@ -37,7 +37,8 @@ use dh_content::schema::surface::surface_preset;
 use dh_jobs::{FrameTimer, JobGraph, Lane, Scheduler};
 use dh_sims::physics::{
     self, BodyHandle, BodyKind, PawnInput, PawnWater, PhysicsParams, PhysicsWorld, ShapeSpec,
-    SpawnPose, SpawnRng, SwimParams, TeleportVelocity,
+    SpawnPose, SpawnRng, SwimParams, TeleportVelocity, WaterAt, WaterHandle, WaterMedium,
+    WaterParams, WaterQuery,
 };
 use dh_sims::{
     Body, BodyRole, Button, Collider, ColliderShape, Input, Light, MapContext, Mover, Name,
@@ -151,14 +152,33 @@ struct Bodies {
     owners: HashMap<BodyHandle, hecs::Entity>,
     /// Kinematic bodies, in author order: moved to their records' carried poses each tick.
     kinematic: Vec<(hecs::Entity, BodyHandle)>,
+    /// Each record's water bodies (spec `dh.map` 000:209, 000:464: its shapes whose
+    /// material has a `water` block).
+    water: HashMap<hecs::Entity, Vec<WaterHandle>>,
+    /// What each material slot is as water, read once from its material.
+    water_media: Vec<Option<WaterMedium>>,
 }
 
 /// The physics world's parameters as the preferences set them: `world.tickRate`,
-/// `world.stepHeight`, and ours, `world.gravity` and `world.pawn.*`. Refused, as
-/// [`HostError::Params`], when they do not fit together.
+/// `world.stepHeight`, `world.prop.*`, `world.water.*`, `world.swim.*`, and ours,
+/// `world.gravity` and `world.pawn.*`. Refused, as [`HostError::Params`], when they do
+/// not fit together.
 pub fn physics_params(prefs: &Prefs, tick_rate: u32) -> Result<PhysicsParams, HostError> {
     use crate::prefs::*;
     let d = PhysicsParams::default();
+    let dw = WaterParams::default();
+    let water = WaterParams {
+        samples: prefs
+            .int(WATER_SAMPLES)
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .unwrap_or(dw.samples),
+        footprint: prefs.float32(WATER_FOOTPRINT, dw.footprint),
+        linear_damping: prefs.float32(WATER_LINEAR_DAMPING, dw.linear_damping),
+        angular_damping: prefs.float32(WATER_ANGULAR_DAMPING, dw.angular_damping),
+        max_roll_rate: prefs.float32(WATER_MAX_ROLL_RATE, dw.max_roll_rate),
+        center_of_mass_drop: prefs.float32(WATER_CENTER_OF_MASS_DROP, dw.center_of_mass_drop),
+    };
     let params = PhysicsParams {
         tick_rate: tick_rate as f32,
         step_height: prefs.step_height(),
@@ -173,6 +193,10 @@ pub fn physics_params(prefs: &Prefs, tick_rate: u32) -> Result<PhysicsParams, Ho
         prop_push_speed: prefs.float32(PROP_PUSH_SPEED, d.prop_push_speed),
         prop_push_response: prefs.float32(PROP_PUSH_RESPONSE, d.prop_push_response),
         prop_push_reach: prefs.float32(PROP_PUSH_REACH, d.prop_push_reach),
+        prop_friction: prefs.float32(PROP_FRICTION, d.prop_friction),
+        prop_ground_probe: prefs.float32(PROP_GROUND_PROBE, d.prop_ground_probe),
+        water,
+        swim: swim_params(prefs),
     };
     params
         .validate()
@@ -240,9 +264,34 @@ impl Voxels {
     /// The water at world point `point`: the first volume in the world (author order)
     /// whose fluids answer there, as a pawn swims in it.
     fn water_at(&self, sim: &SimWorld, point: Vec3, swim: SwimParams) -> Option<PawnWater> {
+        let w = VoxelWater {
+            records: &self.records,
+            sim,
+        }
+        .water_at(point)?;
+        Some(PawnWater {
+            surface: w.surface,
+            density: w.medium.density,
+            viscosity: w.medium.viscosity,
+            swim,
+        })
+    }
+}
+
+/// The voxel volumes' fluids as the physics world's water query (spec `dh.voxel` 004:481:
+/// "a crate floats in it"): what the props' buoyancy reads where the map's own water
+/// bodies hold none.
+struct VoxelWater<'a> {
+    records: &'a [VoxelRecord],
+    sim: &'a SimWorld,
+}
+
+impl WaterQuery for VoxelWater<'_> {
+    /// The first volume in the world (author order) whose fluids answer at `point`.
+    fn water_at(&self, point: Vec3) -> Option<WaterAt> {
         let p = point.as_dvec3();
-        for r in &self.records {
-            if !sim.in_world(r.entity) {
+        for r in self.records {
+            if !self.sim.in_world(r.entity) {
                 continue;
             }
             for w in &r.water {
@@ -250,11 +299,12 @@ impl Voxels {
                     continue;
                 };
                 let medium = medium_of(sample.block)?;
-                return Some(PawnWater {
+                return Some(WaterAt {
                     surface: sample.surface as f32,
-                    density: medium.density,
-                    viscosity: medium.viscosity,
-                    swim,
+                    medium: WaterMedium {
+                        density: medium.density,
+                        viscosity: medium.viscosity,
+                    },
                 });
             }
         }
@@ -327,6 +377,86 @@ fn grip_of(catalog: &Catalog, sim: &SimWorld, slot: Option<dh_sims::MaterialSlot
         Some(name) => surface_preset(name).map_or(stone, |s| s.grip),
         None => stone,
     }
+}
+
+/// The water a material slot is (spec `dh.map` 000:464: "water where its material is"):
+/// its material's `water` block, with content's defaults (density 1000, viscosity 1) for
+/// what it leaves out; `None` for a material with no `water` block or one that cannot be
+/// read.
+fn water_of(catalog: &Catalog, sim: &SimWorld, slot: dh_sims::MaterialSlot) -> Option<WaterMedium> {
+    let reference = sim.materials().references.get(slot.0 as usize)?;
+    let json = catalog.object_json(reference).ok()?;
+    let block = json.get("water")?;
+    let d = WaterMedium::default();
+    let read = |name: &str, fallback: f32| {
+        block
+            .get(name)
+            .and_then(|v| v.as_f64())
+            .map_or(fallback, |v| v as f32)
+    };
+    Some(WaterMedium {
+        density: read("density", d.density),
+        viscosity: read("viscosity", d.viscosity),
+    })
+}
+
+/// Adds record `e`'s water bodies, if it is in the world and has any: one per medium its
+/// water shapes are made of, scaled by its pose. A mesh shape is not water yet (a trigger
+/// part's triangles are not cooked), and is left out.
+fn add_water(
+    catalog: &Catalog,
+    sim: &SimWorld,
+    physics: &mut PhysicsWorld,
+    bodies: &mut Bodies,
+    e: hecs::Entity,
+) -> Result<(), HostError> {
+    if bodies.water.contains_key(&e) {
+        return Ok(());
+    }
+    let slots = sim.materials().references.len();
+    if bodies.water_media.len() != slots {
+        bodies.water_media = (0..slots)
+            .map(|i| water_of(catalog, sim, dh_sims::MaterialSlot(i as u16)))
+            .collect();
+    }
+    let media = &bodies.water_media;
+    let shapes = sim.water_shapes(e, |slot| media.get(slot.0 as usize).copied().flatten());
+    if shapes.is_empty() {
+        return Ok(());
+    }
+    let Some(pose) = sim.world_pose(e) else {
+        return Ok(());
+    };
+    // One body per medium, in the order the shapes first name it.
+    let mut groups: Vec<(WaterMedium, Vec<(physics::Pose, physics::ColliderShape)>)> = Vec::new();
+    for (shape, medium) in shapes {
+        if matches!(shape, ColliderShape::Mesh { .. }) {
+            continue;
+        }
+        let Some(spec) = shape_spec(&shape, pose.scale, 0.0, None) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(m, _)| *m == medium) {
+            Some((_, list)) => list.push((spec.local, spec.shape)),
+            None => groups.push((medium, vec![(spec.local, spec.shape)])),
+        }
+    }
+    let mut handles = Vec::new();
+    for (medium, list) in groups {
+        let h = physics
+            .add_water_body((&pose).into(), &list, medium)
+            .map_err(|err| {
+                HostError::Physics(format!(
+                    "{}: its water: {err}",
+                    sim.name_of(e).unwrap_or_else(|| "a record".into())
+                ))
+            })?;
+        handles.push(h);
+    }
+    if !handles.is_empty() {
+        bodies.water.insert(e, handles);
+    }
+    Ok(())
 }
 
 /// A prop's mass (spec `dh.map`, `dh.physicsProp`): its own `mass`, else its box
@@ -452,6 +582,9 @@ fn add_bodies(
     bodies: &mut Bodies,
     e: hecs::Entity,
 ) -> Result<(), HostError> {
+    if sim.in_world(e) {
+        add_water(catalog, sim, physics, bodies, e)?;
+    }
     let (Some(body), Some(collider)) = (sim.get::<Body>(e), sim.get::<Collider>(e)) else {
         return Ok(());
     };
@@ -516,6 +649,10 @@ fn add_bodies(
 
 /// Takes record `e`'s bodies out of the physics world (a pawn standing on one falls).
 fn remove_bodies(physics: &mut PhysicsWorld, bodies: &mut Bodies, e: hecs::Entity) {
+    for h in bodies.water.remove(&e).unwrap_or_default() {
+        // Every handle here was added and never removed, so this cannot refuse.
+        let _ = physics.remove_water_body(h);
+    }
     let Some(handles) = bodies.of.remove(&e) else {
         return;
     };
@@ -961,6 +1098,7 @@ impl Host {
         let bodies = Mutex::new(&mut self.bodies);
         let catalog = &self.catalog;
         let mesh_colliders = &self.mesh_colliders;
+        let voxel_records = &self.voxels.records[..];
         let events = Mutex::new(None);
         let failed: Mutex<Option<HostError>> = Mutex::new(None);
         {
@@ -998,7 +1136,12 @@ impl Host {
                         let _ = phys.set_kinematic_target(*body, p.into());
                     }
                 }
-                phys.step_with(&JobsParallel(scheduler));
+                // Props float in voxel water as in the map's own (spec 004:481).
+                let water = VoxelWater {
+                    records: voxel_records,
+                    sim: &sim,
+                };
+                phys.step_with_water(&JobsParallel(scheduler), &water);
             });
             graph
                 .depend(step, logic)

@@ -259,6 +259,22 @@ pub const PROP_PUSH_SPEED: &str = "world.prop.pushSpeed";
 pub const PROP_PUSH_RESPONSE: &str = "world.prop.pushResponse";
 /// `world.prop.pushReach`: how far past the capsule a prop still counts as touched, meters.
 pub const PROP_PUSH_REACH: &str = "world.prop.pushReach";
+/// `world.prop.friction`: the multiplier on the grip a prop takes from the surface under it.
+pub const PROP_FRICTION: &str = "world.prop.friction";
+/// `world.prop.groundProbe`: how far under a prop the surface probe reaches, meters.
+pub const PROP_GROUND_PROBE: &str = "world.prop.groundProbe";
+/// `world.water.samples`: buoyancy sample points on a body's ring.
+pub const WATER_SAMPLES: &str = "world.water.samples";
+/// `world.water.footprint`: how far past the hull the buoyancy ring spreads, meters.
+pub const WATER_FOOTPRINT: &str = "world.water.footprint";
+/// `world.water.linearDamping`: linear damping while any buoyancy point is wet.
+pub const WATER_LINEAR_DAMPING: &str = "world.water.linearDamping";
+/// `world.water.angularDamping`: angular damping while any buoyancy point is wet.
+pub const WATER_ANGULAR_DAMPING: &str = "world.water.angularDamping";
+/// `world.water.maxRollRate`: the roll rate past which angular damping scales up, rad/s.
+pub const WATER_MAX_ROLL_RATE: &str = "world.water.maxRollRate";
+/// `world.water.centerOfMassDrop`: a prop's center-of-mass drop, a share of its half-height.
+pub const WATER_CENTER_OF_MASS_DROP: &str = "world.water.centerOfMassDrop";
 
 /// The preferences the physics world is built from (besides `world.tickRate`): a `set` of
 /// any of them reaches the running physics world.
@@ -275,6 +291,20 @@ pub const PHYSICS_PREFS: &[&str] = &[
     PROP_PUSH_SPEED,
     PROP_PUSH_RESPONSE,
     PROP_PUSH_REACH,
+    PROP_FRICTION,
+    PROP_GROUND_PROBE,
+    WATER_SAMPLES,
+    WATER_FOOTPRINT,
+    WATER_LINEAR_DAMPING,
+    WATER_ANGULAR_DAMPING,
+    WATER_MAX_ROLL_RATE,
+    WATER_CENTER_OF_MASS_DROP,
+    "world.swim.drag",
+    "world.swim.drift",
+    "world.swim.floatDepth",
+    "world.swim.pawnDensity",
+    "world.swim.stroke",
+    "world.swim.verticalStroke",
 ];
 
 /// The names the engine reads today; a test checks each is in [`TABLE`] with the type its
@@ -294,6 +324,20 @@ pub const READ_BY_ENGINE: &[(&str, &str)] = &[
     (PROP_PUSH_SPEED, "float"),
     (PROP_PUSH_RESPONSE, "float"),
     (PROP_PUSH_REACH, "float"),
+    (PROP_FRICTION, "float"),
+    (PROP_GROUND_PROBE, "float"),
+    (WATER_SAMPLES, "int"),
+    (WATER_FOOTPRINT, "float"),
+    (WATER_LINEAR_DAMPING, "float"),
+    (WATER_ANGULAR_DAMPING, "float"),
+    (WATER_MAX_ROLL_RATE, "float"),
+    (WATER_CENTER_OF_MASS_DROP, "float"),
+    ("world.swim.drag", "float"),
+    ("world.swim.drift", "float"),
+    ("world.swim.floatDepth", "float"),
+    ("world.swim.pawnDensity", "float"),
+    ("world.swim.stroke", "float"),
+    ("world.swim.verticalStroke", "float"),
 ];
 
 const FALLOFFS: &[&str] = &["physical", "unity"];

@@ -193,6 +193,19 @@ pub enum ColliderShape {
     },
 }
 
+impl ColliderShape {
+    /// The shape's own surface, if it names one.
+    pub fn material(&self) -> Option<MaterialSlot> {
+        match self {
+            ColliderShape::Box { material, .. }
+            | ColliderShape::Sphere { material, .. }
+            | ColliderShape::Capsule { material, .. }
+            | ColliderShape::Hull { material, .. }
+            | ColliderShape::Mesh { material, .. } => *material,
+        }
+    }
+}
+
 /// `dh.collider`: what collides. An owner holding a `dh.box` and no collider of its own is
 /// given the compiler's exact box over it (marked `generated`), and an `auto` shape beside a
 /// box is that box.

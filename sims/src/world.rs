@@ -218,6 +218,57 @@ impl SimWorld {
         self.world.get::<&Name>(e).ok().map(|n| n.0.clone())
     }
 
+    /// The shapes of `e` that are water, each with the medium `water_of` gives its surface
+    /// (spec `dh.map` 000:209, 000:464, 000:539: a trigger collider "a water body reads",
+    /// and a box that "is water where its material is"): each shape of its collider whose
+    /// surface (the shape's own material, else the collider's, else its `dh.box`'s: the
+    /// box a collider over it stands as) `water_of` calls water,
+    /// unless the collider is `"off"`; a `dh.box` with no collider, its exact box where its
+    /// material is water. Shapes are in the owner's frame, unscaled. Empty when `e` is not
+    /// in the world.
+    pub fn water_shapes<M>(
+        &self,
+        e: Entity,
+        water_of: impl Fn(MaterialSlot) -> Option<M>,
+    ) -> Vec<(ColliderShape, M)> {
+        if !self.in_world(e) {
+            return Vec::new();
+        }
+        if let Some(collider) = self.get::<Collider>(e) {
+            if collider.state == dh_content::schema::components::geometry::ColliderState::Off {
+                return Vec::new();
+            }
+            let fallback = collider
+                .material
+                .or_else(|| self.get::<DhBox>(e).map(|b| b.material));
+            return collider
+                .shapes
+                .iter()
+                .filter_map(|shape| {
+                    let slot = shape.material().or(fallback)?;
+                    water_of(slot).map(|m| (shape.clone(), m))
+                })
+                .collect();
+        }
+        match self.get::<DhBox>(e) {
+            Some(b) => water_of(b.material)
+                .map(|m| {
+                    (
+                        ColliderShape::Box {
+                            center: crate::Vec3::ZERO,
+                            rotation: crate::Quat::IDENTITY,
+                            half_extents: b.size * 0.5,
+                            material: Some(b.material),
+                        },
+                        m,
+                    )
+                })
+                .into_iter()
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
     /// The installed material table.
     pub fn materials(&self) -> &MaterialTable {
         &self.materials

@@ -26,6 +26,11 @@
 //! set_kinematic_target(body, pose)                          // where the next step moves it
 //! add_dynamic_box(pose, half_extents, mass_kg, grip)        // a dh.physicsProp
 //! remove_body(body) / body_pose(body) / body_velocity(body) / body_sleeping(body)
+//! set_body_velocity(prop, v) / body_friction(prop) / body_wet(prop)
+//!
+//! // Water: a trigger collider's or a box's shapes whose material has a `water` block.
+//! add_water_body(pose, shapes: &[(Pose, ColliderShape)], WaterMedium) -> Result<WaterHandle, _>
+//! remove_water_body(handle) / map_water_at(point) -> Option<WaterAt { surface, medium }>
 //!
 //! // Pawns: upright capsules under gravity, moved by rapier's KinematicCharacterController.
 //! spawn_pawn(feet: Vec3, yaw) -> Result<PawnId, _>       // PawnId is the crate's own
@@ -39,6 +44,7 @@
 //! // The tick.
 //! step()
 //! step_with(par: &impl Parallel)        // the pawns' moves side by side; the same result
+//! step_with_water(par, water: &impl WaterQuery)  // props also float in the host's water
 //!
 //! // Queries.
 //! pawns_overlapping_box(pose, half_extents) -> Result<Vec<PawnId>, _>   // id order
@@ -56,11 +62,16 @@
 //!
 //! # One tick
 //!
+//! 0. Each awake prop's friction is re-tuned from the surface under it
+//!    (`world.prop.friction` × its grip), and each prop touching water is pushed up at its
+//!    buoyancy points and damped (spec 000:1044, 000:1050; see `water.rs`).
 //! 1. The solver steps: each kinematic body moves to the target set since the last step, with
 //!    the velocity that takes it there (so a prop on it rides by friction); props fall under
 //!    gravity, land, tumble, slide by grip and sleep.
-//! 2. Each pawn (a noclip pawn just flies along its view at `walk_speed`, through
-//!    everything, and does none of the rest), in id order or side by side
+//! 2. Each pawn finds the map's water at its middle (the host's voxel water, given through
+//!    `set_pawn_water`, wins where it answers); then each pawn (a noclip pawn just flies
+//!    along its view at `walk_speed`, through everything, and does none of the rest), in
+//!    id order or side by side
 //!    ([`PhysicsWorld::step_with`]: a move reads the world and writes only its pawn):
 //!    * is carried by the body it stood on at the end of its last move: that body's motion
 //!      since then, applied at the feet (a spin turns the pawn's yaw with it), blocked by the
@@ -105,6 +116,7 @@ mod pawn;
 mod spawn;
 mod types;
 mod voxel;
+mod water;
 mod world;
 
 pub use overlap::{PawnOverlaps, OVERLAP_CELL};
@@ -114,4 +126,5 @@ pub use types::{
     PhysicsError, PhysicsParams, Pose, RayHit, ShapeSpec, TeleportVelocity,
 };
 pub use voxel::{PawnWater, SwimParams, VoxelCellPart, VoxelPart};
+pub use water::{NoWater, WaterAt, WaterHandle, WaterMedium, WaterParams, WaterQuery};
 pub use world::PhysicsWorld;

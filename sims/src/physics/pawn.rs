@@ -42,6 +42,8 @@ pub(crate) struct Pawn {
     pub(crate) noclip: bool,
     /// The water the host found at its middle this tick (`None`: dry).
     pub(crate) water: Option<PawnWater>,
+    /// The map's own water at its middle this tick (read where the host's is `None`).
+    pub(crate) map_water: Option<PawnWater>,
     /// Whether its last move swam.
     pub(crate) swimming: bool,
 }
@@ -473,7 +475,7 @@ pub(crate) fn move_pawn(
 
     // 2. Swimming, while its middle is under the water's surface.
     pawn.swimming = false;
-    if let Some(water) = pawn.water {
+    if let Some(water) = pawn.water.or(pawn.map_water) {
         let middle = pawn.feet.y + params.pawn_height * 0.5;
         let depth = water.surface - middle;
         if depth > 0.0 {

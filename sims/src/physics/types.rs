@@ -6,6 +6,9 @@ use std::fmt;
 
 use glam::{Quat, Vec2, Vec3};
 
+use super::voxel::SwimParams;
+use super::water::WaterParams;
+
 /// A rigid pose: a position in meters and a unit quaternion.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
@@ -196,6 +199,17 @@ pub struct PhysicsParams {
     /// How far past the capsule a prop still counts as touched, in meters
     /// (`world.prop.pushReach`; ours: 0.05).
     pub prop_push_reach: f32,
+    /// The multiplier on the grip a prop takes from the surface under it
+    /// (`world.prop.friction`; ours: 1). Spec `dh.map` "Surface friction" (000:1044): each
+    /// tick the prop's friction is re-tuned to this times the probed surface's grip.
+    pub prop_friction: f32,
+    /// How far under a prop's lowest point the surface probe reaches, in meters
+    /// (`world.prop.groundProbe`; ours: 0.1).
+    pub prop_ground_probe: f32,
+    /// Buoyancy (`world.water.*`, spec 000:1050).
+    pub water: WaterParams,
+    /// Swimming in the map's own water bodies (`world.swim.*`).
+    pub swim: SwimParams,
 }
 
 impl Default for PhysicsParams {
@@ -214,6 +228,10 @@ impl Default for PhysicsParams {
             prop_push_speed: 5.0,
             prop_push_response: 1.0,
             prop_push_reach: 0.05,
+            prop_friction: 1.0,
+            prop_ground_probe: 0.1,
+            water: WaterParams::default(),
+            swim: SwimParams::default(),
         }
     }
 }
@@ -306,6 +324,31 @@ impl PhysicsParams {
             p.prop_push_reach >= 0.0,
             "at least 0",
         )?;
+        check(
+            "prop friction",
+            p.prop_friction,
+            p.prop_friction >= 0.0,
+            "at least 0",
+        )?;
+        check(
+            "prop ground probe",
+            p.prop_ground_probe,
+            p.prop_ground_probe >= 0.0,
+            "at least 0",
+        )?;
+        p.water.validate()?;
+        let s = &p.swim;
+        for (name, value, open) in [
+            ("swim drag", s.drag, false),
+            ("swim stroke", s.stroke, false),
+            ("swim vertical stroke", s.vertical_stroke, false),
+            ("swim drift", s.drift, false),
+            ("pawn density", s.pawn_density, true),
+            ("float depth", s.float_depth, true),
+        ] {
+            let ok = if open { value > 0.0 } else { value >= 0.0 };
+            check(name, value, ok, if open { "above 0" } else { "at least 0" })?;
+        }
         Ok(())
     }
 }
@@ -431,6 +474,12 @@ pub enum PhysicsError {
     /// A pawn id that names no live pawn.
     #[error("no such pawn: {0}")]
     UnknownPawn(PawnId),
+    /// A water handle that names no live water body.
+    #[error("no such water body: {0}")]
+    UnknownWater(super::water::WaterHandle),
+    /// A prop's request for a body that is not a prop.
+    #[error("{0} is not a physics prop")]
+    NotDynamic(BodyHandle),
 }
 
 /// Normalizes an angle in degrees to (-180, 180].

@@ -163,6 +163,7 @@ impl PhysicsWorld {
             let co = ColliderBuilder::new(shape)
                 .density(0.0)
                 .friction(grip)
+                .user_data(super::water::grip_data(grip))
                 .collision_groups(world_groups());
             colliders.push(self.rapier.insert_collider(co, Some(rb)));
         }

@@ -17,6 +17,7 @@ use super::types::{
     normalize_degrees, BodyHandle, BodyKind, ColliderShape, EyeRay, PawnId, PawnInput, PawnState,
     PhysicsError, PhysicsParams, Pose, RayHit, ShapeSpec, TeleportVelocity,
 };
+use super::water::{self, NoWater, Prop, WaterBody, WaterHandle, WaterQuery};
 use crate::parallel::{Parallel, Serial};
 
 /// The collision group of everything a pawn collides with: static and kinematic bodies.
@@ -44,6 +45,13 @@ pub struct PhysicsWorld {
     pub(crate) pawns: BTreeMap<PawnId, Pawn>,
     next_pawn: u32,
     tick: u64,
+    /// The map's water bodies, in the order they were added.
+    pub(crate) water_bodies: BTreeMap<WaterHandle, WaterBody>,
+    pub(crate) next_water: u32,
+    /// Every prop, by handle: what buoyancy and the friction probe read.
+    pub(crate) props: BTreeMap<BodyHandle, Prop>,
+    /// The props wet at the last step (they carry the water's damping).
+    pub(crate) wet: BTreeSet<BodyHandle>,
 }
 
 impl std::fmt::Debug for PhysicsWorld {
@@ -109,7 +117,7 @@ pub(crate) fn from_rapier(pose: &RPose) -> Pose {
     Pose::new(pose.translation, pose.rotation)
 }
 
-fn to_rb(handle: BodyHandle) -> RigidBodyHandle {
+pub(crate) fn to_rb(handle: BodyHandle) -> RigidBodyHandle {
     RigidBodyHandle::from_raw_parts(handle.index, handle.generation)
 }
 
@@ -127,7 +135,7 @@ fn positive(v: f32) -> bool {
 }
 
 /// Builds the solver's shape from a spec, refusing what is out of range.
-fn shared_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
+pub(crate) fn shared_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
     let name = shape.type_name();
     match shape {
         ColliderShape::Box { half_extents: h } => {
@@ -256,6 +264,10 @@ impl PhysicsWorld {
             pawns: BTreeMap::new(),
             next_pawn: 1,
             tick: 0,
+            water_bodies: BTreeMap::new(),
+            next_water: 1,
+            props: BTreeMap::new(),
+            wet: BTreeSet::new(),
         })
     }
 
@@ -311,7 +323,7 @@ impl PhysicsWorld {
             }
             built.push((local, shared_shape(&spec.shape)?, spec.grip));
         }
-        let (body, groups, density) = match kind {
+        let (body, groups, prop) = match kind {
             BodyKind::Static => (RigidBodyBuilder::fixed(), world_groups(), None),
             BodyKind::Kinematic => (
                 RigidBodyBuilder::kinematic_position_based(),
@@ -329,10 +341,22 @@ impl PhysicsWorld {
                 if !(volume.is_finite() && volume > 0.0) {
                     return Err(PhysicsError::DynamicMesh);
                 }
+                let placed: Vec<(RPose, SharedShape)> =
+                    built.iter().map(|(l, s, _)| (*l, s.clone())).collect();
+                let (center, half) = water::local_bounds(&placed);
+                // Spec 000:1050: the center of mass is dropped when the body is minted.
+                let mprops = water::prop_mass_properties(
+                    &placed,
+                    mass,
+                    volume,
+                    self.params.water.center_of_mass_drop,
+                    half.y,
+                );
+                let own_grip = built.first().map_or(0.0, |(_, _, g)| *g);
                 (
-                    RigidBodyBuilder::dynamic(),
+                    RigidBodyBuilder::dynamic().additional_mass_properties(mprops),
                     prop_groups(),
-                    Some(mass / volume),
+                    Some((own_grip, center, half, volume)),
                 )
             }
         };
@@ -342,15 +366,34 @@ impl PhysicsWorld {
             let mut co = ColliderBuilder::new(shape)
                 .position(local)
                 .friction(grip)
+                .user_data(water::grip_data(grip))
                 .collision_groups(groups);
-            if let Some(d) = density {
-                co = co.density(d);
+            if prop.is_some() {
+                // The body's mass properties are its own (the dropped center of mass).
+                co = co.density(0.0);
             }
             colliders.push(self.rapier.insert_collider(co, Some(rb)));
         }
         let handle = from_rb(rb);
         if !matches!(kind, BodyKind::Static) {
             self.moving.insert(handle);
+        }
+        if let Some((own_grip, center, half, volume)) = prop {
+            // The mass reads right before the first step (rapier folds the body's own mass
+            // properties in when it steps).
+            if let Some(body) = self.rapier.bodies.get_mut(rb) {
+                body.recompute_mass_properties_from_colliders(&self.rapier.colliders);
+            }
+            self.note_prop(
+                handle,
+                Prop {
+                    colliders: colliders.clone(),
+                    own_grip,
+                    center,
+                    half,
+                    volume,
+                },
+            );
         }
         // Queries between now and the next step see the new body at once.
         self.refresh_bounds(&colliders);
@@ -487,6 +530,7 @@ impl PhysicsWorld {
         match self.rapier.remove_body(to_rb(handle)) {
             Some(_) => {
                 self.moving.remove(&handle);
+                self.forget_prop(handle);
                 Ok(())
             }
             None => Err(PhysicsError::UnknownBody(handle)),
@@ -594,6 +638,7 @@ impl PhysicsWorld {
             support: None,
             noclip: false,
             water: None,
+            map_water: None,
             swimming: false,
         };
         pawn::find_ground(&self.params, &self.rapier, &self.no_bodies, &mut pawn);
@@ -731,6 +776,23 @@ impl PhysicsWorld {
     /// apply in id order, each reading the props' velocities as the pawns before it left
     /// them, exactly as one pawn after another would.
     pub fn step_with<P: Parallel + ?Sized>(&mut self, par: &P) {
+        self.step_with_water(par, &NoWater);
+    }
+
+    /// [`PhysicsWorld::step_with`], with `water` answering wherever the map's own water
+    /// bodies hold none (the engine's voxel fluids): the props' buoyancy reads it. Before
+    /// the solver steps, each prop's friction is re-tuned from the surface under it and
+    /// each wet prop is pushed up (the module `water`); after it, each pawn finds the
+    /// map's water at its middle.
+    pub fn step_with_water<P: Parallel + ?Sized, W: WaterQuery + ?Sized>(
+        &mut self,
+        par: &P,
+        water: &W,
+    ) {
+        if !self.props.is_empty() {
+            self.probe_friction();
+            self.apply_buoyancy(water);
+        }
         self.rapier.step();
         // The broad phase was updated at the start of the step; bring the bodies that moved
         // in it up to date so the pawns' queries see where they stand now.
@@ -741,6 +803,7 @@ impl PhysicsWorld {
             .flat_map(|rb| rb.colliders().iter().copied())
             .collect();
         self.refresh_bounds(&moving);
+        self.update_pawn_map_water();
 
         let (params, rapier, no_bodies, controller) = (
             &self.params,
