@@ -556,7 +556,7 @@ fn three_grid_pallet(dir: &Path) -> PathBuf {
     ];
     for k in 0..7 {
         p.palette
-            .push(PaletteEntry::new("example", &format!("b{k}")));
+            .push(PaletteEntry::new("example", format!("b{k}")));
     }
     for (g, name) in ["a", "b", "c"].iter().enumerate() {
         p.grids.push(Grid::new(GridInfo::new(
