@@ -1183,13 +1183,17 @@ fn rig_at(
     rig_of_json(barcode, &deps.json(&b)?)
 }
 
-/// Warns on every `dh.renderer` slot an object's part override binds that the part's mesh
-/// does not have (spec: dh.object, dh.renderer — "Materials bind by slot name"; a name
-/// that binds nothing would leave its slot drawing flat white): the warning names the part
-/// and the slot and lists the mesh's slots, with the nearest as "did you mean". Only where
-/// the build knows the slots: the object's resolved model is a `.glb` of this pallet with
-/// no `.dh-model` sidecar (whose ops may rename parts), read for its scene graph alone. A
-/// `#index` key is checked against the number of slots.
+/// Warns on every `dh.renderer` slot an object binds that its model does not have (spec:
+/// dh.object, dh.renderer — "Materials bind by slot name"; a name that binds nothing would
+/// leave its slot drawing flat white): the warning names the part and the slot and lists
+/// the mesh's slots, with the nearest as "did you mean". Checked on the resolved object,
+/// so a renderer a variant inherits is checked against the model the variant places
+/// ("Replacing an inherited model"), warned at the variant's `inherits` when the variant
+/// writes its own `model` (else the renderer's own file warns); a renderer on the
+/// root binds the slots of every part, so it is checked against all of them. Only where
+/// the build knows the slots: the object's resolved model is a `.glb` of this pallet, read
+/// for its scene graph alone, its `.dh-model` sidecar's ops applied when it has one. A
+/// `#index` key is checked against the number of slots (on a part only).
 fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset]) {
     use crate::gltf::{read_scene, ImportOptions, Purpose};
     let mut models: BTreeMap<String, Option<crate::gltf::Model>> = BTreeMap::new();
@@ -1206,11 +1210,11 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
         let (Some(file), Some(source)) = (r.file.clone(), r.source.clone()) else {
             continue;
         };
-        let Some(path) = r
-            .json
-            .as_ref()
-            .and_then(|j| j.get("resolved"))
-            .and_then(|v| v.get("model"))
+        let Some(resolved) = r.json.as_ref().and_then(|j| j.get("resolved")).cloned() else {
+            continue;
+        };
+        let Some(path) = resolved
+            .get("model")
             .and_then(Value::as_str)
             .and_then(|b| b.strip_prefix(manifest.id.as_str()))
             .and_then(|p| p.strip_prefix(':'))
@@ -1222,10 +1226,6 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
             continue;
         }
         let model = models.entry(path.clone()).or_insert_with(|| {
-            let sidecar = format!("{path}.dh-model");
-            if read.iter().any(|x| x.path == sidecar) {
-                return None;
-            }
             let bytes = read
                 .iter()
                 .find(|x| x.path == path && x.kind == AssetKind::Raw)
@@ -1234,7 +1234,18 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
                 purpose: Purpose::Object,
                 ..ImportOptions::default()
             };
-            read_scene(bytes, &path, &opts).ok()
+            let mut model = read_scene(bytes, &path, &opts).ok()?;
+            // The sidecar's ops (renames, drops) come before the renderers bind.
+            let sidecar = format!("{path}.dh-model");
+            if let Some(x) = read.iter().find(|x| x.path == sidecar) {
+                let (Some(f), false) = (&x.file, x.diags.has_errors()) else {
+                    return None;
+                };
+                let mut scratch = Diagnostics::new();
+                let ops = crate::schema::model::read_model_sidecar(f, &mut scratch, Mode::Build)?;
+                crate::gltf::apply_sidecar(&mut model, &ops);
+            }
+            Some(model)
         });
         let Some(model) = model.as_ref() else {
             continue;
@@ -1249,11 +1260,65 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
             check_collider_bones(resolved, &source, &rig_of, model, &path, &file, &mut found);
         }
         let paths = model.node_paths();
-        let children = source
-            .get("children")
-            .and_then(Value::as_array)
-            .unwrap_or(&[]);
-        for (ci, child) in children.iter().enumerate() {
+        let slots_of = |mesh: &crate::gltf::Mesh| {
+            let mut slots: Vec<String> = Vec::new();
+            for p in &mesh.primitives {
+                if let Some(m) = p.material.as_deref() {
+                    if !slots.iter().any(|s| s == m) {
+                        slots.push(m.to_string());
+                    }
+                }
+            }
+            slots
+        };
+        // An inherited renderer is this file's to warn on only where this file replaces
+        // the model it lands on; otherwise its own file warns.
+        let inherits = source
+            .get("model")
+            .and(source.get("inherits"))
+            .and_then(|v| v.as_str().map(|b| (b, v.span)));
+        let list = |v: &Value, key: &str| -> Vec<Value> {
+            v.get(key)
+                .and_then(Value::as_array)
+                .map(<[Value]>::to_vec)
+                .unwrap_or_default()
+        };
+        let own_children = list(&source, "children");
+        // Where a slot key is written: in this file (its span and JSON path), else
+        // inherited (at `inherits`).
+        let locate = |components: &[Value], prefix: &str, key: &str| {
+            for (k, c) in components.iter().enumerate() {
+                if c.get("$type").and_then(Value::as_str) != Some("dh.renderer") {
+                    continue;
+                }
+                if let Some(Kind::Object(members)) = c.get("materials").map(|m| &m.kind) {
+                    if let Some(m) = members.iter().find(|m| m.key == key) {
+                        return Some((m.key_span, format!("{prefix}components[{k}].materials")));
+                    }
+                }
+            }
+            None
+        };
+        let mut warn = |at: Option<(crate::jsonc::Span, String)>, message: String| {
+            let (span, at, message) = match (at, inherits) {
+                (Some((span, at)), _) => (span, at, message),
+                (None, Some((base, span))) => (
+                    span,
+                    "inherits".to_string(),
+                    format!("{message} (the renderer is inherited from '{base}')"),
+                ),
+                (None, None) => return,
+            };
+            found.warning(&file, span, &at, message);
+        };
+        let listed = |slots: &[String], whose: &str| {
+            if slots.is_empty() {
+                format!("{whose} has no named slots")
+            } else {
+                format!("the slots of {whose} are: {}", slots.join(", "))
+            }
+        };
+        for child in list(&resolved, "children") {
             let Some(part) = child.get("path").and_then(Value::as_str) else {
                 continue;
             };
@@ -1266,19 +1331,12 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
             else {
                 continue;
             };
-            let mut slots: Vec<&str> = Vec::new();
-            for p in &mesh.primitives {
-                if let Some(m) = p.material.as_deref() {
-                    if !slots.contains(&m) {
-                        slots.push(m);
-                    }
-                }
-            }
-            let comps = child
-                .get("components")
-                .and_then(Value::as_array)
-                .unwrap_or(&[]);
-            for (k, c) in comps.iter().enumerate() {
+            let slots = slots_of(mesh);
+            let own = own_children
+                .iter()
+                .enumerate()
+                .find(|(_, c)| c.get("path").and_then(Value::as_str) == Some(part));
+            for c in list(&child, "components") {
                 if c.get("$type").and_then(Value::as_str) != Some("dh.renderer") {
                     continue;
                 }
@@ -1289,26 +1347,59 @@ fn check_renderer_slots(manifest: &PalletManifestSource, read: &mut [ReadAsset])
                     let key = m.key.as_str();
                     let bound = match key.strip_prefix('#') {
                         Some(n) => n.parse::<usize>().is_ok_and(|n| n < mesh.primitives.len()),
-                        None => slots.contains(&key),
+                        None => slots.iter().any(|s| s == key),
                     };
                     if bound {
                         continue;
                     }
-                    let listed = if slots.is_empty() {
-                        "its mesh has no named slots".to_string()
-                    } else {
-                        format!("the slots of its mesh are: {}", slots.join(", "))
-                    };
-                    found.warning(
-                        &file,
-                        m.key_span,
-                        &format!("children[{ci}].components[{k}].materials"),
+                    let at = own.and_then(|(ci, oc)| {
+                        locate(&list(oc, "components"), &format!("children[{ci}]."), key)
+                    });
+                    warn(
+                        at,
                         format!(
-                            "part '{part}': dh.renderer slot '{key}' is not a slot of the model '{path}' at this part, so it binds nothing; {listed}{}",
-                            crate::diag::did_you_mean(key, slots.iter().copied())
+                            "part '{part}': dh.renderer slot '{key}' is not a slot of the model '{path}' at this part, so it binds nothing; {}{}",
+                            listed(&slots, "its mesh"),
+                            crate::diag::did_you_mean(key, slots.iter().map(String::as_str))
                         ),
                     );
                 }
+            }
+        }
+        // A renderer on the root binds the slots of every part.
+        let mut all: Vec<String> = Vec::new();
+        for mesh in model
+            .nodes
+            .iter()
+            .filter_map(|n| n.mesh)
+            .filter_map(|m| model.meshes.get(m))
+        {
+            for s in slots_of(mesh) {
+                if !all.contains(&s) {
+                    all.push(s);
+                }
+            }
+        }
+        for c in list(&resolved, "components") {
+            if c.get("$type").and_then(Value::as_str) != Some("dh.renderer") {
+                continue;
+            }
+            let Some(Kind::Object(members)) = c.get("materials").map(|m| &m.kind) else {
+                continue;
+            };
+            for m in members {
+                let key = m.key.as_str();
+                if key.starts_with('#') || all.iter().any(|s| s == key) {
+                    continue;
+                }
+                warn(
+                    locate(&list(&source, "components"), "", key),
+                    format!(
+                        "the root's dh.renderer slot '{key}' is not a slot of any part of the model '{path}', so it binds nothing; {}{}",
+                        listed(&all, "the model"),
+                        crate::diag::did_you_mean(key, all.iter().map(String::as_str))
+                    ),
+                );
             }
         }
         read[i].diags.extend(found);

@@ -174,3 +174,86 @@ fn a_renderer_slot_the_model_lacks_is_a_warning_listing_its_slots() {
     );
     has(&lines, "objects/cat.dh-obj:2:111: warning: children[0].components[0].materials: part 'Body': dh.renderer slot 'Fr'");
 }
+
+/// A GLB of one node `Body` drawing one triangle in two primitives, materials `a` and `b`.
+fn two_slot_glb(a: &str, b: &str) -> Vec<u8> {
+    let tri: [f32; 9] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let bin: Vec<u8> = tri.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":36}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":36}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"type":"VEC3","count":3,"min":[0,0,0],"max":[1,1,0]}}],
+        "materials":[{{"name":"{a}"}},{{"name":"{b}"}}],
+        "meshes":[{{"name":"body","primitives":[{{"attributes":{{"POSITION":0}},"material":0}},{{"attributes":{{"POSITION":0}},"material":1}}]}}],
+        "nodes":[{{"name":"Body","mesh":0}}],"scenes":[{{"nodes":[0]}}]}}"#
+    );
+    glb(&json, &bin)
+}
+
+/// Regression (issue 19 item 2, leftovers): the slot check covered only a part override's
+/// renderer on a model without a sidecar. It now reaches a renderer on the object's root
+/// (checked against every part's slots), a renderer a variant inherits onto the model it
+/// replaces (spec dh.object "Replacing an inherited model": the overrides "land on the new
+/// model's parts unchanged"; warned at the variant's `inherits`), and a model whose
+/// `.dh-model` sidecar renames the part (the renamed path is the one checked). Expected
+/// messages written by hand from the models: cat.glb's Body has Fur and Eye, dog.glb's
+/// Body has Coat and Eye.
+#[test]
+fn renderer_slots_are_checked_on_the_root_inherited_and_through_a_sidecar() {
+    let grid = "/materials/grid.dh-mat";
+    let cat = format!(
+        r##"{{ "name": "Cat", "model": "/meshes/cat.glb",
+  "components": [ {{ "$type": "dh.renderer", "materials": {{ "Fur": "{grid}", "Furr": "{grid}" }} }} ],
+  "children": [ {{ "path": "Body", "components": [ {{ "$type": "dh.renderer", "materials": {{ "Fur": "{grid}" }} }} ] }} ] }}"##
+    );
+    let dog = r#"{ "name": "Dog", "inherits": "/objects/cat.dh-obj", "model": "/meshes/dog.glb" }"#;
+    let bird = format!(
+        r##"{{ "name": "Bird", "model": "/meshes/bird.glb",
+  "children": [ {{ "path": "Torso", "components": [ {{ "$type": "dh.renderer", "materials": {{ "Fr": "{grid}" }} }} ] }} ] }}"##
+    );
+    let (lines, out) = check(
+        "renderer-reach",
+        &[
+            material(),
+            ("meshes/cat.glb", body_glb()),
+            ("meshes/dog.glb", two_slot_glb("Coat", "Eye")),
+            ("meshes/bird.glb", body_glb()),
+            (
+                "meshes/bird.glb.dh-model",
+                br#"{ "ops": [ { "kind": "rename", "target": "Body", "name": "Torso" } ] }"#
+                    .to_vec(),
+            ),
+            ("objects/cat.dh-obj", cat.into_bytes()),
+            ("objects/dog.dh-obj", dog.as_bytes().to_vec()),
+            ("objects/bird.dh-obj", bird.into_bytes()),
+        ],
+    );
+    assert!(!out.diagnostics.has_errors(), "{}", lines.join("\n"));
+    let warnings = |file: &str| -> Vec<String> {
+        out.diagnostics
+            .items
+            .iter()
+            .filter(|d| d.severity == Severity::Warning && d.file == file)
+            .map(|d| format!("{}: {}", d.path, d.message))
+            .collect()
+    };
+    assert_eq!(
+        warnings("objects/cat.dh-obj"),
+        ["components[0].materials: the root's dh.renderer slot 'Furr' is not a slot of any part of the model 'meshes/cat.glb', so it binds nothing; the slots of the model are: Fur, Eye; did you mean `Fur`?"],
+        "{}",
+        lines.join("\n")
+    );
+    let dog = warnings("objects/dog.dh-obj");
+    for want in [
+        "inherits: part 'Body': dh.renderer slot 'Fur' is not a slot of the model 'meshes/dog.glb' at this part, so it binds nothing; the slots of its mesh are: Coat, Eye (the renderer is inherited from '/objects/cat.dh-obj')",
+        "inherits: the root's dh.renderer slot 'Fur' is not a slot of any part of the model 'meshes/dog.glb', so it binds nothing; the slots of the model are: Coat, Eye (the renderer is inherited from '/objects/cat.dh-obj')",
+    ] {
+        assert!(dog.iter().any(|w| w == want), "{want}\nnot among:\n{}", dog.join("\n"));
+    }
+    assert_eq!(
+        warnings("objects/bird.dh-obj"),
+        ["children[0].components[0].materials: part 'Torso': dh.renderer slot 'Fr' is not a slot of the model 'meshes/bird.glb' at this part, so it binds nothing; the slots of its mesh are: Fur, Eye; did you mean `Fur`?"],
+        "{}",
+        lines.join("\n")
+    );
+}

@@ -10,15 +10,21 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use crate::options::parse_size_flag;
 pub use crate::options::{RenderOptions, RunOptions, UsageError};
 
-/// What `dh-engine help` (and `dh-engine --help`) prints.
-pub const USAGE: &str = "\
+/// What `dh-engine help` (and `dh-engine --help`) prints: every command with every flag
+/// it takes, and what the frame timer and its trace keep, read from the timer's own
+/// defaults ([`dh_jobs::DEFAULT_WINDOW_FRAMES`], [`dh_jobs::DEFAULT_TRACE_FRAMES`]).
+pub fn usage() -> String {
+    let window = dh_jobs::DEFAULT_WINDOW_FRAMES;
+    let trace = dh_jobs::DEFAULT_TRACE_FRAMES;
+    format!(
+        "\
 dh-engine: the DigitalHeaven engine host (headless)
 
 usage:
   dh-engine run [--pallet P]... --map M [--ticks N] [--script S] [--set name=value]...
                 [--workers N] [--json] [--trace FILE] [--quiet]
   dh-engine bench [SCENE] [--pallet P]... [--ticks N] [--workers N] [--set name=value]...
-                [--json] [--trace FILE] [--render WxH]
+                [--json] [--trace FILE] [--quiet] [--render WxH]
   dh-engine render OUTDIR [--pallet P]... --map M [--camera NAME|ID] [--size WxH]
                 [--worldSeconds T] [--script S] [--gpuTimings] [--set name=value]...
                 [--timeline FILE] [--captureMapThumbnails [--thumbnailPng PNG]
@@ -60,23 +66,52 @@ completions
         prints a completion script for SHELL (bash, zsh, fish, elvish, powershell), e.g.
         `dh-engine completions bash > /etc/bash_completion.d/dh-engine`.
 
+The frame timer sums up the last {window} frames (ticks) of a run; the Chrome trace holds
+every scope of the last {trace} of them.
+
+run and bench:
   --pallet P        mounts pallet file P beside the embedded core pallet; a source pallet
                     folder (pallet.dh at its root) is compiled in process first, as
                     `dh build` would, printing its diagnostics
-  --map M           a map: logic-map, maps/logic-map or core:maps/logic-map.dh-map
+  --map M           (run) a map: logic-map, maps/logic-map or core:maps/logic-map.dh-map
   --ticks N         how many ticks to run
-  --script S        a script of console commands (`dh-engine help script`)
+  --script S        (run) a script of console commands (`dh-engine help script`)
   --set name=value  sets a preference before the map installs (`dh-engine help prefs`)
   --workers N       threads for the job system, the main thread included (default: the
                     machine's cores)
   --json            prints the frame timer as JSON (the logic trace goes to stderr)
-  --trace FILE      writes the frame timer's Chrome trace (opens in Perfetto)
+  --trace FILE      writes the frame timer's Chrome trace (opens in Perfetto): the last
+                    {trace} frames
   --quiet           does not print the logic trace
+  --render WxH      (bench) also renders the default camera offscreen every tick at WxH
+
+render:
+  OUTDIR            where the pictures go
+  --pallet P, --map M, --script S, --set name=value
+                    as for run (the script runs before the shots)
+  --camera NAME|ID  photographs only this camera
+  --size WxH        the picture size; a camera's stated w:h keeps its width
+  --worldSeconds T  world time to run before the shots
+  --gpuTimings      streams the voxel volumes the live client's way and reports GPU pass
+                    times
+  --timeline FILE   names a camera per frame, 'CAMERA [SECONDS]' a line
+  --captureMapThumbnails
+                    shoots the map's mapThumbnail camera at its thumbnailSize into
+                    OUTDIR/thumbnail.png
+  --thumbnailPng PNG
+                    also writes the thumbnail to PNG
+  --thumbnailCamera NAME|ID
+                    the thumbnail's camera in place of the mapThumbnail camera
+
+light-check:
+  --source SAVE     the save folder (or a folder of region files)
 
 Every command takes --help.
 
 exit status: 0 done, 1 an `expect` failed or the run failed, 2 a usage error.
-";
+"
+    )
+}
 
 /// The commands, in the order `unknown command` names them.
 const COMMANDS: &str = "run, bench, render, light-check and help";
@@ -90,7 +125,7 @@ pub enum Cli {
     Bench(RunOptions),
     /// `render`.
     Render(RenderOptions),
-    /// `help [topic]`: `prefs` or `script` (no topic: [`USAGE`]).
+    /// `help [topic]`: `prefs` or `script` (no topic: [`usage`]).
     Help(Option<String>),
     /// A command's own help (`run --help`, `help run`), as clap renders it.
     HelpText(String),
@@ -104,7 +139,7 @@ pub enum Cli {
 #[derive(Debug, Parser)]
 #[command(
     name = "dh-engine",
-    override_help = USAGE,
+    override_help = usage(),
     disable_help_subcommand = true,
     args_override_self = true
 )]
@@ -180,11 +215,13 @@ struct CommonArgs {
     /// Threads for the job system, the main thread included (default: the machine's cores).
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = workers)]
     workers: Option<usize>,
-    /// Prints the frame timer as JSON (the logic trace goes to stderr).
-    #[arg(long)]
+    /// Prints the frame timer (its last frames, formatted from
+    /// [`dh_jobs::DEFAULT_WINDOW_FRAMES`]) as JSON; the logic trace goes to stderr.
+    #[arg(long, help = json_help())]
     json: bool,
-    /// Writes the frame timer's Chrome trace (opens in Perfetto).
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    /// Writes the frame timer's Chrome trace (opens in Perfetto): every scope of the last
+    /// frames (the number is formatted from [`dh_jobs::DEFAULT_TRACE_FRAMES`]).
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true, help = trace_help())]
     trace: Option<PathBuf>,
     /// Does not print the logic trace.
     #[arg(long)]
@@ -261,6 +298,22 @@ struct RenderArgs {
         allow_hyphen_values = true
     )]
     thumbnail_camera: Option<String>,
+}
+
+/// `--trace`'s help line, with the frames the trace keeps.
+fn trace_help() -> String {
+    format!(
+        "Writes the frame timer's Chrome trace (opens in Perfetto): every scope of the last {} frames",
+        dh_jobs::DEFAULT_TRACE_FRAMES
+    )
+}
+
+/// `--json`'s help line, with the frames the timer sums up.
+fn json_help() -> String {
+    format!(
+        "Prints the frame timer (the last {} frames) as JSON; the logic trace goes to stderr",
+        dh_jobs::DEFAULT_WINDOW_FRAMES
+    )
 }
 
 fn count<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, UsageError> {
@@ -575,7 +628,7 @@ mod tests {
     fn parses_the_voxel_scenes() {
         for scene in ["voxel-mesh", "voxel-light", "voxel-collision"] {
             assert!(crate::bench_scenes::is_scene(scene));
-            assert!(USAGE.contains(scene), "{scene} is in the help");
+            assert!(usage().contains(scene), "{scene} is in the help");
             assert_eq!(
                 p(&format!("bench {scene}")),
                 Ok(Cli::Bench(RunOptions {

@@ -723,7 +723,7 @@ impl Host {
             SimWorld::install_with_models(&map, &ctx, &resolver, &models, f64::from(tick_rate))
                 .map_err(|e| HostError::Install {
                     map: found.barcode(),
-                    message: e.to_string(),
+                    message: crate::load_log::name_records(&e.to_string(), &map),
                 })?;
         let physics = PhysicsWorld::new(params).map_err(|e| HostError::Params(e.to_string()))?;
         let mut warnings = loaded.notes;

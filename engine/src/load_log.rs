@@ -93,3 +93,38 @@ pub fn map_notes(barcode: &str, map: &Map, sim: &SimWorld, catalog: &Catalog) ->
     }
     notes
 }
+
+/// `message` (a load-time error about map `map`) with every record it names by index
+/// (`Map entity #3`, as the installer words it) named by its `name` as well: `Map entity
+/// #3 (objects[3] "door")`, the form the build's diagnostics take (issue 19 item 2). A
+/// record with no name, or one the message already names (`Map entity #3 ('door')`), is
+/// left as it is.
+pub fn name_records(message: &str, map: &Map) -> String {
+    const MARK: &str = "entity #";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(MARK) {
+        let after = &rest[at + MARK.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        out.push_str(&rest[..at + MARK.len() + digits]);
+        rest = &after[digits..];
+        let Ok(index) = after[..digits].parse::<usize>() else {
+            continue;
+        };
+        if rest.starts_with(" ('") || rest.starts_with(" (objects[") {
+            continue;
+        }
+        if let Some(name) = map
+            .objects
+            .get(index)
+            .and_then(|r| r.name())
+            .filter(|n| !n.is_empty())
+        {
+            let mut quoted = String::new();
+            dh_content::jsonc::write_string(name, &mut quoted);
+            out.push_str(&format!(" (objects[{index}] {quoted})"));
+        }
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,7 +1,7 @@
 //! `dh-engine`: the engine host binary (`run`, `bench`, `render`, `light-check`, `help`, `completions`).
 use mimalloc::MiMalloc;
 
-use dh_engine::cli::{self, Cli, USAGE};
+use dh_engine::cli::{self, Cli};
 use dh_engine::{light_check, prefs, render_cmd, run, script};
 
 #[global_allocator]
@@ -15,7 +15,7 @@ fn main() {
             2
         }
         Ok(Cli::Help(None)) => {
-            print!("{USAGE}");
+            print!("{}", cli::usage());
             0
         }
         Ok(Cli::Help(Some(topic))) => {

@@ -187,11 +187,16 @@ fn render_inner(
     std::fs::create_dir_all(&o.outdir)
         .map_err(|e| RenderError::Failed(format!("cannot create {}: {e}", o.outdir.display())))?;
     crate::source_pallet::prebuild(&o.pallets, err)?;
-    let host = Host::start(&HostOptions {
+    let mut host = Host::start(&HostOptions {
         map: o.map.clone(),
         pallets: o.pallets.clone(),
         sets: o.sets.clone(),
     })?;
+    // The load log prints once, before any tick: a shot at 0 s runs none, and its lines
+    // were never printed (issue 19 item 5).
+    for l in host.take_output() {
+        let _ = writeln!(err, "{l}");
+    }
     let mut catalog = Catalog::with_core()?;
     for p in &o.pallets {
         catalog.mount_file(p)?;

@@ -160,3 +160,50 @@ fn an_unknown_script_command_suggests_the_nearest_verb() {
     );
     assert!(text.contains("did you mean `teleport`?"), "{text}");
 }
+
+/// Regression (issue 19 item 2, load time): an install error about a record named it
+/// `Map entity #0` alone; it names it by its `name` as well, as the build's diagnostics
+/// do (`(objects[0] "hallLamp")`). The map places an object of a dependency that is
+/// mounted when the pallet builds and not when it runs.
+#[test]
+fn a_load_error_about_a_record_names_it() {
+    let dep = SourcePallet::fresh("dh-why-errors", "dep");
+    dep.manifest("dev.example.dep", "Dep");
+    dep.write("objects/lamp.dh-obj", br#"{ "components": [] }"#);
+    let dep_bytes = support::pallet_bytes(&dep.compile(true, "dep"));
+    let main = SourcePallet::fresh("dh-why-errors", "hall");
+    main.write(
+        "pallet.dh",
+        br#"{ "id": "dev.example.hall", "name": "Hall", "version": "1.0.0", "dependencies": ["dev.example.dep"] }"#,
+    );
+    main.write(
+        "maps/hall.dh-map",
+        br#"{
+  "name": "Hall",
+  "objects": [
+    { "$type": "instance", "id": "1b2c3d4e-0000-4000-8000-0000000000c1", "name": "hallLamp",
+      "source": "dev.example.dep:objects/lamp.dh-obj" }
+  ]
+}
+"#,
+    );
+    // The build mounts the .pallet files beside the source folder.
+    main.save("dep.pallet", &dep_bytes);
+    let file = main.save(
+        "hall.pallet",
+        &support::pallet_bytes(&main.compile(true, "hall")),
+    );
+    let _ = std::fs::remove_file(main.dir.join("dep.pallet"));
+    let err = match Host::start(&HostOptions {
+        map: "dev.example.hall:maps/hall".into(),
+        pallets: vec![file],
+        ..HostOptions::default()
+    }) {
+        Ok(_) => panic!("the map installed without the object it places"),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        err,
+        "dev.example.hall:maps/hall.dh-map: Map entity #0 (objects[0] \"hallLamp\") places 'dev.example.dep:objects/lamp.dh-obj', which no mounted pallet provides"
+    );
+}

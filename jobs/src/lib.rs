@@ -55,4 +55,7 @@ pub use error::JobsError;
 pub use graph::{JobGraph, JobId};
 pub use scheduler::{FrameStats, Lane, Pin, Scheduler};
 pub use scope::Scope;
-pub use timer::{FrameTimer, FrameTimerConfig, ScopeGuard, TimerReport};
+pub use timer::{
+    FrameTimer, FrameTimerConfig, ScopeGuard, TimerReport, DEFAULT_RING_CAPACITY,
+    DEFAULT_TRACE_FRAMES, DEFAULT_WINDOW_FRAMES,
+};

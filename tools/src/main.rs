@@ -1,13 +1,13 @@
 //! `dh`: the DigitalHeaven content toolchain.
 //!
 //! ```text
-//! dh build <dir> [-o <file.pallet>] [--pallet <dep.pallet>]... [--json] [--quiet]
-//! dh check <dir> [--json]
+//! dh build <dir> [-o|--output <file.pallet>] [--pallet <dep.pallet>]... [--json] [--quiet]
+//! dh check <dir> [--json] [--quiet]
 //! dh inspect <file.pallet> [--json]
-//! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
-//! dh import minecraft-world <save> --into <pallet dir>
-//! dh import minecraft <file.schem|.litematic|.nbt|.schematic> [--into <pallet dir>]
-//! dh new pallet <dir> [--barcode <id>] | dh new map|object <pallet dir>/<path>
+//! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>] [--quiet]
+//! dh import minecraft-world <save> --into <pallet dir> [--quiet]
+//! dh import minecraft <file.schem|.litematic|.nbt|.schematic> [--into <pallet dir>] [--quiet]
+//! dh new pallet <dir> [--barcode <id>] [--quiet] | dh new map|object <pallet dir>/<path> [--quiet]
 //! dh completions <shell>
 //! ```
 //!
@@ -33,37 +33,38 @@ const USAGE: &str = "\
 dh — the DigitalHeaven content toolchain
 
 USAGE:
-    dh build <dir> [-o <file.pallet>] [--pallet <dep.pallet>]... [--json] [--quiet]
+    dh build <dir> [-o|--output <file.pallet>] [--pallet <dep.pallet>]... [--json] [--quiet]
         Compile the source pallet in <dir> (its root holds pallet.dh) into a .pallet.
         The output defaults to <dir>.pallet beside the folder. The same sources always
         give a byte-identical pallet. Exits 1 when any error is reported. The compiled
         pallets of its dependencies (the .pallet files beside <dir>, and each --pallet)
         are mounted so maps inheriting from them and objects varying theirs are checked
         whole; a dependency a chain needs that is absent is said once.
-    dh check <dir> [--json]
+    dh check <dir> [--json] [--quiet]
         Validate a source pallet without writing anything; reports every error.
     dh inspect <file.pallet | payload.dh-vox.bin> [--json]
         List a compiled pallet's manifest and entries (and summarize each voxel payload
         in it), or summarize a voxel payload file (its shards <payload>.<n> are read from
         beside it): grids with their non-empty cell counts and the total, the palette,
         region and chunk counts, and chunks and bytes per body mode.
-    dh import vox <file.vox> [--platform <id>] [--into <pallet dir>]
+    dh import vox <file.vox> [--platform <id>] [--into <pallet dir>] [--quiet]
         Import a MagicaVoxel or Teardown .vox: writes <name>.dh-vox and its
         <name>.dh-vox.bin payload into the pallet folder (default: beside the file).
         The platform (magicavoxel, teardown, or an id) is detected when not given.
-    dh import minecraft-world <save> --into <pallet dir>
+    dh import minecraft-world <save> --into <pallet dir> [--quiet]
         Convert a Minecraft Java save (a folder with level.dat, or one dimension's
         folder) into the pallet: <name>.dh-vox.bin (never the save's own files), its
         <name>.dh-vox and a <name>.dh-map with the volume, a spawn point at the world's
         spawn and cameras. Regions convert in parallel with a progress bar on a terminal;
         a chunk that cannot be read is named and left out, and the rest converts.
     dh import minecraft <file.schem | .litematic | .nbt | .schematic> [--into <pallet dir>]
+                        [--quiet]
         Import a Minecraft structure (Sponge, Litematica, structure block, MCEdit):
         writes <name>.dh-vox and its <name>.dh-vox.bin payload into the pallet folder
         (default: beside the file).
-    dh new pallet <dir> [--barcode <id>]
-    dh new map <pallet dir>/<path>
-    dh new object <pallet dir>/<path>
+    dh new pallet <dir> [--barcode <id>] [--quiet]
+    dh new map <pallet dir>/<path> [--quiet]
+    dh new object <pallet dir>/<path> [--quiet]
         Write commented starter files with freshly minted ids, so no id is typed by
         hand: a source pallet (pallet.dh and maps/main.dh-map), or a map or an object
         inside an existing source pallet (the nearest folder above holding pallet.dh).
@@ -85,7 +86,7 @@ OPTIONS:
     --barcode <id>        The id `dh new pallet` gives the pallet.
     --json                Machine-readable output: diagnostics as one JSON object per line
                           (build, check) or one JSON document (inspect).
-    --quiet               No progress bar and no summary line.
+    -q, --quiet           No progress bar and no summary line (build, check, import, new).
     -h, --help            Every command's own options.
 
 Diagnostics print as `file:line:col: error|warning: path: message`.";

@@ -488,3 +488,111 @@ fn ctrl_c_stops_a_world_import_and_writes_nothing() {
     );
     assert_eq!(left, ["pallet.dh"], "{stderr}");
 }
+
+/// The flags `dh <command> --help` lists (clap's "Options:" section, `--help` left out):
+/// what the top-level help has to name for that command.
+fn flags_of(help: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_options = false;
+    for line in help.lines() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if !line.starts_with(' ') {
+            in_options = line.trim_end() == "Options:";
+            continue;
+        }
+        if !in_options || !line.trim_start().starts_with('-') {
+            continue;
+        }
+        for word in line.split([' ', ',']) {
+            if let Some(name) = word.strip_prefix("--") {
+                if !name.is_empty() && name != "help" {
+                    out.push(format!("--{name}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The parts of `dh help` about `command`: each block that opens with a synopsis line
+/// `    dh <command>` and runs up to the next synopsis line or the options.
+fn sections_of(usage: &str, command: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for line in usage.lines() {
+        if line.starts_with("    dh ") {
+            inside = line.starts_with(&format!("    dh {command} "))
+                || line.trim_end() == format!("    dh {command}");
+        } else if !line.starts_with(' ') && !line.is_empty() {
+            inside = false;
+        }
+        if inside {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Regression (issue 19 item 5): `dh help` names every flag of every command in that
+/// command's own synopsis (before, `dh check`, `dh import` and `dh new` took `--quiet`
+/// and their synopses did not say so). The flags are read from each command's own
+/// `--help`, so a flag added later must be added to the help as well.
+#[test]
+fn help_lists_every_flag_of_every_command() {
+    let r = dh().arg("help").output().expect("dh runs");
+    assert!(r.status.success());
+    let usage = String::from_utf8_lossy(&r.stdout).into_owned();
+    for command in ["build", "check", "inspect", "import", "new", "completions"] {
+        let r = dh().args([command, "--help"]).output().expect("dh runs");
+        assert!(r.status.success(), "{command} --help");
+        let help = String::from_utf8_lossy(&r.stdout).into_owned();
+        let section = sections_of(&usage, command);
+        assert!(
+            !section.is_empty(),
+            "`dh help` has no synopsis of {command}"
+        );
+        let flags = flags_of(&help);
+        for flag in &flags {
+            assert!(
+                section.contains(flag.as_str()),
+                "`dh help` does not name {command}'s {flag}:\n{section}"
+            );
+            // And the options list says what it does.
+            assert!(
+                usage
+                    .lines()
+                    .any(|l| l.trim_start().starts_with(flag.as_str())
+                        || l.trim_start().starts_with(&format!("-q, {flag}"))
+                        || l.trim_start().starts_with(&format!("-o, {flag}"))),
+                "`dh help` does not describe {flag}"
+            );
+        }
+        // Every option clap lists has help (a doc line on the flag): beside it, or on the
+        // next line in the long form `--help` prints.
+        let lines: Vec<&str> = help.lines().collect();
+        for (k, line) in lines.iter().enumerate() {
+            if !line.trim_start().starts_with('-') {
+                continue;
+            }
+            let beside = line.split("  ").filter(|w| !w.trim().is_empty()).count() >= 2;
+            let below = lines
+                .get(k + 1)
+                .is_some_and(|n| !n.trim().is_empty() && !n.trim_start().starts_with('-'));
+            assert!(beside || below, "{command}: '{line}' has no help line");
+        }
+    }
+    // Hand-checked: build takes -o/--output, --pallet, --json and -q/--quiet.
+    assert_eq!(
+        flags_of(&String::from_utf8_lossy(
+            &dh()
+                .args(["build", "--help"])
+                .output()
+                .expect("dh runs")
+                .stdout
+        )),
+        ["--output", "--pallet", "--json", "--quiet"]
+    );
+}

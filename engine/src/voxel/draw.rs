@@ -45,8 +45,8 @@ use dh_gpu::render::math::rotate;
 use glam::{DMat4, DVec3, IVec3, Mat4, Vec3};
 
 use super::stream::{
-    CameraView, LookInputs, StreamConfig, StreamStats, StreamVolume, VolumeId, VolumeSource,
-    VoxelStreamer,
+    CameraView, LookInputs, SharedLooks, StreamConfig, StreamStats, StreamVolume, VolumeId,
+    VolumeSource, VoxelStreamer,
 };
 use super::volume::OpenedVolume;
 use super::{resolve_lighting, BlockLightTable, FluidTable, PalletLight, Placement};
@@ -241,6 +241,8 @@ impl VoxelDraw {
             let light = (platform == Some(MINECRAFT)).then(|| {
                 Arc::new(BlockLightTable::minecraft()) as Arc<dyn PalletLight + Send + Sync>
             });
+            // The grids of one container resolve its palette once (and log it once).
+            let shared = Arc::new(SharedLooks::new(&v.name));
             for g in &v.grids {
                 let Some(to_cells) = g.placement.inverse() else {
                     self.log.push(format!(
@@ -267,6 +269,7 @@ impl VoxelDraw {
                             pallet: None,
                             fluids: fluids.clone(),
                             light: light.clone(),
+                            shared: Some(shared.clone()),
                         },
                     },
                     light_field: choice.light_field,

@@ -65,8 +65,8 @@ pub use mesh::{
 };
 pub use place::Placement;
 pub use stream::{
-    CameraView, LookInputs, OwnedPayload, PalletPayload, PayloadBytes, StreamConfig, StreamStats,
-    StreamVolume, VolumeId as StreamVolumeId, VolumeSource, VoxelStreamer,
+    CameraView, LookInputs, OwnedPayload, PalletPayload, PayloadBytes, SharedLooks, StreamConfig,
+    StreamStats, StreamVolume, VolumeId as StreamVolumeId, VolumeSource, VoxelStreamer,
 };
 
 use std::collections::HashMap;

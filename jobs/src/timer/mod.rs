@@ -48,6 +48,14 @@ use clock::Clock;
 use report::TraceSpan;
 use ring::{RawSpan, Ring};
 
+/// Frames the rolling window of a default [`FrameTimer`] keeps (what its report sums up).
+pub const DEFAULT_WINDOW_FRAMES: usize = 300;
+/// Of those, the most recent frames a default [`FrameTimer`] keeps every scope of, for
+/// the Chrome trace.
+pub const DEFAULT_TRACE_FRAMES: usize = 120;
+/// Scopes each thread can record per frame in a default [`FrameTimer`].
+pub const DEFAULT_RING_CAPACITY: usize = 16_384;
+
 /// Settings of a [`FrameTimer`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrameTimerConfig {
@@ -66,10 +74,10 @@ pub struct FrameTimerConfig {
 impl Default for FrameTimerConfig {
     fn default() -> Self {
         Self {
-            window: 300,
+            window: DEFAULT_WINDOW_FRAMES,
             budget: Duration::from_nanos(16_666_667),
-            trace_frames: 120,
-            ring_capacity: 16_384,
+            trace_frames: DEFAULT_TRACE_FRAMES,
+            ring_capacity: DEFAULT_RING_CAPACITY,
         }
     }
 }

@@ -172,6 +172,29 @@ pub struct LookInputs {
     /// light colors, `lightShape`, opacity), read over the built-in levels
     /// ([`VoxelLooks::resolve_lit`]); `None` keeps the built-in levels alone.
     pub light: Option<Arc<dyn PalletLight + Send + Sync>>,
+    /// The looks the grids of one container share (spec `dh.voxel`, "Models in the chunk
+    /// mesh": the volume resolves its palette once, and the same container placed to show
+    /// different grids reuses it): the first grid to open resolves them and logs the one
+    /// line; `None` resolves for this grid alone.
+    pub shared: Option<Arc<SharedLooks>>,
+}
+
+/// A container's looks, resolved by whichever of its grids opens first.
+#[derive(Debug, Default)]
+pub struct SharedLooks {
+    /// The volume's name, for the log line.
+    pub volume: String,
+    looks: std::sync::OnceLock<Arc<VoxelLooks>>,
+}
+
+impl SharedLooks {
+    /// Looks not resolved yet, for the grids of volume `volume`.
+    pub fn new(volume: &str) -> SharedLooks {
+        SharedLooks {
+            volume: volume.to_string(),
+            looks: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 impl std::fmt::Debug for LookInputs {
@@ -181,6 +204,7 @@ impl std::fmt::Debug for LookInputs {
             .field("pallet", &self.pallet.as_ref().map(|p| p.id().to_owned()))
             .field("fluids", &self.fluids)
             .field("light", &self.light.is_some())
+            .field("shared", &self.shared)
             .finish()
     }
 }
@@ -538,35 +562,48 @@ fn open_volume(
                 })?;
             let lo = info.bounds_min;
             let hi = [0, 1, 2].map(|a| lo[a].saturating_add(info.bounds_size[a]));
-            let looks = match looks {
-                Some(l) => l,
-                None => {
-                    let builtin;
-                    let tables: &BlockTables = match &inputs.tables {
-                        Some(t) => t,
-                        None => {
-                            builtin = BlockTables::builtin().map_err(|e| e.to_string())?;
-                            builtin
+            // The looks and their log line.
+            let resolve = || -> Result<(Arc<VoxelLooks>, String), String> {
+                let builtin;
+                let tables: &BlockTables = match &inputs.tables {
+                    Some(t) => t,
+                    None => {
+                        builtin = BlockTables::builtin().map_err(|e| e.to_string())?;
+                        builtin
+                    }
+                };
+                let platform = (!header.platform.is_empty()).then_some(header.platform.as_str());
+                let t = std::time::Instant::now();
+                let looks = VoxelLooks::resolve_lit(
+                    r.palette(),
+                    tables,
+                    platform,
+                    inputs.pallet.as_deref().map(|p| p as &dyn PlatformPallet),
+                    inputs.fluids.as_ref(),
+                    inputs.light.as_deref().map(|l| l as &dyn PalletLight),
+                );
+                let volume = inputs.shared.as_ref().map_or(name.as_str(), |s| &s.volume);
+                let line = looks.resolve_line(volume, t.elapsed().as_secs_f64() * 1e3);
+                Ok((Arc::new(looks), line))
+            };
+            let looks = match (looks, &inputs.shared) {
+                (Some(l), _) => l,
+                (None, Some(shared)) => match shared.looks.get() {
+                    Some(l) => l.clone(),
+                    None => {
+                        // Two grids opening at once both resolve; only the one kept logs.
+                        let (mine, line) = resolve()?;
+                        let kept = shared.looks.get_or_init(|| mine.clone()).clone();
+                        if Arc::ptr_eq(&kept, &mine) {
+                            notes.push(line);
                         }
-                    };
-                    let platform =
-                        (!header.platform.is_empty()).then_some(header.platform.as_str());
-                    let t = std::time::Instant::now();
-                    let looks = VoxelLooks::resolve_lit(
-                        r.palette(),
-                        tables,
-                        platform,
-                        inputs.pallet.as_deref().map(|p| p as &dyn PlatformPallet),
-                        inputs.fluids.as_ref(),
-                        inputs.light.as_deref().map(|l| l as &dyn PalletLight),
-                    );
-                    notes.push(format!(
-                        "voxel volume '{name}': palette resolved in {:.1} ms: {} of {} entries drawn from a look, the rest wear the unresolved checker",
-                        t.elapsed().as_secs_f64() * 1e3,
-                        looks.resolved_count(),
-                        looks.len()
-                    ));
-                    Arc::new(looks)
+                        kept
+                    }
+                },
+                (None, None) => {
+                    let (looks, line) = resolve()?;
+                    notes.push(line);
+                    looks
                 }
             };
             let edge = header.chunk_edge as usize;
