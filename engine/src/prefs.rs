@@ -347,6 +347,9 @@ const STAND_IN_ANIMATIONS: &[&str] = &["none", "pulse", "shift", "sweep", "shimm
 const BAKE_PACES: &[&str] = &["Gentle", "Full"];
 const DEBUG_VIEWS: &[&str] = &["none", "lightmap", "lightmapTexels"];
 
+/// `client.render.msaa`'s values (dh-gpu's `MSAA_COUNTS`, as tokens).
+const MSAA_COUNTS: &[&str] = &["1", "2", "4", "8"];
+
 /// Every preference, sorted by name (a test checks the order, so lookups binary-search).
 #[rustfmt::skip]
 pub static TABLE: &[PrefDef] = &[
@@ -490,6 +493,8 @@ pub static TABLE: &[PrefDef] = &[
     f("client.render.lightmapOcclusion", "1", 0.0, 1.0, "000:1361", "Fades baked occlusion toward none"),
     // spec 000:1213 "client.render.lightmapSpecular, on by default".
     b("client.render.lightmapSpecular", "true", "000:1213", "Shade a baked highlight from the dominant direction"),
+    // ours: the spec names no anti-aliasing preference; the forward passes' MSAA samples, 1, 2, 4 or 8, default 4 (lowered to what the device's framebuffers take, logged once).
+    t("client.render.msaa", "4", MSAA_COUNTS, "ours", "Samples the forward passes take (MSAA), resolved before post"),
     // spec 000:739 "client.render.reflectionProbeMaxEdge (default 128, applies on the next load)"; ours: 1–2048.
     i("client.render.reflectionProbeMaxEdge", "128", 1, 2048, "000:739", "The widest reflection probe edge kept, pixels"),
     // spec 000:739 "client.render.reflectionProbes (default 1024, 0 mirrors the sky alone)", at most 1024 per map.
@@ -1177,6 +1182,30 @@ pub fn help_text() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn msaa_takes_1_2_4_or_8_and_refuses_the_rest() {
+        let mut p = Prefs::new();
+        // Ours: default 4 (the forward passes' samples).
+        assert_eq!(p.token("client.render.msaa").ok(), Some("4"));
+        for n in ["1", "2", "4", "8"] {
+            p.set("client.render.msaa", n)
+                .unwrap_or_else(|e| panic!("{n}: {e}"));
+            assert_eq!(p.token("client.render.msaa").ok(), Some(n));
+        }
+        for bad in ["0", "3", "16", "-4", "4.0", "many"] {
+            let e = p
+                .set("client.render.msaa", bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} was taken"));
+            assert_eq!(
+                e.to_string(),
+                format!("client.render.msaa: '{bad}' is not one of 1, 2, 4, 8"),
+            );
+        }
+        // A refused value leaves the last good one.
+        assert_eq!(p.token("client.render.msaa").ok(), Some("8"));
+    }
 
     #[test]
     fn table_is_sorted_and_unique() {

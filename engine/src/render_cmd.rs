@@ -56,6 +56,16 @@ pub fn mesh_upload_budget(prefs: &Prefs) -> Duration {
     }
 }
 
+/// `client.render.msaa` as the renderer takes it: the samples asked (the table holds only
+/// 1, 2, 4 and 8, so the fallback is the default and never reached).
+pub fn msaa(prefs: &Prefs) -> u32 {
+    prefs
+        .token("client.render.msaa")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(dh_gpu::render::DEFAULT_MSAA)
+}
+
 #[derive(Debug, thiserror::Error)]
 enum RenderError {
     #[error(transparent)]
@@ -324,10 +334,17 @@ fn render_inner(
         &RendererDesc {
             timings: o.gpu_timings,
             mesh_upload_budget: mesh_upload_budget(&world.host.prefs),
+            msaa: msaa(&world.host.prefs),
             ..RendererDesc::default()
         },
     )
     .map_err(|e| RenderError::Failed(format!("renderer: {e}")))?;
+    if let Some((asked, taken)) = renderer.msaa_lowered() {
+        let _ = writeln!(
+            err,
+            "dh-engine: client.render.msaa {asked}: this device's framebuffers take at most {taken} samples; rendering with {taken}"
+        );
+    }
     if o.gpu_timings && !renderer.has_timings() {
         let _ = writeln!(
             err,
@@ -602,6 +619,7 @@ impl BenchRender {
             &RendererDesc {
                 workers: workers.clamp(1, 4),
                 mesh_upload_budget: mesh_upload_budget(&host.prefs),
+                msaa: msaa(&host.prefs),
                 ..RendererDesc::default()
             },
         )

@@ -143,3 +143,82 @@ fn render_eval_and_logic_map_match_their_goldens() {
     }
     testing::finish(gpu);
 }
+
+fn mean_rgb(img: &RgbaImage, x0: u32, y0: u32, x1: u32, y1: u32) -> [f64; 3] {
+    let mut s = [0.0f64; 3];
+    let mut n = 0.0f64;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.pixel(x, y).unwrap_or([0; 4]);
+            for k in 0..3 {
+                s[k] += f64::from(p[k]);
+            }
+            n += 1.0;
+        }
+    }
+    s.map(|c| c / n.max(1.0))
+}
+
+#[test]
+fn the_lit_lamp_does_not_wash_out_door_view() {
+    let gpu = testing::test_gpu();
+    {
+        let mut renderer = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let press = "spawn lampPawn 3 0 1.9 180\nturn lampPawn 180 -30\nuse lampPawn\nwait 96 ticks\nexpect lamp.on == true\n";
+        let lit = shoot(&mut renderer, "logic-map", Some(press), &["doorView"]);
+        let dark = shoot(&mut renderer, "logic-map", None, &["doorView"]);
+        let (l, d) = (&lit[0].1, &dark[0].1);
+        let (w, h) = (l.width, l.height);
+        if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
+            let _ = l.write_png(&std::path::Path::new(&dir).join("doorView-lit.png"));
+            let _ = d.write_png(&std::path::Path::new(&dir).join("doorView-dark.png"));
+        }
+        // Where doorView (at [-3, 1.7, 0], facing +Z, pitched 5° down, 60° tall, 16:9) sees
+        // the blue door 7 m ahead (x in [-4, -2], y in [0, 2]): its top at +2.5°, 7.5° above
+        // the frame's middle, tan 7.5° / tan 30° = 0.23 of the half height, so at 0.39 h;
+        // ±1 m at 7 m is ±8.1°, tan 8.1° / (tan 30° × 16/9) = 0.139 of the half width, so
+        // x in [0.43 w, 0.57 w]. The doorButton 3 m ahead covers it below 0.55 h. Facing +Z,
+        // +X is on the left: the lamp's alcove is at the frame's left edge, and the white
+        // doorWallRight (x in [-2, -0.5], 1 to 2.5 m right of the door's middle, so up to
+        // 0.5 + tan 19.7° / 1.026 / 2 = 0.67 w) stands right of the door at the same height.
+        let door =
+            |img: &RgbaImage| mean_rgb(img, w * 45 / 100, h * 41 / 100, w * 55 / 100, h * 53 / 100);
+        let wall =
+            |img: &RgbaImage| mean_rgb(img, w * 59 / 100, h * 41 / 100, w * 66 / 100, h * 53 / 100);
+        let luma = |c: [f64; 3]| 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+        let (door_l, door_d) = (door(l), door(d));
+        let (wall_l, wall_d) = (wall(l), wall(d));
+        let (mean_l, mean_d) = (mean_luma(l, 0, 0, w, h), mean_luma(d, 0, 0, w, h));
+        let michelson = |a: f64, b: f64| (a - b) / (a + b).max(1.0);
+        let (c_l, c_d) = (
+            michelson(luma(wall_l), luma(door_l)),
+            michelson(luma(wall_d), luma(door_d)),
+        );
+        eprintln!(
+            "doorView: mean {mean_l:.1} lit / {mean_d:.1} dark; door {door_l:?} / {door_d:?}; wall {wall_l:?} / {wall_d:?}; contrast {c_l:.3} / {c_d:.3}"
+        );
+        // The lamp is 6 m beside the door in the door's own plane (z = 7): its light grazes
+        // the door's face, so what the lamp adds to the door is the bloom's veil alone.
+        assert!(
+            luma(door_l) < luma(door_d) + 12.0,
+            "the lit lamp veils the door: luma {:.1} lit against {:.1} dark",
+            luma(door_l),
+            luma(door_d)
+        );
+        // The door keeps its contrast against the white wall, and reads blue.
+        assert!(
+            c_l > 0.8 * c_d,
+            "the door's contrast against its wall falls from {c_d:.3} to {c_l:.3}"
+        );
+        assert!(
+            door_l[2] > door_l[0] + 20.0,
+            "the door reads blue: {door_l:?}"
+        );
+        // The whole frame: the lamp's pool lifts the right edge, never the whole picture.
+        assert!(
+            mean_l < mean_d + 20.0,
+            "the frame's mean luma rises from {mean_d:.1} to {mean_l:.1}"
+        );
+    }
+    testing::finish(gpu);
+}

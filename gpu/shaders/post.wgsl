@@ -1,5 +1,6 @@
 // The resolve (render/tonemap.rs is the CPU reference): scene radiance x exposure, plus the
-// bloom pyramid x bloomIntensity, through the tonemap curve (reinhardWhite, aces, reinhard,
+// bloom pyramid (upsampled once more through the 3 x 3 tent, as PPv2's uber pass combines it)
+// x bloomIntensity, through the tonemap curve (reinhardWhite, aces, reinhard,
 // hable normalized to its white point, or none), written linear to an R8G8B8A8_SRGB target
 // that encodes on store.
 
@@ -8,7 +9,7 @@ struct Params {
     a: vec4<f32>,
     // hable B, C, D, E.
     b: vec4<f32>,
-    // hable F, W.
+    // hable F, W; z the bloom tent's sample scale.
     c: vec4<f32>,
 }
 
@@ -66,13 +67,32 @@ fn tonemap(x_in: vec3<f32>) -> vec3<f32> {
     return clamp(y, vec3<f32>(0.0), vec3<f32>(1.0));
 }
 
+fn bloom_tap(uv: vec2<f32>) -> vec3<f32> {
+    return textureSampleLevel(bloom, linear_clamp, uv, 0.0).rgb;
+}
+
+// PPv2's UpsampleTent over the resolved pyramid, its texels widened by the sample scale.
+fn bloom_tent(uv: vec2<f32>) -> vec3<f32> {
+    let t = params.c.z / vec2<f32>(textureDimensions(bloom));
+    var s = bloom_tap(uv + t * vec2<f32>(-1.0, -1.0));
+    s = s + bloom_tap(uv + t * vec2<f32>(0.0, -1.0)) * 2.0;
+    s = s + bloom_tap(uv + t * vec2<f32>(1.0, -1.0));
+    s = s + bloom_tap(uv + t * vec2<f32>(-1.0, 0.0)) * 2.0;
+    s = s + bloom_tap(uv) * 4.0;
+    s = s + bloom_tap(uv + t * vec2<f32>(1.0, 0.0)) * 2.0;
+    s = s + bloom_tap(uv + t * vec2<f32>(-1.0, 1.0));
+    s = s + bloom_tap(uv + t * vec2<f32>(0.0, 1.0)) * 2.0;
+    s = s + bloom_tap(uv + t * vec2<f32>(1.0, 1.0));
+    return s / 16.0;
+}
+
 @fragment
 fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
     let dims = vec2<i32>(textureDimensions(hdr));
     let p = clamp(vec2<i32>(in.position.xy), vec2<i32>(0), dims - vec2<i32>(1));
     var c = textureLoad(hdr, p, 0).rgb * params.a.x;
     if params.a.y > 0.0 {
-        c = c + textureSampleLevel(bloom, linear_clamp, in.uv, 0.0).rgb * params.a.y;
+        c = c + bloom_tent(in.uv) * params.a.y;
     }
     return vec4<f32>(tonemap(c), 1.0);
 }

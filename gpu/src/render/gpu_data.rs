@@ -121,7 +121,7 @@ pub struct PostParams {
     pub a: Vec4,
     /// hable B, C, D, E.
     pub b: Vec4,
-    /// hable F, W.
+    /// hable F, W; z the bloom tent's sample scale.
     pub c: Vec4,
 }
 

@@ -22,4 +22,6 @@ pub mod uploads;
 pub use exec::{Executor, ScopedThreads, Serial};
 pub use frame::RenderFrame;
 pub use passes::Pass;
-pub use renderer::{FrameReport, RenderOutput, Renderer, RendererDesc};
+pub use renderer::{
+    msaa_samples, FrameReport, RenderOutput, Renderer, RendererDesc, DEFAULT_MSAA, MSAA_COUNTS,
+};

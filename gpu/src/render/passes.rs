@@ -122,7 +122,14 @@ pub(super) struct Targets {
     pub width: u32,
     pub height: u32,
     pub plan: Option<BloomPlan>,
+    /// The forward passes' samples (`client.render.msaa` as the device allows it).
+    pub samples: u32,
+    /// The resolved (single-sample) HDR frame bloom and the resolve read.
     pub hdr: Image,
+    /// The multisampled HDR frame the forward passes draw into (`None` at one sample),
+    /// resolved into `hdr` as the opaque pass ends.
+    pub hdr_ms: Option<Image>,
+    /// The forward passes' depth, at their samples.
     pub depth: Image,
     pub atlas: Image,
     pub down_chain: Vec<Image>,
@@ -231,14 +238,16 @@ pub(super) fn assign(passes: &[(Pass, u64)], workers: usize) -> Vec<Vec<Pass>> {
     out
 }
 
-/// The post push constants.
-pub(super) fn post_push(post: &Post) -> PostParams {
+/// The post push constants; `plan` gives the final tent's sample scale (PPv2's uber pass
+/// upsamples the resolved pyramid once more as it combines).
+pub(super) fn post_push(post: &Post, plan: Option<BloomPlan>) -> PostParams {
     let h = post.hable;
     let bloom = post.bloom.map_or(0.0, |b| b.intensity);
+    let scale = plan.map_or(1.0, |p| p.sample_scale);
     PostParams {
         a: glam::Vec4::new(post.exposure, bloom, post.tonemap.index() as f32, h.a),
         b: glam::Vec4::new(h.b, h.c, h.d, h.e),
-        c: glam::Vec4::new(h.f, h.w, 0.0, 0.0),
+        c: glam::Vec4::new(h.f, h.w, scale, 0.0),
     }
 }
 
@@ -655,10 +664,20 @@ impl PassCtx<'_> {
         let (w, h) = (self.t.width, self.t.height);
         let layout = self.pipes.box_layout.raw();
         to_color_attachment(gpu, cmd, &self.t.hdr);
-        let hdr_att = [color_attachment(
-            self.t.hdr.view(),
-            Some([0.0, 0.0, 0.0, 1.0]),
-        )];
+        let clear = Some([0.0, 0.0, 0.0, 1.0]);
+        let hdr_att = [match &self.t.hdr_ms {
+            // Multisampled: draw into the samples, average them into `hdr` as the pass
+            // ends (the resolve writes at the colour attachment stage), keep none of them.
+            Some(ms) => {
+                to_color_attachment(gpu, cmd, ms);
+                color_attachment(ms.view(), clear)
+                    .store_op(vk::AttachmentStoreOp::DONT_CARE)
+                    .resolve_mode(vk::ResolveModeFlags::AVERAGE)
+                    .resolve_image_view(self.t.hdr.view())
+                    .resolve_image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            }
+            None => color_attachment(self.t.hdr.view(), clear),
+        }];
         let depth_load = vk::RenderingAttachmentInfo::default()
             .image_view(self.t.depth.view())
             .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
@@ -804,7 +823,7 @@ impl PassCtx<'_> {
                 0.0,
             ],
         );
-        for i in 1..=levels {
+        for i in 1..levels {
             let x = texel(&t.down_chain[i - 1]);
             pass(
                 &self.pipes.down,
@@ -812,11 +831,10 @@ impl PassCtx<'_> {
                 [x[0], x[1], 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
             );
         }
-        for i in (0..levels).rev() {
-            let below = if i + 1 == levels {
-                &t.down_chain[levels]
-            } else {
-                &t.up_chain[i + 1]
+        // PPv2's upsample: up i = tent(the level below) + down i, from the last down up.
+        for i in (0..levels.saturating_sub(1)).rev() {
+            let Some(below) = t.up_chain.get(i + 1).or_else(|| t.down_chain.last()) else {
+                return;
             };
             let x = texel(below);
             pass(
@@ -834,7 +852,7 @@ impl PassCtx<'_> {
             &self.pipes.post,
             target,
             self.post_set,
-            bytemuck::bytes_of(&post_push(&self.post)),
+            bytemuck::bytes_of(&post_push(&self.post, self.t.plan)),
         );
         if self.readback {
             self.t.capture.record_readback(

@@ -93,6 +93,56 @@ pub struct RendererDesc {
     pub mesh_upload_budget: Duration,
     /// Frames a mesh no instance names stays resident before it is freed.
     pub mesh_keep_frames: u64,
+    /// `client.render.msaa`: the samples the forward passes are asked to take, one of
+    /// [`MSAA_COUNTS`] ([`DEFAULT_MSAA`] by default); lowered to the most the device's
+    /// framebuffers take ([`msaa_samples`], [`Renderer::msaa_lowered`] says when).
+    pub msaa: u32,
+}
+
+/// The sample counts `client.render.msaa` takes (ours: 1, 2, 4 or 8).
+pub const MSAA_COUNTS: [u32; 4] = [1, 2, 4, 8];
+/// `client.render.msaa`'s default (ours: 4, which every desktop device and lavapipe take).
+pub const DEFAULT_MSAA: u32 = 4;
+
+/// The samples the forward passes take when `asked` (one of [`MSAA_COUNTS`]) is asked of a
+/// device whose colour and depth framebuffers both take `supported`: the most of
+/// [`MSAA_COUNTS`] at or below `asked` that `supported` holds (one sample always is).
+pub fn msaa_samples(supported: vk::SampleCountFlags, asked: u32) -> u32 {
+    MSAA_COUNTS
+        .iter()
+        .rev()
+        .copied()
+        .filter(|&n| n <= asked)
+        .find(|&n| supported.contains(sample_flags(n)))
+        .unwrap_or(1)
+}
+
+/// The `vk::SampleCountFlags` bit of `n` samples (1 for anything not a power of two it has).
+fn sample_flags(n: u32) -> vk::SampleCountFlags {
+    match n {
+        2 => vk::SampleCountFlags::TYPE_2,
+        4 => vk::SampleCountFlags::TYPE_4,
+        8 => vk::SampleCountFlags::TYPE_8,
+        16 => vk::SampleCountFlags::TYPE_16,
+        _ => vk::SampleCountFlags::TYPE_1,
+    }
+}
+
+/// The sample counts `gpu`'s colour and depth framebuffers both take.
+fn framebuffer_samples(gpu: &Gpu) -> vk::SampleCountFlags {
+    let l = gpu.properties().limits;
+    l.framebuffer_color_sample_counts & l.framebuffer_depth_sample_counts
+}
+
+/// `asked` checked against [`MSAA_COUNTS`] and lowered to what `gpu` takes.
+fn resolve_msaa(gpu: &Gpu, asked: u32) -> Result<u32> {
+    if !MSAA_COUNTS.contains(&asked) {
+        return Err(invalid(
+            "client.render.msaa",
+            format!("{asked} samples asked; expected 1, 2, 4 or 8"),
+        ));
+    }
+    Ok(msaa_samples(framebuffer_samples(gpu), asked))
 }
 
 /// `client.voxel.uploadBudgetMs`'s default.
@@ -109,6 +159,7 @@ impl Default for RendererDesc {
             timings: true,
             mesh_upload_budget: DEFAULT_MESH_UPLOAD_BUDGET,
             mesh_keep_frames: DEFAULT_MESH_KEEP_FRAMES,
+            msaa: DEFAULT_MSAA,
         }
     }
 }
@@ -248,8 +299,12 @@ fn sampler(gpu: &Gpu, info: &vk::SamplerCreateInfo<'_>, name: &str) -> Result<vk
     Ok(s)
 }
 
-/// Builds the pipelines, layouts and samplers.
-fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
+/// Builds the pipelines, layouts and samplers; the forward passes (prepass, opaque, cut-out,
+/// sky, translucent) rasterize `samples` samples, the shadow cascades and the screen passes
+/// one.
+fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
+    let forward = sample_flags(samples);
+    let single = vk::SampleCountFlags::TYPE_1;
     let limit = gpu.properties().limits.max_push_constants_size;
     if limit < DRAW_PUSH_BYTES {
         return Err(invalid(
@@ -315,7 +370,8 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
     let depth_only = |name: &str,
                       bias: Option<(f32, f32, f32)>,
                       cull: vk::CullModeFlags,
-                      front: vk::FrontFace| {
+                      front: vk::FrontFace,
+                      samples: vk::SampleCountFlags| {
         let mut d = GraphicsPipelineDesc::new(
             name,
             &box_layout,
@@ -326,10 +382,11 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
         d.cull_mode = cull;
         d.front_face = front;
         d.depth = Some(depth_state(bias));
+        d.samples = samples;
         Pipeline::graphics(gpu, &d)
     };
     // Cut-out depth: two-sided, the base color's alpha tested in the fragment shader.
-    let depth_cutout = |name: &str, bias: Option<(f32, f32, f32)>| {
+    let depth_cutout = |name: &str, bias: Option<(f32, f32, f32)>, samples| {
         let mut d = GraphicsPipelineDesc::new(
             name,
             &box_layout,
@@ -339,16 +396,19 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
         d.vertex_input = vertex_input(MeshVertexLayout::Full);
         d.cull_mode = vk::CullModeFlags::NONE;
         d.depth = Some(depth_state(bias));
+        d.samples = samples;
         Pipeline::graphics(gpu, &d)
     };
     let ccw = vk::FrontFace::COUNTER_CLOCKWISE;
     let cw = vk::FrontFace::CLOCKWISE;
     let shadow_bias = Some((1.25, 0.0, 1.75));
-    let shadow = depth_only("shadow cascades", shadow_bias, vk::CullModeFlags::NONE, ccw)?;
-    let shadow_cutout = depth_cutout("shadow cascades cutout", shadow_bias)?;
-    let prepass = depth_only("depth prepass", None, vk::CullModeFlags::BACK, ccw)?;
-    let prepass_mirror = depth_only("depth prepass mirrored", None, vk::CullModeFlags::BACK, cw)?;
-    let prepass_cutout = depth_cutout("depth prepass cutout", None)?;
+    let none = vk::CullModeFlags::NONE;
+    let shadow = depth_only("shadow cascades", shadow_bias, none, ccw, single)?;
+    let shadow_cutout = depth_cutout("shadow cascades cutout", shadow_bias, single)?;
+    let back = vk::CullModeFlags::BACK;
+    let prepass = depth_only("depth prepass", None, back, ccw, forward)?;
+    let prepass_mirror = depth_only("depth prepass mirrored", None, back, cw, forward)?;
+    let prepass_cutout = depth_cutout("depth prepass cutout", None, forward)?;
     // Shading after the prepass: depth tested equal-or-nearer, never written.
     let shading = |name: &str,
                    entry: &str,
@@ -376,9 +436,9 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
             format: HDR_FORMAT,
             blend,
         }];
+        d.samples = forward;
         Pipeline::graphics(gpu, &d)
     };
-    let back = vk::CullModeFlags::BACK;
     let lit = shading("boxes lit", "fs_main", back, ccw, None)?;
     let lit_mirror = shading("lit mirrored", "fs_main", back, cw, None)?;
     let lit_cutout = shading(
@@ -425,6 +485,7 @@ fn build_pipelines(gpu: &Gpu) -> Result<Pipelines> {
         format: HDR_FORMAT,
         blend: None,
     }];
+    sky.samples = forward;
     let sky = Pipeline::graphics(gpu, &sky)?;
     let screen = |name: &str, shader: &'static shaders::Shader, entry: &str, format: vk::Format| {
         let mut d = GraphicsPipelineDesc::new(
@@ -569,8 +630,9 @@ impl Drop for Slot {
     }
 }
 
-/// Screen sets the bloom pyramid and the resolve may need (2 × 10 levels + 2).
-const SCREEN_SETS: u32 = 24;
+/// Screen sets the bloom pyramid and the resolve may need (a prefilter, `levels − 1` downs
+/// and as many ups, the resolve).
+const SCREEN_SETS: u32 = 2 * tonemap::MAX_BLOOM_LEVELS + 1;
 
 impl Slot {
     /// Makes sure the pool fits `textures` texture sets, then resets it (the slot's last
@@ -639,16 +701,42 @@ impl Slot {
     }
 }
 
-fn make_targets(gpu: &Gpu, width: u32, height: u32, plan: Option<BloomPlan>) -> Result<Targets> {
+fn make_targets(
+    gpu: &Gpu,
+    width: u32,
+    height: u32,
+    plan: Option<BloomPlan>,
+    samples: u32,
+) -> Result<Targets> {
     let attach = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::SAMPLED;
     let hdr = gpu.create_image(&ImageDesc::new_2d("hdr", HDR_FORMAT, width, height, attach))?;
-    let depth = gpu.create_image(&ImageDesc::new_2d(
-        "depth",
-        DEPTH_FORMAT,
-        width,
-        height,
-        vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
-    ))?;
+    let count = sample_flags(samples);
+    // Multisampled, the forward passes draw into `hdr_ms` and resolve it into `hdr` as
+    // the opaque pass ends; the depth they test against has their samples.
+    let hdr_ms = if samples > 1 {
+        Some(gpu.create_image(&ImageDesc {
+            samples: count,
+            ..ImageDesc::new_2d(
+                "hdr multisampled",
+                HDR_FORMAT,
+                width,
+                height,
+                vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            )
+        })?)
+    } else {
+        None
+    };
+    let depth = gpu.create_image(&ImageDesc {
+        samples: count,
+        ..ImageDesc::new_2d(
+            "depth",
+            DEPTH_FORMAT,
+            width,
+            height,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        )
+    })?;
     let atlas = gpu.create_image(&ImageDesc::new_2d(
         "shadow atlas",
         DEPTH_FORMAT,
@@ -656,12 +744,13 @@ fn make_targets(gpu: &Gpu, width: u32, height: u32, plan: Option<BloomPlan>) -> 
         CASCADE_RESOLUTION * 2,
         vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT | vk::ImageUsageFlags::SAMPLED,
     ))?;
+    // PPv2's pyramid: `levels` downsampled levels (the prefiltered base first) and one
+    // upsampled level fewer, each the size of the down level it combines with.
     let mut down_chain = Vec::new();
     let mut up_chain = Vec::new();
     if let Some(p) = plan {
-        for i in 0..=p.levels {
-            let w = (p.base[0] >> i).max(1);
-            let h = (p.base[1] >> i).max(1);
+        for i in 0..p.levels {
+            let [w, h] = p.level_size(i);
             down_chain.push(gpu.create_image(&ImageDesc::new_2d(
                 &format!("bloom down {i}"),
                 HDR_FORMAT,
@@ -669,7 +758,7 @@ fn make_targets(gpu: &Gpu, width: u32, height: u32, plan: Option<BloomPlan>) -> 
                 h,
                 attach,
             ))?);
-            if i < p.levels {
+            if i + 1 < p.levels {
                 up_chain.push(gpu.create_image(&ImageDesc::new_2d(
                     &format!("bloom up {i}"),
                     HDR_FORMAT,
@@ -685,7 +774,9 @@ fn make_targets(gpu: &Gpu, width: u32, height: u32, plan: Option<BloomPlan>) -> 
         width,
         height,
         plan,
+        samples,
         hdr,
+        hdr_ms,
         depth,
         atlas,
         down_chain,
@@ -724,6 +815,9 @@ pub struct Renderer {
     frames: u64,
     /// Frame-data section alignment (uniform and storage offsets).
     align: u64,
+    /// The forward passes' samples asked (`client.render.msaa`) and taken.
+    msaa_asked: u32,
+    msaa: u32,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -758,7 +852,8 @@ impl Renderer {
     /// Builds the pipelines, the frame ring, the staging ring and the timer, and uploads the
     /// white texel untextured materials sample.
     pub fn with_desc(gpu: &Gpu, desc: &RendererDesc) -> Result<Renderer> {
-        let pipes = build_pipelines(gpu)?;
+        let msaa = resolve_msaa(gpu, desc.msaa)?;
+        let pipes = build_pipelines(gpu, msaa)?;
         let ring = FrameRing::new(gpu, desc.frames_in_flight, desc.workers)?;
         let staging = StagingRing::new(gpu, desc.staging)?;
         let timer = if desc.timings {
@@ -815,9 +910,35 @@ impl Renderer {
             frames: 0,
             light: LightResidency::default(),
             align,
+            msaa_asked: desc.msaa,
+            msaa,
         };
         r.flush_uploads()?;
         Ok(r)
+    }
+
+    /// The samples the forward passes take (`client.render.msaa` as the device allows it).
+    pub fn msaa(&self) -> u32 {
+        self.msaa
+    }
+
+    /// `(asked, taken)` when the device's framebuffers take fewer samples than
+    /// `client.render.msaa` asked for (the caller logs it once), else `None`.
+    pub fn msaa_lowered(&self) -> Option<(u32, u32)> {
+        (self.msaa < self.msaa_asked).then_some((self.msaa_asked, self.msaa))
+    }
+
+    /// Asks for `asked` samples (one of [`MSAA_COUNTS`]) from the next frame on: the
+    /// forward pipelines are rebuilt when the samples taken change (the old ones retire
+    /// through deferred destruction), and each frame slot's targets follow on its next frame.
+    pub fn set_msaa(&mut self, asked: u32) -> Result<()> {
+        let msaa = resolve_msaa(&self.gpu, asked)?;
+        if msaa != self.msaa {
+            self.pipes = build_pipelines(&self.gpu, msaa)?;
+            self.msaa = msaa;
+        }
+        self.msaa_asked = asked;
+        Ok(())
     }
 
     /// The staging ring (its budgets can change between frames).
@@ -1267,12 +1388,10 @@ impl Renderer {
             .pump_within(&mut self.staging, Some(self.mesh_upload_budget));
 
         // ---- Targets for this size and bloom shape.
-        if slot
-            .targets
-            .as_ref()
-            .is_none_or(|t| t.width != width || t.height != height || t.plan != plan)
-        {
-            slot.targets = Some(make_targets(&gpu, width, height, plan)?);
+        if slot.targets.as_ref().is_none_or(|t| {
+            t.width != width || t.height != height || t.plan != plan || t.samples != self.msaa
+        }) {
+            slot.targets = Some(make_targets(&gpu, width, height, plan, self.msaa)?);
         }
 
         // ---- Descriptor sets.
@@ -1330,21 +1449,26 @@ impl Renderer {
             let levels = p.levels as usize;
             // Prefilter reads the HDR frame; down i reads down i-1.
             bloom_sets.push(screen(&targets.hdr, &targets.hdr)?);
-            for i in 1..=levels {
+            for i in 1..levels {
                 let d = &targets.down_chain[i - 1];
                 bloom_sets.push(screen(d, d)?);
             }
-            // Up i reads (the level below: up i+1, or the last down) and down i.
-            for i in (0..levels).rev() {
-                let below = if i + 1 == levels {
-                    &targets.down_chain[levels]
-                } else {
-                    &targets.up_chain[i + 1]
-                };
+            // Up i reads the level below (up i+1, or the last down) and down i.
+            for i in (0..levels.saturating_sub(1)).rev() {
+                let below = targets
+                    .up_chain
+                    .get(i + 1)
+                    .or_else(|| targets.down_chain.last())
+                    .ok_or_else(|| invalid("bloom", "no pyramid level"))?;
                 bloom_sets.push(screen(below, &targets.down_chain[i])?);
             }
         }
-        let bloom_result = targets.up_chain.first().unwrap_or(&targets.hdr);
+        // The resolved pyramid: up 0, or the base alone when there is one level.
+        let bloom_result = targets
+            .up_chain
+            .first()
+            .or_else(|| targets.down_chain.first())
+            .unwrap_or(&targets.hdr);
         let post_set = screen(&targets.hdr, bloom_result)?;
 
         // ---- The passes, their costs (draw calls) and their timestamp pairs.
@@ -1355,7 +1479,7 @@ impl Renderer {
             (Pass::Opaque, n + 2),
         ];
         if let (Some(p), Some(_)) = (targets.plan, frame.post.bloom) {
-            passes.push((Pass::Bloom, 2 * u64::from(p.levels) + 1));
+            passes.push((Pass::Bloom, 2 * u64::from(p.levels)));
         }
         passes.push((Pass::Resolve, 1));
         let mut queries = [None; 6];

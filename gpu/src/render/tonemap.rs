@@ -104,9 +104,12 @@ pub fn tonemap(curve: Tonemap, hable: &Hable, x: f32) -> f32 {
     y.clamp(0.0, 1.0)
 }
 
-/// The bloom prefilter: how much of a pixel of linear `color` (after exposure) blooms. The
-/// brightest channel is tested against `threshold`, with a quadratic knee of width
-/// `soft_knee × threshold` below it (0 is a hard cut).
+/// The bloom prefilter (spec 000:1635 "Linear radiance above which a pixel blooms, tested on
+/// its brightest channel", 000:1636 "Width of the quadratic knee below the threshold, as a
+/// fraction of it"): how much of a pixel of linear `color` (after exposure) blooms. With
+/// `k = soft_knee × threshold` and `b` the brightest channel, the knee is
+/// `q = clamp(b − threshold + k, 0, 2k)² / 4k` and the pixel is scaled by
+/// `max(q, b − threshold) / b` — Unity PPv2's `QuadraticThreshold` (0 is a hard cut).
 pub fn bloom_prefilter(color: [f32; 3], threshold: f32, soft_knee: f32) -> [f32; 3] {
     let br = color[0].max(color[1]).max(color[2]);
     let knee = threshold * soft_knee;
@@ -116,24 +119,37 @@ pub fn bloom_prefilter(color: [f32; 3], threshold: f32, soft_knee: f32) -> [f32;
     color.map(|c| c * contrib.max(0.0))
 }
 
-/// The largest number of pyramid levels bloom builds.
+/// The largest number of pyramid levels bloom builds (PPv2's `k_MaxPyramidSize`).
 pub const MAX_BLOOM_LEVELS: u32 = 16;
 
-/// The bloom pyramid's shape for a `width × height` frame.
+/// The bloom pyramid's shape for a `width × height` frame (Unity PPv2's `BloomRenderer`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BloomPlan {
     /// The prefiltered base's size: the frame halved, less on the axis the anamorphic ratio
     /// stretches.
     pub base: [u32; 2],
-    /// Pyramid levels below the base.
+    /// Pyramid levels, the prefiltered base included (PPv2's iteration count, at least 1):
+    /// level 0 is the base, each next one halves the last (never below one texel).
     pub levels: u32,
     /// The upsample tent's radius, in source texels.
     pub sample_scale: f32,
 }
 
-/// The pyramid for a frame: `diffusion` (1–10) is how far it spreads in levels, saturating
-/// against the level cap at 10; `anamorphic` (-1–1) stretches it (negative keeps more
-/// horizontal resolution, so the glow reads tall; positive the reverse).
+impl BloomPlan {
+    /// The size of pyramid level `i` (0: the base), each halving the last, at least 1.
+    pub fn level_size(&self, i: u32) -> [u32; 2] {
+        let half = |v: u32| v.checked_shr(i).unwrap_or(0).max(1);
+        [half(self.base[0]), half(self.base[1])]
+    }
+}
+
+/// The pyramid for a frame, as PPv2 sizes it: the base is `floor(width / (2 − rw)) ×
+/// floor(height / (2 − rh))` (the anamorphic ratio `anamorphic`, -1–1, keeps `rw = −ratio`
+/// more horizontal resolution when negative, so the glow reads tall, and `rh = ratio` more
+/// vertical when positive); `logs = log2(max(base)) + diffusion − 10` (diffusion 1–10, spec
+/// 000:1637 "At the default it saturates against the pyramid's level cap"), the levels are
+/// `floor(logs)` (1 to [`MAX_BLOOM_LEVELS`], and never more than halvings of the shorter
+/// side leave a texel for) and the tent's sample scale `0.5 + logs − floor(logs)`.
 pub fn bloom_plan(width: u32, height: u32, diffusion: f32, anamorphic: f32) -> BloomPlan {
     let ratio = anamorphic.clamp(-1.0, 1.0);
     let rw = if ratio < 0.0 { -ratio } else { 0.0 };
@@ -143,7 +159,7 @@ pub fn bloom_plan(width: u32, height: u32, diffusion: f32, anamorphic: f32) -> B
     let s = tw.max(th) as f32;
     let logs = s.log2() + diffusion.clamp(1.0, 10.0) - 10.0;
     let logs_i = logs.floor();
-    // Never more levels than halvings of the shorter side leave at least one texel.
+    // Never more levels than the shorter side has halvings with a texel left (its bit length).
     let fit = 32 - tw.min(th).max(1).leading_zeros();
     let levels = (logs_i as i64).clamp(1, i64::from(MAX_BLOOM_LEVELS.min(fit.max(1)))) as u32;
     BloomPlan {
@@ -225,6 +241,82 @@ mod tests {
         // Tested on the brightest channel, hue kept.
         let h = bloom_prefilter([4.0, 2.0, 0.0], 1.0, 0.5);
         assert!((h[0] / h[1] - 2.0).abs() < 1e-4 && h[2] == 0.0);
+    }
+
+    #[test]
+    fn prefilter_follows_the_soft_knee_curve_worked_by_hand() {
+        // The spec's defaults (000:1635-1636): threshold t = 1.721, soft knee 0.5, so the
+        // knee k = 0.8605, the curve starts at t − k = 0.8605 and 4k = 3.442. By hand, for a
+        // pixel whose brightest channel is b (the others scale alike):
+        //   b = 0.8:    b − t + k = −0.061 → clamped to 0 → nothing blooms.
+        //   b = 1.2:    q = 0.3395² / 3.442 = 0.115260 / 3.442 = 0.033486; b − t < 0;
+        //               factor 0.033486 / 1.2 = 0.027905.
+        //   b = 1.5:    q = 0.6395² / 3.442 = 0.408960 / 3.442 = 0.118815; factor 0.079210.
+        //   b = 2.0:    q = 1.1395² / 3.442 = 1.298460 / 3.442 = 0.377240 (above b − t =
+        //               0.279, the knee still wins); factor 0.188620.
+        //   b = 3.0:    b − t + k = 2.1395 → clamped to 2k = 1.721, q = 1.721² / 3.442 =
+        //               0.8605 < b − t = 1.279, so the linear part wins; factor 1.279 / 3 =
+        //               0.426333.
+        //   b = 5.0:    b − t = 3.279; factor 0.6558.
+        let cases = [
+            (0.8f32, 0.0f32),
+            (1.2, 0.027905),
+            (1.5, 0.079210),
+            (2.0, 0.188620),
+            (3.0, 0.426333),
+            (5.0, 0.6558),
+        ];
+        for (b, factor) in cases {
+            // Brightest channel red; green and blue at half and a fifth keep the hue.
+            let out = bloom_prefilter([b, b * 0.5, b * 0.2], 1.721, 0.5);
+            for (k, share) in [1.0f32, 0.5, 0.2].into_iter().enumerate() {
+                let want = b * share * factor;
+                assert!(
+                    (out[k] - want).abs() < 2e-5 + want * 1e-4,
+                    "b = {b}, channel {k}: {} against {want}",
+                    out[k]
+                );
+            }
+        }
+        // Tested on the brightest channel whichever it is: blue at 2.0 passes as red did.
+        let blue = bloom_prefilter([0.2, 0.4, 2.0], 1.721, 0.5);
+        assert!((blue[2] - 2.0 * 0.188620).abs() < 1e-4, "{blue:?}");
+        // The knee is continuous where the quadratic meets the line: at b = t + k = 2.5815
+        // the knee gives (2k)² / 4k = k = 0.8605 = b − t.
+        let b = 1.721 + 0.8605;
+        let at = bloom_prefilter([b, 0.0, 0.0], 1.721, 0.5)[0];
+        assert!((at - 0.8605).abs() < 1e-4, "{at}");
+    }
+
+    #[test]
+    fn the_pyramid_has_ppv2s_iteration_count_base_included() {
+        // PPv2 BloomRenderer for a 320 × 180 frame, diffusion 10, no anamorphic ratio: the base
+        // is 160 × 90, logs = log2(160) + 10 − 10 = 7.32, so 7 iterations: the prefiltered
+        // base and six halvings (160×90, 80×45, 40×22, 20×11, 10×5, 5×2, 2×1), sample scale
+        // 0.5 + 0.32 = 0.82.
+        let p = bloom_plan(320, 180, 10.0, 0.0);
+        assert_eq!(p.base, [160, 90]);
+        assert_eq!(p.levels, 7);
+        let sizes: Vec<[u32; 2]> = (0..p.levels).map(|i| p.level_size(i)).collect();
+        assert_eq!(
+            sizes,
+            vec![
+                [160, 90],
+                [80, 45],
+                [40, 22],
+                [20, 11],
+                [10, 5],
+                [5, 2],
+                [2, 1]
+            ]
+        );
+        assert!((p.sample_scale - 0.8219).abs() < 1e-3, "{}", p.sample_scale);
+        // The spec's anamorphic -0.24 (000:1637): the width divides by 1.76, not 2:
+        // floor(320 / 1.76) = 181, height 90; log2(181) = 7.50, still 7 levels.
+        let a = bloom_plan(320, 180, 10.0, -0.24);
+        assert_eq!((a.base, a.levels), ([181, 90], 7));
+        // Diffusion 6.2 (the unity look, 000:1590): logs = 7.32 − 3.8 = 3.52, 3 levels.
+        assert_eq!(bloom_plan(320, 180, 6.2, 0.0).levels, 3);
     }
 
     #[test]
