@@ -793,6 +793,8 @@ pub struct Renderer {
     ring: FrameRing,
     staging: StagingRing,
     timer: Option<GpuTimer>,
+    /// The sky's ambient harmonics, projected when the sky or the sun changes.
+    sky_ambient: sky::SkyAmbientCache,
     uploads: UploadQueue,
     /// The static batch and the generation it was built from.
     statics: Option<GeoCache>,
@@ -890,6 +892,7 @@ impl Renderer {
             ring,
             staging,
             timer,
+            sky_ambient: sky::SkyAmbientCache::default(),
             uploads,
             statics: None,
             static_generation: None,
@@ -1290,7 +1293,16 @@ impl Renderer {
         }
 
         // ---- Frame data, one buffer of aligned sections.
-        let uniform = frame_uniform(frame, &setup, width, height, &cascades, &grid, shaded.len());
+        let uniform = frame_uniform(
+            frame,
+            &setup,
+            width,
+            height,
+            &cascades,
+            &grid,
+            shaded.len(),
+            &mut self.sky_ambient,
+        );
         let light_data = light_data(&shaded);
         let material_data =
             material_data(frame, |i| material_tex.get(i).is_some_and(Option::is_some));
@@ -1878,6 +1890,7 @@ fn upload_geometry(
 }
 
 /// The `struct Frame` uniform block.
+#[allow(clippy::too_many_arguments)] // the frame's inputs, each a borrow of a different owner
 fn frame_uniform(
     frame: &RenderFrame,
     setup: &ViewSetup,
@@ -1886,6 +1899,7 @@ fn frame_uniform(
     cascades: &[shadow::Cascade; CASCADES],
     grid: &ClusterGrid,
     lights: usize,
+    sky_ambient: &mut sky::SkyAmbientCache,
 ) -> FrameUniform {
     let v4 = |v: Vec3, w: f32| v.extend(w);
     let vp = setup.projection * setup.view;
@@ -1897,7 +1911,7 @@ fn frame_uniform(
         Ambient::Hemisphere { sky: a, ground: g } => (v4(a, 0.0), v4(g, 0.0)),
         Ambient::Sky { intensity } => {
             let params = l.sky.unwrap_or_default();
-            sh = sky::sky_ambient(&params, d, s, l.sun_angular_diameter);
+            sh = sky_ambient.get(&params, d, s, l.sun_angular_diameter);
             (
                 Vec4::new(0.0, 0.0, 0.0, 1.0),
                 Vec4::new(0.0, 0.0, 0.0, intensity),

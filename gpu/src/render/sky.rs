@@ -173,8 +173,59 @@ pub fn sky_ambient(sky: &Sky, sun_direction: Vec3, sun: Vec3, angular_diameter: 
     project_irradiance(|d| sky_radiance(sky, d, sun_direction, sun, angular_diameter, false))
 }
 
+/// The sky's ambient harmonics kept between frames: "It is re-projected only when the sky
+/// parameters or the sun change, not per frame" (spec 000:1421). The key is every input of
+/// [`sky_ambient`], compared exactly, so any change to the sky or the sun projects again.
+#[derive(Debug, Clone, Default)]
+pub struct SkyAmbientCache {
+    key: Option<(Sky, Vec3, Vec3, f32)>,
+    sh: Sh9,
+    projections: u64,
+}
+
+impl SkyAmbientCache {
+    /// The harmonics of this sky and sun, projected only when they differ from the last.
+    pub fn get(&mut self, sky: &Sky, sun_direction: Vec3, sun: Vec3, angular_diameter: f32) -> Sh9 {
+        let key = (*sky, sun_direction, sun, angular_diameter);
+        if self.key != Some(key) {
+            self.sh = sky_ambient(sky, sun_direction, sun, angular_diameter);
+            self.key = Some(key);
+            self.projections += 1;
+        }
+        self.sh
+    }
+
+    /// How many projections it has run.
+    pub fn projections(&self) -> u64 {
+        self.projections
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// spec 000:1421: the same sky and sun twice is one projection; a moved sun or a
+    /// changed sky parameter is another, with the harmonics of the new inputs.
+    #[test]
+    fn the_sky_ambient_is_projected_only_when_the_sky_or_the_sun_changes() {
+        let mut cache = SkyAmbientCache::default();
+        let s = Sky::default();
+        let sun = Vec3::new(0.3, -0.8, 0.2).normalize();
+        let a = cache.get(&s, sun, Vec3::ONE, 0.53);
+        let b = cache.get(&s, sun, Vec3::ONE, 0.53);
+        assert_eq!(cache.projections(), 1);
+        assert_eq!(a, b);
+        let moved = Vec3::new(-0.3, -0.8, 0.2).normalize();
+        let c = cache.get(&s, moved, Vec3::ONE, 0.53);
+        assert_eq!(cache.projections(), 2);
+        assert_eq!(c, sky_ambient(&s, moved, Vec3::ONE, 0.53));
+        let hazy = Sky { mie: 3.0, ..s };
+        cache.get(&hazy, moved, Vec3::ONE, 0.53);
+        cache.get(&hazy, moved, Vec3::ONE, 0.53);
+        assert_eq!(cache.projections(), 3);
+        cache.get(&hazy, moved, Vec3::splat(2.0), 0.53);
+        assert_eq!(cache.projections(), 4, "a brighter sun projects again");
+    }
     use super::*;
     #[allow(unused_imports)]
     use glam::{Mat4, Quat, Vec3};
