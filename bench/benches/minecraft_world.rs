@@ -15,6 +15,8 @@
 //!
 //! Chunks a second count every chunk in the region file (full or skipped). Peak memory
 //! is each side's own run in a child process (`VmHWM`, the resident high-water mark).
+//! `DH_MCW_SIDE=dump DH_MCW_DIR=<save> DH_MCW_OUT=<dir>` writes the payload shards of
+//! one save instead (to compare their sha256 before and after a change).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -98,6 +100,18 @@ fn main() {
     if let (Ok(side), Ok(dir)) = (std::env::var("DH_MCW_SIDE"), std::env::var("DH_MCW_DIR")) {
         let dir = PathBuf::from(dir);
         match side.as_str() {
+            "dump" => {
+                // The payload shards written to $DH_MCW_OUT (0, 1, ...), to check with
+                // sha256sum that a speed-up left the bytes alone.
+                let save = world::save::discover(&dir).expect("a save");
+                let (shards, _) =
+                    world::convert_world(&save, &WorldOptions::default()).expect("converts");
+                let out = PathBuf::from(std::env::var("DH_MCW_OUT").expect("DH_MCW_OUT"));
+                for (i, s) in shards.iter().enumerate() {
+                    std::fs::write(out.join(i.to_string()), s).expect("written");
+                }
+                return;
+            }
             "ours" => {
                 std::hint::black_box(ours(&dir));
             }

@@ -976,12 +976,23 @@ impl LightField {
         let bx1 = new.iter().map(|c| c[0]).max().unwrap_or(0);
         let bz0 = new.iter().map(|c| c[1]).min().unwrap_or(0);
         let bz1 = new.iter().map(|c| c[1]).max().unwrap_or(0);
-        // The new columns, 15 cells of their neighbors around, and a wall cell.
-        let min = [bx0 * 16 - 16, self.y_min - 1, bz0 * 16 - 16];
+        // The new columns, 15 cells of their neighbors around, and a wall cell. A side
+        // with no lit column beside it (its ring row, corners included) gets the wall
+        // alone: unlit neighbors load nothing and stay the wall's cells (opacity 15), so
+        // light steps no farther there than into the wall, and the window is 9 times
+        // smaller for a column lit alone.
+        let lit_beside =
+            |x: i32, z: i32| !new.contains(&[x, z]) && self.columns.contains_key(&[x, z]);
+        let margin = |lit: bool| if lit { 16 } else { 1 };
+        let west = margin((bz0 - 1..=bz1 + 1).any(|z| lit_beside(bx0 - 1, z)));
+        let east = margin((bz0 - 1..=bz1 + 1).any(|z| lit_beside(bx1 + 1, z)));
+        let north = margin((bx0 - 1..=bx1 + 1).any(|x| lit_beside(x, bz0 - 1)));
+        let south = margin((bx0 - 1..=bx1 + 1).any(|x| lit_beside(x, bz1 + 1)));
+        let min = [bx0 * 16 - west, self.y_min - 1, bz0 * 16 - north];
         let dims = [
-            ((bx1 - bx0 + 1) * 16 + 32) as usize,
+            ((bx1 - bx0 + 1) * 16 + west + east) as usize,
             h + 2,
-            ((bz1 - bz0 + 1) * 16 + 32) as usize,
+            ((bz1 - bz0 + 1) * 16 + north + south) as usize,
         ];
         if dims[0] * dims[1] * dims[2] >= MAX_WINDOW {
             return 0;

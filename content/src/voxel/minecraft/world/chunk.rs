@@ -231,7 +231,7 @@ fn unpack(
         )));
     }
     out.clear();
-    out.reserve(n);
+    out.resize(n, 0);
     let mask = (1u64 << bits) - 1;
     let raw = longs.raw();
     let word = |i: usize| -> u64 {
@@ -239,22 +239,23 @@ fn unpack(
         u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
     };
     if spanning {
-        for i in 0..n {
+        for (i, o) in out.iter_mut().enumerate() {
             let bit = i * bits as usize;
-            let (w, o) = (bit / 64, (bit % 64) as u32);
-            let mut v = word(w) >> o;
-            if o + bits > 64 {
-                v |= word(w + 1) << (64 - o);
+            let (w, off) = (bit / 64, (bit % 64) as u32);
+            let mut v = word(w) >> off;
+            if off + bits > 64 {
+                v |= word(w + 1) << (64 - off);
             }
-            out.push((v & mask) as u16);
+            *o = (v & mask) as u16;
         }
     } else {
+        // Each long holds `per` whole values, the lowest bits first; the last long may
+        // hold fewer (its high bits unused).
         let per = (64 / bits) as usize;
-        for w in 0..expected {
-            let mut v = word(w);
-            let take = per.min(n - w * per);
-            for _ in 0..take {
-                out.push((v & mask) as u16);
+        for (b, values) in raw.chunks_exact(8).zip(out.chunks_mut(per)) {
+            let mut v = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            for o in values {
+                *o = (v & mask) as u16;
                 v >>= bits;
             }
         }
@@ -299,24 +300,36 @@ fn paletted(
     let longs = data.as_longs()?;
     unpack(longs, bits, n, spanning, &data, &mut scratch.values)?;
     let k = entries.len();
+    let values = &scratch.values[..n];
+    // Every value indexes the palette (checked at once; the first one past it named).
+    if values
+        .iter()
+        .copied()
+        .max()
+        .is_some_and(|m| usize::from(m) >= k)
+    {
+        let i = values
+            .iter()
+            .position(|&v| usize::from(v) >= k)
+            .unwrap_or_default();
+        let (x, z, y) = (i % edge, (i / edge) % edge, i / (edge * edge));
+        let v = values[i];
+        return Err(data.error(format!(
+            "cell ({x}, {y}, {z}) of the section (value {i}) holds palette index {v}; the palette has {k} entries"
+        )));
+    }
     let mut used = vec![false; k];
-    let mut cells = vec![0u16; n];
+    for &v in values {
+        used[usize::from(v)] = true;
+    }
     // Source order: Y, then Z, then X fastest. Payload order: X fastest, then Y, then Z.
-    let mut i = 0;
-    for y in 0..edge {
-        for z in 0..edge {
-            for x in 0..edge {
-                let v = scratch.values[i];
-                let Some(u) = used.get_mut(v as usize) else {
-                    return Err(data.error(format!(
-                        "cell ({x}, {y}, {z}) of the section (value {i}) holds palette index {v}; the palette has {k} entries"
-                    )));
-                };
-                *u = true;
-                cells[x + edge * (y + edge * z)] = v;
-                i += 1;
-            }
-        }
+    // A row of X is contiguous in both, so the transpose moves whole rows: source row
+    // (y, z) to payload row (z, y).
+    let mut cells = vec![0u16; n];
+    for (r, row) in values.chunks_exact(edge).enumerate() {
+        let (y, z) = (r / edge, r % edge);
+        let o = edge * (y + edge * z);
+        cells[o..o + edge].copy_from_slice(row);
     }
     let mut palette = vec![0u32; k];
     for (j, e) in entries.iter().enumerate() {
