@@ -33,7 +33,7 @@ run     installs map M and runs it at world.tickRate (64 Hz) with no clock: as f
         (`[tick] doorButton fired onPressed -> slidingDoor.toggle`), then the frame timer.
 bench   runs SCENE for --ticks N ticks and prints the frame timer; the logic trace only
         with --log-trace (--log-trace FILE writes it to FILE). Without SCENE (or `showcase`)
-        it runs the main job's showcase for 600 ticks: the core logic-map's scripted pawns
+        it runs the main job's showcase for 240 ticks: the core logic-map's scripted pawns
         over generated voxel terrain streaming around a circling camera, a pawn walking it,
         rendered offscreen when a Vulkan device exists (lavapipe included), with a one-line
         progress display on a terminal. SCENE is otherwise a map name, as for --map (for

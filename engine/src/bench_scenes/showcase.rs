@@ -43,9 +43,9 @@ pub const SHOWCASE: &str = "showcase";
 /// The map the scene runs.
 pub const SHOWCASE_MAP: &str = "dh.showcase:maps/showcase.dh-map";
 /// Ticks (and so rendered frames) without `--ticks`: one camera lap.
-pub const SHOWCASE_TICKS: u64 = 600;
+pub const SHOWCASE_TICKS: u64 = 240;
 /// The offscreen size frames render at.
-pub const SHOWCASE_RENDER: [u32; 2] = [480, 270];
+pub const SHOWCASE_RENDER: [u32; 2] = [320, 180];
 /// The terrain's cells on x, y and z (16-cell chunks).
 pub const SIZE: [i32; 3] = [256, 80, 256];
 /// The tests' terrain ([`Showcase::build`] with `tiny`): the same generator, smaller.
