@@ -9,12 +9,16 @@
 //! same run the peer, the `block-mesh` crate's `visible_block_faces` (culled, unit quads
 //! only, no vertices; also on 1 and 2 workers) and `greedy_quads` on the same chunks,
 //! from padded 18³ arrays built before timing (its time does not include reading the
-//! neighbors, ours does), with the ratios; then the light field. Each figure is the
+//! neighbors, ours does), with the ratios; and the `binary-greedy-meshing` crate
+//! (greedy only: `fast_mesh` with its column masks prebuilt, and `mesh`) on the same
+//! chunks' 18³ arrays, its quads and the faces they cover counted; then the light field. Each figure is the
 //! median of 9 runs, the best in brackets (the machine is shared).
 
+use std::collections::BTreeSet;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use binary_greedy_meshing as bgm;
 use block_mesh::ndshape::{ConstShape, ConstShape3u32};
 use block_mesh::{
     greedy_quads, visible_block_faces, GreedyQuadsBuffer, MergeVoxel, UnitQuadBuffer, Voxel,
@@ -259,13 +263,94 @@ fn main() {
     assert_eq!(bm_quads2, bm_quads);
     let mut gbuf = GreedyQuadsBuffer::new(Padded::USIZE);
     let mut gq = 0;
+    let mut garea = 0u64;
     let greedy = timed(5, || {
         gq = 0;
+        garea = 0;
         for v in &padded {
             greedy_quads(v, &Padded {}, [0; 3], [17; 3], faces, &mut gbuf);
             gq += gbuf.quads.num_quads();
+            garea += gbuf
+                .quads
+                .groups
+                .iter()
+                .flatten()
+                .map(|q| u64::from(q.width * q.height))
+                .sum::<u64>();
         }
     });
+    // The second peer: binary-greedy-meshing (a port of cgerikj's binary greedy mesher;
+    // greedy only, it offers no culled output), `Mesher<16>` on the same chunks. Its
+    // input is a padded 18³ array of u16, the column axis fastest (its `pad_linearize`:
+    // z + 18 x + 324 y), 0 for air; the same class values as block-mesh's (1 opaque,
+    // 2 + palette index translucent, those listed as its transparent set), so its greedy
+    // merges what block-mesh's greedy_quads merges. Arrays and the opaque and
+    // transparent column masks its `fast_mesh` needs are built before timing.
+    type Bgm = bgm::Mesher<16>;
+    let transparents: BTreeSet<u16> = class_table
+        .iter()
+        .filter(|&&c| c >= 2)
+        .map(|&c| c as u16)
+        .collect();
+    let bgm_in: Vec<(Vec<u16>, Box<[u64]>, Box<[u64]>)> = padded
+        .iter()
+        .map(|v| {
+            let mut vox = vec![0u16; Bgm::CS_P3];
+            for z in 0..18u32 {
+                for y in 0..18u32 {
+                    for x in 0..18u32 {
+                        let (xu, yu, zu) = (x as usize, y as usize, z as usize);
+                        vox[zu + Bgm::CS_P * xu + Bgm::CS_P2 * yu] =
+                            v[Padded::linearize([x, y, z]) as usize].0 as u16;
+                    }
+                }
+            }
+            let opaque = bgm::compute_opaque_mask::<16>(&vox, &transparents);
+            let trans = bgm::compute_transparent_mask::<16>(&vox, &transparents);
+            (vox, opaque, trans)
+        })
+        .collect();
+    // pad_linearize takes unpadded coordinates: cell (0, 0, 0) is padded (1, 1, 1).
+    assert_eq!(
+        bgm::pad_linearize::<16>(0, 0, 0),
+        1 + Bgm::CS_P + Bgm::CS_P2
+    );
+    let mut mesher = Bgm::new();
+    // Quads and the area they cover (unit faces), from its output.
+    let count = |m: &Bgm| -> (usize, u64) {
+        let q = m.quads.iter().map(Vec::len).sum();
+        let a = m
+            .quads
+            .iter()
+            .flatten()
+            .map(|q| q.width() * q.height())
+            .sum();
+        (q, a)
+    };
+    let mut bgm_fast = (0, 0);
+    let bgm_fast_t = timed(RUNS, || {
+        bgm_fast = (0, 0);
+        for (vox, opaque, trans) in &bgm_in {
+            mesher.clear();
+            mesher.fast_mesh(vox, opaque, trans);
+            let (q, a) = count(&mesher);
+            bgm_fast.0 += q;
+            bgm_fast.1 += a;
+        }
+    });
+    let mut bgm_slow = (0, 0);
+    let bgm_slow_t = timed(RUNS, || {
+        bgm_slow = (0, 0);
+        for (vox, _, _) in &bgm_in {
+            mesher.clear();
+            mesher.mesh(vox, &transparents);
+            let (q, a) = count(&mesher);
+            bgm_slow.0 += q;
+            bgm_slow.1 += a;
+        }
+    });
+    // Its two entry points are documented to give the same quads.
+    assert_eq!(bgm_fast, bgm_slow);
     // 1 and 2 workers, region by region (regionChunks 1: a region is a chunk), ours
     // with its whole output, block-mesh's culled pass (prebuilt arrays, a buffer per
     // worker) on the same scheduler.
@@ -347,9 +432,33 @@ fn main() {
         us(bm_read.1)
     );
     println!(
-        "| block-mesh greedy_quads | {:.1} µs [{:.1}], {gq} quads | |",
+        "| block-mesh greedy_quads | {:.1} µs [{:.1}], {gq} quads covering {garea} faces | |",
         us(greedy.0),
         us(greedy.1)
+    );
+    println!(
+        "| binary-greedy-meshing fast_mesh (greedy), arrays and masks prebuilt | {:.1} µs [{:.1}], {} quads covering {} faces | |",
+        us(bgm_fast_t.0),
+        us(bgm_fast_t.1),
+        bgm_fast.0,
+        bgm_fast.1
+    );
+    println!(
+        "| binary-greedy-meshing mesh (greedy, transparent set, no masks), arrays prebuilt | {:.1} µs [{:.1}] | |",
+        us(bgm_slow_t.0),
+        us(bgm_slow_t.1)
+    );
+    println!(
+        "| ratio: our full mesher / binary-greedy-meshing fast_mesh | {:.2} | |",
+        one.0.as_secs_f64() / bgm_fast_t.0.as_secs_f64()
+    );
+    println!(
+        "| ratio: our face pass / binary-greedy-meshing fast_mesh | {:.2} | |",
+        faces_only.0.as_secs_f64() / bgm_fast_t.0.as_secs_f64()
+    );
+    println!(
+        "| ratio: block-mesh greedy_quads / binary-greedy-meshing fast_mesh | {:.2} | |",
+        greedy.0.as_secs_f64() / bgm_fast_t.0.as_secs_f64()
     );
     println!(
         "| ratio: our full mesher / visible_block_faces prebuilt | {:.2} | |",

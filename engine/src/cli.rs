@@ -8,7 +8,7 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::options::parse_size_flag;
-pub use crate::options::{RenderOptions, RunOptions, UsageError};
+pub use crate::options::{LogTrace, RenderOptions, RunOptions, UsageError};
 
 /// What `dh-engine help` (and `dh-engine --help`) prints: every command with every flag
 /// it takes, and what the frame timer and its trace keep, read from the timer's own
@@ -24,7 +24,7 @@ usage:
   dh-engine run [--pallet P]... --map M [--ticks N] [--script S] [--set name=value]...
                 [--workers N] [--json] [--trace FILE] [--quiet]
   dh-engine bench [SCENE] [--pallet P]... [--ticks N] [--workers N] [--set name=value]...
-                [--json] [--trace FILE] [--quiet] [--render WxH]
+                [--json] [--trace FILE] [--quiet] [--render WxH] [--log-trace [FILE]]
   dh-engine render OUTDIR [--pallet P]... --map M [--camera NAME|ID] [--size WxH]
                 [--worldSeconds T] [--script S] [--gpuTimings] [--set name=value]...
                 [--timeline FILE] [--captureMapThumbnails [--thumbnailPng PNG]
@@ -37,9 +37,13 @@ run     installs map M and runs it at world.tickRate (64 Hz) with no clock: as f
         goes. It runs --ticks N ticks, or until the script ends when a script is given and
         no --ticks, or 64 ticks when neither is. The logic trace prints as it happens
         (`[tick] doorButton fired onPressed -> slidingDoor.toggle`), then the frame timer.
-bench   runs SCENE (default: the core logic-map, with scripted pawns pressing its buttons
-        and riding its lift) for --ticks N ticks (default 6400) and prints the frame timer.
-        SCENE is a map name, as for --map. --render WxH also extracts the world and renders
+bench   runs SCENE for --ticks N ticks and prints the frame timer; the logic trace only
+        with --log-trace (--log-trace FILE writes it to FILE). Without SCENE (or `showcase`)
+        it runs the main job's showcase for 240 ticks: the core logic-map's scripted pawns
+        over generated voxel terrain streaming around a circling camera, a pawn walking it,
+        rendered offscreen when a Vulkan device exists (lavapipe included), with a one-line
+        progress display on a terminal. SCENE is otherwise a map name, as for --map (for
+        logic-map, 6400 ticks of the same pawns). --render WxH also extracts the world and renders
         its default camera (the mapThumbnail camera, else the first named one) offscreen
         every tick, and the frame timer shows the GPU pass times beside the CPU phases.
         SCENE may instead be a built-in voxel scene, which prints its figures beside the
@@ -84,6 +88,9 @@ run and bench:
                     {trace} frames
   --quiet           does not print the logic trace
   --render WxH      (bench) also renders the default camera offscreen every tick at WxH
+  --log-trace [FILE]
+                    (bench) prints the logic trace (or writes it to FILE); without it
+                    bench prints none
 
 render:
   OUTDIR            where the pictures go
@@ -157,8 +164,7 @@ enum Command {
     /// --ticks, or 64 ticks when neither is. Exits 1 when an `expect` fails.
     #[command(args_override_self = true)]
     Run(RunArgs),
-    /// Runs a scene (default: the core logic-map with scripted pawns) and prints the
-    /// frame timer.
+    /// Runs a scene (default: the showcase, the main job) and prints the frame timer.
     ///
     /// SCENE is a map name, as for `run --map`, or a built-in voxel scene (voxel-mesh,
     /// voxel-light, voxel-collision), which takes --workers only.
@@ -248,6 +254,9 @@ struct BenchArgs {
     /// Also renders the default camera offscreen every tick at WxH.
     #[arg(long, value_name = "WxH", allow_hyphen_values = true, value_parser = render_size)]
     render: Option<[u32; 2]>,
+    /// Prints the logic trace (bench prints none without it), or writes it to FILE.
+    #[arg(long = "log-trace", value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+    log_trace: Option<PathBuf>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -379,7 +388,17 @@ pub fn parse(args: &[String]) -> Result<Cli, UsageError> {
             }
             Ok(Cli::Run(o))
         }
-        Command::Bench(a) => Ok(Cli::Bench(run_options(a.common, a.scene, None, a.render))),
+        Command::Bench(a) => {
+            let mut o = run_options(a.common, a.scene, None, a.render);
+            o.log_trace = a.log_trace.map(|p| {
+                if p.as_os_str().is_empty() {
+                    LogTrace::Print
+                } else {
+                    LogTrace::File(p)
+                }
+            });
+            Ok(Cli::Bench(o))
+        }
         Command::Render(a) => render_options(a).map(Cli::Render),
         Command::Help { words } => match words.as_slice() {
             [] => Ok(Cli::Help(None)),
@@ -426,6 +445,7 @@ fn run_options(
         trace: c.trace,
         quiet: c.quiet,
         render,
+        ..RunOptions::default()
     }
 }
 
@@ -596,6 +616,36 @@ mod tests {
                 ..RunOptions::default()
             }))
         );
+    }
+
+    #[test]
+    fn bench_takes_log_trace_with_or_without_a_file() {
+        // Issue 18 item 1: bench prints the logic trace only with --log-trace.
+        assert_eq!(
+            p("bench --log-trace"),
+            Ok(Cli::Bench(RunOptions {
+                log_trace: Some(LogTrace::Print),
+                ..RunOptions::default()
+            }))
+        );
+        assert_eq!(
+            p("bench --ticks 5 --log-trace trace.txt"),
+            Ok(Cli::Bench(RunOptions {
+                ticks: Some(5),
+                log_trace: Some(LogTrace::File("trace.txt".into())),
+                ..RunOptions::default()
+            }))
+        );
+        assert_eq!(
+            p("bench logic-map --log-trace --json"),
+            Ok(Cli::Bench(RunOptions {
+                map: Some("logic-map".into()),
+                json: true,
+                log_trace: Some(LogTrace::Print),
+                ..RunOptions::default()
+            }))
+        );
+        assert!(p("run --map logic-map --log-trace").is_err());
     }
 
     #[test]

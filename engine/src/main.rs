@@ -45,7 +45,9 @@ fn main() {
         Ok(Cli::Render(o)) => {
             render_cmd::render(&o, &mut std::io::stdout(), &mut std::io::stderr()).code()
         }
-        Ok(Cli::Bench(o)) => {
+        Ok(Cli::Bench(mut o)) => {
+            use std::io::IsTerminal;
+            o.progress = std::io::stderr().is_terminal();
             run::run(&o, true, &mut std::io::stdout(), &mut std::io::stderr()).code()
         }
         Ok(Cli::LightCheck(source)) => match light_check::check_save(&source) {

@@ -32,6 +32,22 @@ pub struct RunOptions {
     pub quiet: bool,
     /// bench's `--render WxH`.
     pub render: Option<[u32; 2]>,
+    /// bench's `--log-trace [FILE]`: without it bench prints no logic trace.
+    pub log_trace: Option<LogTrace>,
+    /// Whether bench may draw its one-line progress display on stderr (the binary sets it
+    /// when stderr is a terminal).
+    pub progress: bool,
+    /// Tests: the showcase on its small terrain (no flag sets it).
+    pub showcase_tiny: bool,
+}
+
+/// Where bench's `--log-trace` sends the logic trace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogTrace {
+    /// `--log-trace`: printed as `run` prints it (stdout; stderr with `--json`).
+    Print,
+    /// `--log-trace FILE`: written to FILE.
+    File(PathBuf),
 }
 
 /// `render`'s options.

@@ -579,6 +579,8 @@ pub struct BenchRender {
     camera: String,
     /// (renderer frame, frame timer frame) of frames whose pass times are out.
     pending: VecDeque<(u64, u64)>,
+    /// A view in place of the camera's (the showcase's moving camera).
+    view: Option<View>,
     frames: u64,
     draws: usize,
     mesh_draws: usize,
@@ -640,6 +642,7 @@ impl BenchRender {
             size,
             camera,
             pending: VecDeque::new(),
+            view: None,
             frames: 0,
             draws: 0,
             mesh_draws: 0,
@@ -650,6 +653,23 @@ impl BenchRender {
     /// The camera it shoots.
     pub fn camera(&self) -> &str {
         &self.camera
+    }
+
+    /// Streams the voxel volumes with no threads of their own from here on: the caller
+    /// works the queue ([`crate::voxel::stream::VoxelStreamer::work_one`]) as jobs of its
+    /// frame. Called before the first frame.
+    pub fn stream_on_jobs(&mut self, host: &Host) {
+        self.voxels = VoxelDraw::with_workers(&host.prefs, 0);
+    }
+
+    /// Shoots (and streams the voxel volumes around) `view` from the next frame on in
+    /// place of the camera's; `None` goes back to the camera. `name` is what the summary
+    /// line calls it.
+    pub fn set_view(&mut self, name: &str, view: Option<View>) {
+        if self.camera != name {
+            self.camera = name.to_string();
+        }
+        self.view = view;
     }
 
     /// The device's one-line description.
@@ -696,14 +716,15 @@ impl BenchRender {
             let _s = timer.scope("extract");
             extract::extract_with(host, &self.catalog, &self.map, &mut self.cache)
         };
-        let view = x
-            .cameras
-            .iter()
-            .find(|c| c.name == self.camera)
-            .map_or_else(
-                || default_camera_around(&x, self.voxel_bounds).1,
-                |c| c.view,
-            );
+        let view = self.view.unwrap_or_else(|| {
+            x.cameras
+                .iter()
+                .find(|c| c.name == self.camera)
+                .map_or_else(
+                    || default_camera_around(&x, self.voxel_bounds).1,
+                    |c| c.view,
+                )
+        });
         {
             let _s = timer.scope("voxels");
             self.voxels.frame(host, &view, &mut x.frame);

@@ -5,9 +5,10 @@ use std::io::Write;
 
 use dh_jobs::{FrameTimer, Scheduler};
 
+use crate::bench_scenes::showcase::{self, Showcase};
 use crate::host::{Host, HostError, HostOptions};
 use crate::options::UsageError;
-pub use crate::options::{Outcome, RunOptions};
+pub use crate::options::{LogTrace, Outcome, RunOptions};
 use crate::script::{self, ScriptRunner};
 
 /// Ticks `run` takes with neither `--ticks` nor a script at the default 64 Hz: one second
@@ -15,7 +16,8 @@ use crate::script::{self, ScriptRunner};
 pub const DEFAULT_RUN_TICKS: u64 = 64;
 /// Ticks `bench` takes without `--ticks`: 100 seconds at 64 Hz.
 pub const DEFAULT_BENCH_TICKS: u64 = 6400;
-/// The scene `bench` runs without one.
+/// The map `bench` runs the logic bench's script on (`bench logic-map`; without a SCENE
+/// bench runs the showcase, [`crate::bench_scenes::showcase`], which inherits it).
 pub const DEFAULT_BENCH_SCENE: &str = "core:maps/logic-map.dh-map";
 
 /// The bench scene's script for the core logic-map, for `ticks` ticks: `doorPawn` stands at
@@ -130,21 +132,43 @@ fn run_inner(
             return run_scene(scene, options, out);
         }
     }
-    let map = match (&options.map, bench) {
-        (Some(m), _) => m.clone(),
-        (None, true) => DEFAULT_BENCH_SCENE.to_string(),
-        (None, false) => return Err(UsageError("run needs --map M".into()).into()),
+    // No SCENE (or `showcase`): the main job's showcase, generated and mounted.
+    let showcase = if bench
+        && options
+            .map
+            .as_deref()
+            .is_none_or(|m| m == showcase::SHOWCASE)
+    {
+        Some(
+            Showcase::build(None, options.showcase_tiny)
+                .map_err(|e| RunError::Io(e.to_string()))?,
+        )
+    } else {
+        None
+    };
+    let map = match (&options.map, bench, &showcase) {
+        (_, _, Some(_)) => showcase::SHOWCASE_MAP.to_string(),
+        (Some(m), _, None) => m.clone(),
+        (None, true, None) => DEFAULT_BENCH_SCENE.to_string(),
+        (None, false, None) => return Err(UsageError("run needs --map M".into()).into()),
     };
     crate::source_pallet::prebuild(&options.pallets, err)?;
+    let mut pallets = options.pallets.clone();
+    let mut sets = Vec::new();
+    if let Some(s) = &showcase {
+        pallets.push(s.pallet.clone());
+        sets.extend(showcase::SHOWCASE_SETS.iter().map(|s| s.to_string()));
+    }
+    sets.extend(options.sets.iter().cloned());
     let mut host = Host::start(&HostOptions {
         map,
-        pallets: options.pallets.clone(),
-        sets: options.sets.clone(),
+        pallets: pallets.clone(),
+        sets,
     })?;
-    let default_ticks = if bench {
-        DEFAULT_BENCH_TICKS
-    } else {
-        DEFAULT_RUN_TICKS * u64::from(host.tick_rate()) / 64
+    let default_ticks = match (bench, &showcase) {
+        (true, Some(_)) => showcase::SHOWCASE_TICKS,
+        (true, None) => DEFAULT_BENCH_TICKS,
+        (false, _) => DEFAULT_RUN_TICKS * u64::from(host.tick_rate()) / 64,
     };
     let mut runner = match (&options.script, bench) {
         (Some(path), _) => {
@@ -161,21 +185,73 @@ fn run_inner(
                     .map_err(HostError::from)?,
             ))
         }
-        (None, _) => None,
+        (None, _) => match &showcase {
+            Some(s) => {
+                let ticks = options.ticks.unwrap_or(default_ticks);
+                Some(ScriptRunner::new(
+                    script::parse("bench:showcase", &s.script(ticks)).map_err(HostError::from)?,
+                ))
+            }
+            None => None,
+        },
     };
     let threads = options.workers.unwrap_or_else(Scheduler::default_threads);
     let scheduler = Scheduler::new(threads).map_err(|e| HostError::Jobs(e.to_string()))?;
     let timer = FrameTimer::new();
-    let mut render = match (bench, options.render) {
-        (true, Some(size)) => Some(
-            crate::render_cmd::BenchRender::start(size, &options.pallets, &host, threads)
+    let mut render = match (bench, options.render, &showcase) {
+        (true, Some(size), _) => Some(
+            crate::render_cmd::BenchRender::start(size, &pallets, &host, threads)
                 .map_err(RunError::Io)?,
         ),
+        // The showcase renders when a device exists (lavapipe included), else says so.
+        (true, None, Some(_)) => {
+            match crate::render_cmd::BenchRender::start(
+                showcase::SHOWCASE_RENDER,
+                &pallets,
+                &host,
+                threads,
+            ) {
+                Ok(r) => Some(r),
+                Err(why) => {
+                    let _ = writeln!(
+                        err,
+                        "dh-engine: no Vulkan device ({why}): the showcase runs without rendering; the frame timer has no extract, record or gpu pass rows"
+                    );
+                    None
+                }
+            }
+        }
         _ => None,
     };
+    // The showcase streams on jobs of the frame; without a renderer it still streams its
+    // volume around the camera.
+    if let (Some(_), Some(r)) = (&showcase, render.as_mut()) {
+        r.stream_on_jobs(&host);
+    }
+    let mut draw = match (&showcase, &render) {
+        (Some(_), None) => Some(crate::voxel::draw::VoxelDraw::with_workers(&host.prefs, 0)),
+        _ => None,
+    };
+    let mut trace_file = match (bench, &options.log_trace) {
+        (true, Some(LogTrace::File(path))) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .map_err(|e| RunError::Io(format!("cannot write {}: {e}", path.display())))?,
+        )),
+        _ => None,
+    };
+    // `run` prints the trace unless --quiet; bench only with --log-trace.
+    let print_trace = if bench {
+        options.log_trace == Some(LogTrace::Print)
+    } else {
+        !options.quiet
+    };
+    let mut work = showcase::StreamWork::default();
     let _ = scheduler.take_stats();
 
-    let limit = options.ticks;
+    let limit = options
+        .ticks
+        .or(showcase.as_ref().map(|_| showcase::SHOWCASE_TICKS));
+    let frames = limit.unwrap_or(default_ticks);
     let mut failure = None;
     loop {
         let done = match (limit, &runner) {
@@ -186,38 +262,84 @@ fn run_inner(
         if done {
             break;
         }
+        let frame = host.tick();
         let result = host.step(runner.as_mut(), &scheduler, &timer);
+        let view = showcase
+            .as_ref()
+            .map(|s| showcase::camera_at(frame, frames, s.lap_radius()));
         if let Some(r) = render.as_mut() {
+            if view.is_some() {
+                r.set_view("showcase lap", view);
+            }
             r.frame(&host, &scheduler, &timer).map_err(RunError::Io)?;
             // The voxel streamer's lines (open failures, the ceilings' warnings).
             for l in r.take_log() {
                 let _ = writeln!(err, "dh-engine: {l}");
             }
         }
-        timer.record_job_stats(&scheduler.take_stats());
-        timer.end_frame();
-        let output = host.take_output();
-        report_failures(runner.as_mut(), err);
-        let sink = trace_sink(options.json, out, err);
-        match result {
-            Ok(lines) => {
-                if !options.quiet {
-                    for l in lines {
-                        let _ = writeln!(sink, "{l}");
-                    }
-                }
-                for l in output {
-                    let _ = writeln!(sink, "{l}");
-                }
-            }
-            Err(e) => {
-                for l in output {
-                    let _ = writeln!(sink, "{l}");
-                }
-                failure = Some(e);
-                break;
+        if let (Some(d), Some(v)) = (draw.as_mut(), view.as_ref()) {
+            let _s = timer.scope("voxels");
+            d.frame(&host, v, &mut dh_gpu::render::RenderFrame::default());
+            for l in d.take_log() {
+                let _ = writeln!(err, "dh-engine: {l}");
             }
         }
+        // The showcase's streaming work: jobs of this frame, not threads of their own.
+        let streamer = render
+            .as_ref()
+            .map(|r| r.voxels().streamer())
+            .or(draw.as_ref().map(|d| d.streamer()));
+        if let (Some(_), Some(st)) = (&showcase, streamer) {
+            work.add(showcase::stream_jobs(
+                st,
+                &scheduler,
+                &timer,
+                showcase::STREAM_JOB_BUDGET,
+            ));
+        }
+        timer.record_job_stats(&scheduler.take_stats());
+        timer.end_frame();
+        if options.progress && frame % 8 == 0 {
+            let _ = write!(
+                err,
+                "\rdh-engine bench: frame {}/{frames}{}\x1b[K",
+                frame + 1,
+                streamer.map_or_else(String::new, |st| {
+                    let s = st.stats();
+                    format!(
+                        ", {} voxel regions resident, {} queued, {} light columns",
+                        s.resident, s.queued, s.light_columns
+                    )
+                })
+            );
+            let _ = err.flush();
+        }
+        let output = host.take_output();
+        report_failures(runner.as_mut(), err);
+        let (lines, stop) = match result {
+            Ok(lines) => (lines, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        let to_file = trace_file.is_some();
+        let sink: &mut dyn Write = match trace_file.as_mut() {
+            Some(f) => f,
+            None => trace_sink(options.json, out, err),
+        };
+        if print_trace || to_file {
+            for l in lines {
+                let _ = writeln!(sink, "{l}");
+            }
+        }
+        for l in output {
+            let _ = writeln!(sink, "{l}");
+        }
+        if let Some(e) = stop {
+            failure = Some(e);
+            break;
+        }
+    }
+    if options.progress {
+        let _ = write!(err, "\r\x1b[K");
     }
     // Commands due after the last tick (a closing `expect`) still run, against the end state.
     if failure.is_none() {
@@ -227,7 +349,14 @@ fn run_inner(
                 failure = Some(e.into());
             }
             for l in host.take_output() {
-                let _ = writeln!(trace_sink(options.json, out, err), "{l}");
+                match trace_file.as_mut() {
+                    Some(f) => {
+                        let _ = writeln!(f, "{l}");
+                    }
+                    None => {
+                        let _ = writeln!(trace_sink(options.json, out, err), "{l}");
+                    }
+                }
             }
             report_failures(Some(r), err);
             if failure.is_none() && !r.finished(tick) {
@@ -241,6 +370,38 @@ fn run_inner(
         }
     }
 
+    if let Some(mut f) = trace_file.take() {
+        if let (Err(e), Some(LogTrace::File(path))) = (f.flush(), &options.log_trace) {
+            return Err(RunError::Io(format!(
+                "cannot write {}: {e}",
+                path.display()
+            )));
+        }
+    }
+    if let Some(s) = &showcase {
+        let st = render
+            .as_ref()
+            .map(|r| r.voxels().streamer().stats())
+            .or(draw.as_ref().map(|d| d.streamer().stats()))
+            .unwrap_or_default();
+        let col = host.voxel_collision_stats();
+        let _ = writeln!(
+            err,
+            "dh-engine: showcase: terrain {}x{}x{} ({:.1} MiB payload, generated and compiled in {:.1} s); streamed {} regions ({} resident at the end), {} light columns lit, in {} mesh, {} light and {} open jobs; {} collision bodies alive",
+            s.size[0],
+            s.size[1],
+            s.size[2],
+            s.payload_bytes as f64 / (1024.0 * 1024.0),
+            s.built_in.as_secs_f64(),
+            st.meshed,
+            st.resident,
+            st.light_columns,
+            work.meshed,
+            work.lit,
+            work.opened,
+            col.bodies
+        );
+    }
     if let Some(r) = render.take() {
         let line = r.finish(&timer).map_err(RunError::Io)?;
         let _ = writeln!(err, "dh-engine: {line}");

@@ -1,4 +1,5 @@
-//! `dh-engine bench <scene>`'s built-in voxel scenes: the three measurements the spec's
+//! `dh-engine bench`'s built-in scenes: the main job's [`showcase`] (no SCENE, run by
+//! [`crate::run`]), and the voxel scenes: the three measurements the spec's
 //! `dh.voxel` page quotes, on generated terrain ([`terrain`]), each printed as a table of
 //! our figures beside the spec's.
 //!
@@ -14,6 +15,7 @@
 //! [`SceneSize::Tiny`] runs each on a small world (what the tests run); nothing here
 //! asserts a time.
 
+pub mod showcase;
 pub mod terrain;
 
 use std::hint::black_box;

@@ -171,9 +171,16 @@ impl VoxelDraw {
     /// A drawer with no volumes, streaming under the preferences in `prefs`
     /// (`client.voxel.*`; its threads start here).
     pub fn new(prefs: &Prefs) -> VoxelDraw {
+        Self::with_workers(prefs, StreamConfig::from_prefs(prefs).workers)
+    }
+
+    /// [`VoxelDraw::new`] with `workers` streaming threads in place of
+    /// `client.voxel.workers`; 0 starts none, and the caller works the queue
+    /// ([`VoxelStreamer::work_one`]) as jobs of its frame (the bench's showcase).
+    pub fn with_workers(prefs: &Prefs, workers: usize) -> VoxelDraw {
         let config = StreamConfig::from_prefs(prefs);
         VoxelDraw {
-            streamer: VoxelStreamer::new(config),
+            streamer: VoxelStreamer::new(StreamConfig { workers, ..config }),
             config,
             volumes: Vec::new(),
             drawn: Vec::new(),
