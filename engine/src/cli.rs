@@ -606,6 +606,7 @@ mod tests {
                 trace: Some("t.json".into()),
                 quiet: false,
                 render: None,
+                ..RunOptions::default()
             })
         );
         assert_eq!(
