@@ -287,12 +287,14 @@ fn main() {
     // merges what block-mesh's greedy_quads merges. Arrays and the opaque and
     // transparent column masks its `fast_mesh` needs are built before timing.
     type Bgm = bgm::Mesher<16>;
+    /// One chunk's input: the padded cells, the opaque and the transparent column masks.
+    type BgmInput = (Vec<u16>, Box<[u64]>, Box<[u64]>);
     let transparents: BTreeSet<u16> = class_table
         .iter()
         .filter(|&&c| c >= 2)
         .map(|&c| c as u16)
         .collect();
-    let bgm_in: Vec<(Vec<u16>, Box<[u64]>, Box<[u64]>)> = padded
+    let bgm_in: Vec<BgmInput> = padded
         .iter()
         .map(|v| {
             let mut vox = vec![0u16; Bgm::CS_P3];
