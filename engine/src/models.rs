@@ -168,9 +168,9 @@ fn pack_mesh(
     let index_total: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
     let mut vertices: Vec<MeshVertex> = Vec::with_capacity(vertex_total);
     let mut indices: Vec<u32> = Vec::with_capacity(index_total);
-    // The color run carries COLOR_0 only (spec 003, "GPU vertex streams": allocated only on
+    // The color run carries COLOR_0 only (spec 003 line 51, "GPU vertex streams": allocated only on
     // a mesh that authored a vertex color off its default). COLOR_1 stays at zero and out:
-    // no material draws a `detail` layer yet, so nothing would read it (spec 001, "Vertex
+    // no material draws a `detail` layer yet, so nothing would read it (spec 001 line 147, "Vertex
     // colors": a map keeps COLOR_1 only when a material reads it through
     // `detail.vertexWeight`).
     let any_color = mesh.primitives.iter().any(|p| p.color0.is_some());

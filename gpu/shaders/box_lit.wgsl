@@ -7,7 +7,7 @@
 // are their color; the missingMaterial is a glowing red checkerboard. A mesh's COLOR_0
 // (binding 4, location 8; read only when the draw's flag bit 1 says the mesh has a color
 // run) multiplies the base color in linear light, RGB always and alpha on a blended surface
-// only (spec 001, "Vertex colors"). Output: linear HDR.
+// only (spec 001 lines 138 and 143, "Vertex colors"). Output: linear HDR.
 
 struct Draw {
     clip_from_local: mat4x4<f32>,
@@ -365,7 +365,7 @@ fn shade_light(light: Light, world: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
 
 // The shaded color and the base color's alpha (1 for the missingMaterial). COLOR_0's RGB
 // multiplies the base color here; its alpha is not in the returned alpha (a mask surface's
-// cut never reads vertex color, spec 001 "Vertex colors"): fs_translucent multiplies it in.
+// cut never reads vertex color, spec 001 line 143): fs_translucent multiplies it in.
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let material = materials[draw.material.x];
     let shading = material.base_color.w;

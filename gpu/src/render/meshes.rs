@@ -286,7 +286,7 @@ impl MeshCache {
 /// The draw flag (`material.y` bit 0 in `box_lit.wgsl`): shaded by the voxel light field.
 pub(super) const FLAG_LIGHT_FIELD: u32 = 1;
 /// The draw flag (push constant `material.y`, bit 1) that says the mesh has a color run, so
-/// the lit shader reads COLOR_0 from binding 4 (spec 003, "GPU vertex streams": the bits
+/// the lit shader reads COLOR_0 from binding 4 (spec 003 line 54, "GPU vertex streams": the bits
 /// ride the draw, not the material, because they belong to the geometry). A mesh without
 /// one aims binding 4 at its attribute run and the shader takes white.
 pub(super) const FLAG_BASE_COLOR: u32 = 2;
