@@ -43,6 +43,8 @@ fn the_core_pallet_holds_what_the_spec_names() {
         "maps/logic-map.dh-map",
         "maps/physics-eval.dh-map",
         "maps/render-eval.dh-map",
+        // Spec 001, "Vertex colors": "The core pallet's maps/vertex-color-eval".
+        "maps/vertex-color-eval.dh-map",
         "objects/physicsCube.dh-obj",
         "materials/dev-grid.dh-mat",
     ] {

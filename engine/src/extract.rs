@@ -774,6 +774,16 @@ fn model_parts(
             }
             None => continue,
         };
+        if mesh.color1_left_out {
+            let key = format!("{}#COLOR_1", part.model);
+            if !noted_models.contains(&key) {
+                noted_models.push(key);
+                notes.push(format!(
+                    "model {}: COLOR_1 (the layer weights a material's detail.vertexWeight reads) is not drawn yet: no material draws a detail layer, so the set is not uploaded",
+                    part.model
+                ));
+            }
+        }
         let mut materials = Vec::with_capacity(mesh.slots.len());
         for slot in &mesh.slots {
             let Some(slot) = slot else {

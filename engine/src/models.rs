@@ -65,6 +65,11 @@ pub struct ModelMesh {
     pub name: String,
     /// Each sub-mesh slot's material slot name, indexed by [`SubMesh::slot`].
     pub slots: Vec<Option<String>>,
+    /// Whether a primitive authored COLOR_1, which was left out of the color run: the
+    /// layer weights are read only by a material's `detail.vertexWeight` (spec 001,
+    /// "Vertex colors"), and no material draws a detail layer yet, so the set is not
+    /// uploaded and the load log says so once per model.
+    pub color1_left_out: bool,
 }
 
 /// One model, imported once: its nodes by path and its meshes, packed on first use.
@@ -163,10 +168,13 @@ fn pack_mesh(
     let index_total: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
     let mut vertices: Vec<MeshVertex> = Vec::with_capacity(vertex_total);
     let mut indices: Vec<u32> = Vec::with_capacity(index_total);
-    let any_color = mesh
-        .primitives
-        .iter()
-        .any(|p| p.color0.is_some() || p.color1.is_some());
+    // The color run carries COLOR_0 only (spec 003 line 51, "GPU vertex streams": allocated only on
+    // a mesh that authored a vertex color off its default). COLOR_1 stays at zero and out:
+    // no material draws a `detail` layer yet, so nothing would read it (spec 001 line 147, "Vertex
+    // colors": a map keeps COLOR_1 only when a material reads it through
+    // `detail.vertexWeight`).
+    let any_color = mesh.primitives.iter().any(|p| p.color0.is_some());
+    let color1_left_out = mesh.primitives.iter().any(|p| p.color1.is_some());
     let mut colors: Vec<VertexColor> = Vec::new();
     let mut slots: Vec<Option<String>> = Vec::new();
     let mut submeshes = Vec::with_capacity(mesh.primitives.len());
@@ -199,7 +207,10 @@ fn pack_mesh(
         vertices.extend_from_slice(&p.vertices);
         if any_color {
             match p.vertex_colors() {
-                Some(c) => colors.extend(c),
+                Some(c) => colors.extend(c.into_iter().map(|c| VertexColor {
+                    color0: c.color0,
+                    color1: [0.0; 4],
+                })),
                 None => colors.extend(std::iter::repeat_n(
                     VertexColor {
                         color0: [1.0; 4],
@@ -242,6 +253,7 @@ fn pack_mesh(
         }),
         name: mesh.name.clone(),
         slots,
+        color1_left_out,
     })
 }
 
@@ -438,4 +450,73 @@ fn read_tree(catalog: &Catalog, barcode: &str) -> Result<Model, String> {
     load(catalog, barcode)
         .map(|g| g.model)
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dh_content::gltf::{Mesh, Primitive};
+    use dh_content::mesh::{MeshVertex, COLOR_STRIDE};
+
+    /// One triangle, `color0` / `color1` its three vertices' sets.
+    fn triangle(color0: Option<[f32; 4]>, color1: Option<[f32; 4]>) -> Mesh {
+        let v = |x: f32| MeshVertex {
+            position: [x, 0.0, 0.0],
+            normal: [0.0, 1.0, 0.0],
+            tangent: [1.0, 0.0, 0.0, 1.0],
+            uv0: [0.0; 2],
+            uv1: [0.0; 2],
+            uv2: [0.0; 2],
+            uv3: [0.0; 2],
+        };
+        Mesh {
+            name: "tri".into(),
+            primitives: vec![Primitive {
+                vertices: vec![v(0.0), v(1.0), v(2.0)],
+                indices: vec![0, 1, 2],
+                color0: color0.map(|c| vec![c; 3]),
+                color1: color1.map(|c| vec![c; 3]),
+                ..Primitive::default()
+            }],
+        }
+    }
+
+    /// Spec 001 "Vertex colors": COLOR_1 is the layer weights `detail.vertexWeight` reads,
+    /// and no material draws a detail layer yet (ours: the set is left out of the color run
+    /// and the load log says so), so a mesh with COLOR_1 alone allocates no color run, and
+    /// one with both ships COLOR_0 with COLOR_1's bytes at zero.
+    #[test]
+    fn color1_is_left_out_of_the_color_run_and_said_so() {
+        let only1 = pack_mesh("p:m.glb", 0, 0, &triangle(None, Some([1.0, 0.0, 0.0, 1.0])))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(only1.asset.packed.color_offset, None);
+        assert!(only1.color1_left_out);
+
+        let both = pack_mesh(
+            "p:m.glb",
+            0,
+            0,
+            &triangle(Some([0.5, 0.25, 1.0, 1.0]), Some([1.0, 1.0, 1.0, 1.0])),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(both.color1_left_out);
+        let p = &both.asset.packed;
+        let o = p
+            .color_offset
+            .unwrap_or_else(|| panic!("COLOR_0 ships a color run"));
+        for i in 0..3 {
+            let e = &p.bytes[o + i * COLOR_STRIDE as usize..][..COLOR_STRIDE as usize];
+            let c0: Vec<u16> = (0..4)
+                .map(|k| u16::from_le_bytes([e[2 * k], e[2 * k + 1]]))
+                .collect();
+            // 0.5 * 65535 = 32767.5 rounds to 32768; 0.25 * 65535 = 16383.75 to 16384.
+            assert_eq!(c0, vec![32768, 16384, 65535, 65535], "vertex {i}");
+            assert_eq!(&e[8..12], &[0, 0, 0, 0], "vertex {i}: COLOR_1 left out");
+        }
+
+        let plain =
+            pack_mesh("p:m.glb", 0, 0, &triangle(None, None)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(plain.asset.packed.color_offset, None);
+        assert!(!plain.color1_left_out);
+    }
 }

@@ -222,3 +222,86 @@ fn the_lit_lamp_does_not_wash_out_door_view() {
     }
     testing::finish(gpu);
 }
+
+/// core:maps/vertex-color-eval's `view`: BoxVertexColors, whose COLOR_0 is its own glTF
+/// position, tints its flat white base color (spec 001, "Vertex colors": COLOR_0 multiplies
+/// the base color in linear light). The capture is checked against its golden and against
+/// the same frame with the box's color run taken away (the white box a mesh without COLOR_0
+/// draws).
+///
+/// Expected by hand: the camera (at [0, 1.6, 2.2], pitched 26.6° onto the box's center
+/// [0, 0.5, 0], fov 40: the half height is tan 20° × 2.46 m = 0.9 m there) sees the box's
+/// +Z face (its center ray meets it at y = 0.75) and its top in the frame's middle; the
+/// window below (±6 % of the width, ±10 % of the height around the center: about ±0.19 m by
+/// ±0.18 m at the box's 2.46 m) lies inside the box's silhouette, which spans about ±0.5 m.
+/// There the box's glTF x (its red) runs about 0.3 to 0.7 on both faces, so red's base color is
+/// about half of white's in linear light: 0.5^(1/2.2) = 0.73 of white's encoded value before
+/// the tone curve, over 25 levels below a white box lit to 100 levels or more. Blue is 1 on
+/// the +Z face and green 1 on the top, so the window keeps a bright channel: its brightest
+/// channel stays within 30 levels of the white box's (a box drawn dark or as the missing
+/// checker would not).
+#[test]
+fn vertex_color_eval_paints_the_box_with_its_color0() {
+    let gpu = testing::test_gpu();
+    {
+        let mut renderer = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let map = "vertex-color-eval";
+        let host = Host::start(&HostOptions {
+            map: map.into(),
+            ..HostOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+        let (_, m) = catalog.load_map(map).unwrap_or_else(|e| panic!("{e}"));
+        let x = extract::extract(&host, &catalog, &m);
+        assert!(x.missing.is_empty(), "{:?}", x.missing);
+        let cam = x
+            .cameras
+            .iter()
+            .find(|c| c.name == "view")
+            .unwrap_or_else(|| panic!("no camera view"));
+        let size = output_size(cam.aspect, Some([WIDTH, WIDTH * 9 / 16]), None);
+        let painted = renderer
+            .render(&x.frame, &cam.view, size[0], size[1])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .image;
+        let mut white_frame = x.frame.clone();
+        let mut stripped = 0;
+        for inst in &mut white_frame.meshes {
+            if inst.mesh.packed.color_offset.is_some() {
+                let mut asset = (*inst.mesh).clone();
+                asset.packed.color_offset = None;
+                // A key of its own, so the renderer uploads it rather than reusing the
+                // painted box's buffers.
+                asset.key = !asset.key;
+                inst.mesh = std::sync::Arc::new(asset);
+                stripped += 1;
+            }
+        }
+        assert_eq!(stripped, 1, "the box is the one mesh with a color run");
+        let white = renderer
+            .render(&white_frame, &cam.view, size[0], size[1])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .image;
+        let (w, h) = (painted.width, painted.height);
+        let window =
+            |img: &RgbaImage| mean_rgb(img, w * 44 / 100, h * 40 / 100, w * 56 / 100, h * 60 / 100);
+        let (p, q) = (window(&painted), window(&white));
+        eprintln!("vertex-color-eval window: painted {p:?}, white {q:?}");
+        assert!(
+            q.iter().all(|c| *c >= 100.0),
+            "the white box is lit in the window: {q:?}"
+        );
+        assert!(
+            p[0] < q[0] - 25.0,
+            "COLOR_0 takes about half the red off the box: {p:?} painted against {q:?} white"
+        );
+        let brightest = |c: [f64; 3]| c.iter().copied().fold(0.0f64, f64::max);
+        assert!(
+            brightest(p) > brightest(q) - 30.0,
+            "the painted box keeps a bright channel: {p:?} painted against {q:?} white"
+        );
+        check_golden("vertex-color-eval-view", &painted);
+    }
+    testing::finish(gpu);
+}

@@ -4,7 +4,10 @@
 // cascaded shadows and the half-Lambert wrap, the ambient fill (two-color hemisphere or the
 // sky's order-2 harmonics), and the ranked realtime lights looked up through the pixel's
 // light cluster (16 x 8 tiles x 8 logarithmic depth slices by default). Unlit materials
-// are their color; the missingMaterial is a glowing red checkerboard. Output: linear HDR.
+// are their color; the missingMaterial is a glowing red checkerboard. A mesh's COLOR_0
+// (binding 4, location 8; read only when the draw's flag bit 1 says the mesh has a color
+// run) multiplies the base color in linear light, RGB always and alpha on a blended surface
+// only (spec 001 lines 138 and 143, "Vertex colors"). Output: linear HDR.
 
 struct Draw {
     clip_from_local: mat4x4<f32>,
@@ -13,7 +16,8 @@ struct Draw {
     world_row0: vec4<f32>,
     world_row1: vec4<f32>,
     world_row2: vec4<f32>,
-    // x: material index; y: flags (bit 0: shaded by the voxel light field).
+    // x: material index; y: flags (bit 0: shaded by the voxel light field; bit 1: the
+    // mesh has a color run, so COLOR_0 is read).
     material: vec4<u32>,
 }
 
@@ -108,6 +112,9 @@ struct VertexIn {
     @location(2) tangent_oct: vec2<u32>,
     @location(3) uv0: vec2<f32>,
     @location(5) uv2: vec2<f32>,
+    // COLOR_0 (four unorm16); without the flag the binding aims at the attribute run and
+    // this is not read.
+    @location(8) color0: vec4<f32>,
 }
 
 struct VertexOut {
@@ -117,6 +124,8 @@ struct VertexOut {
     @location(2) uv: vec2<f32>,
     // UV2.x: the corner occlusion count, blended across the face.
     @location(3) occlusion: f32,
+    // COLOR_0, linear RGBA; white for a mesh without a color run.
+    @location(4) color: vec4<f32>,
 }
 
 // The octahedral decode: content::mesh::decode_octahedral, line for line.
@@ -153,6 +162,7 @@ fn vs_main(v: VertexIn) -> VertexOut {
     let material = materials[draw.material.x];
     out.uv = v.uv0 * material.uv_scale.xy;
     out.occlusion = v.uv2.x;
+    out.color = select(vec4<f32>(1.0), v.color0, (draw.material.y & 2u) != 0u);
     return out;
 }
 
@@ -353,7 +363,9 @@ fn shade_light(light: Light, world: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     return light.radiance_falloff.rgb * (k * diffuse(n, l));
 }
 
-// The shaded color and the base color's alpha (1 for the missingMaterial).
+// The shaded color and the base color's alpha (1 for the missingMaterial). COLOR_0's RGB
+// multiplies the base color here; its alpha is not in the returned alpha (a mask surface's
+// cut never reads vertex color, spec 001 line 143): fs_translucent multiplies it in.
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let material = materials[draw.material.x];
     let shading = material.base_color.w;
@@ -372,6 +384,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         base = base * texel.rgb;
         alpha = alpha * texel.a;
     }
+    base = base * in.color.rgb;
     if shading > 0.5 {
         return vec4<f32>(base + material.emissive.rgb, alpha);
     }
@@ -449,5 +462,6 @@ fn fs_cutout(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) 
 
 @fragment
 fn fs_translucent(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
-    return shade(in, front);
+    let c = shade(in, front);
+    return vec4<f32>(c.rgb, c.a * in.color.a);
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use dh_content::mesh::{box_mesh, pack_streams, MeshVertex};
+use dh_content::mesh::{box_mesh, pack_streams, MeshVertex, VertexColor};
 use dh_gpu::render::compare::{compare, decode_png};
 use dh_gpu::render::frame::{
     Ambient, BoxInstance, Lighting, Material, MeshAsset, MeshInstance, Post, Projection,
@@ -321,6 +321,96 @@ fn translucent_instances_blend_back_to_front() {
         close(px(&img, 2, 2), [0, 0, 0], 0, "background");
         // The other order would have given (0.5, 0, 0.25) in the overlap.
         assert_ne!(srgb_byte(0.5), srgb_byte(0.25));
+    }
+    testing::finish(gpu);
+}
+
+/// [`quad`] (`w` = `h` = 1) with a color run: COLOR_0 `color0` at every corner, COLOR_1 zero.
+fn painted_quad(key: u64, surface: Surface, color0: [f32; 4]) -> MeshAsset {
+    let mut a = quad(key, 1.0, 1.0, surface);
+    let n = a.packed.vertex_count as usize;
+    let vertices: Vec<MeshVertex> = (0..n)
+        .map(|i| {
+            let x = if i == 1 || i == 2 { 0.5 } else { -0.5 };
+            let y = if i >= 2 { 0.5 } else { -0.5 };
+            MeshVertex {
+                position: [x, y, 0.0],
+                normal: [0.0, 0.0, 1.0],
+                tangent: [1.0, 0.0, 0.0, 1.0],
+                ..MeshVertex::default()
+            }
+        })
+        .collect();
+    let colors = vec![
+        VertexColor {
+            color0,
+            color1: [0.0; 4],
+        };
+        n
+    ];
+    a.packed = pack_streams(&vertices, None, Some(&colors)).unwrap_or_else(|e| panic!("{e}"));
+    a
+}
+
+/// Spec 001, "Vertex colors": COLOR_0 multiplies the surface's base color, RGB always and
+/// alpha on a blended surface only; its alpha never cuts a mask surface; a mesh without
+/// it draws white (its base color alone). Four unit quads in a row, unlit over black, no
+/// curve, so a pixel is its linear color sRGB-encoded (values worked out by hand):
+/// * opaque, base (1, 0.5, 1), COLOR_0 (0.5, 1, 0.25, 0.2): (0.5, 0.5, 0.25), alpha unused;
+/// * cutout, base white, COLOR_0 (0, 1, 0, 0.2): kept (0.2 < 0.5 would cut if it counted);
+/// * translucent, base white alpha 1, COLOR_0 (1, 0, 0, 0.5): over black (0.5, 0, 0);
+/// * opaque, base (1, 0.5, 1), no color run: (1, 0.5, 1).
+#[test]
+fn color0_multiplies_the_base_color_and_its_alpha_only_blends() {
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let unlit = |c: Vec3| material(Shading::Unlit, c);
+        let pink = Vec3::new(1.0, 0.5, 1.0);
+        let a = Arc::new(painted_quad(41, Surface::Opaque, [0.5, 1.0, 0.25, 0.2]));
+        let b = Arc::new(painted_quad(42, Surface::Cutout, [0.0, 1.0, 0.0, 0.2]));
+        let c = Arc::new(painted_quad(43, Surface::Translucent, [1.0, 0.0, 0.0, 0.5]));
+        let d = Arc::new(quad(44, 1.0, 1.0, Surface::Opaque));
+        let frame = RenderFrame {
+            materials: vec![unlit(pink), unlit(Vec3::splat(1.0))],
+            meshes: vec![
+                instance(&a, at(Vec3::new(-1.5, 0.0, -5.0)), 0),
+                instance(&b, at(Vec3::new(-0.5, 0.0, -5.0)), 1),
+                instance(&c, at(Vec3::new(0.5, 0.0, -5.0)), 1),
+                instance(&d, at(Vec3::new(1.5, 0.0, -5.0)), 0),
+            ],
+            lighting: dark(),
+            post: plain_post(),
+            ..RenderFrame::default()
+        };
+        // 32 pixels a meter: quad centers at x = 64 + 32·wx = 16, 48, 80, 112; y = 32.
+        let img = shoot(&mut r, &frame, &ortho(1.0), 128, 64);
+        let (half, quarter) = (srgb_byte(0.5), srgb_byte(0.25));
+        close(
+            px(&img, 16, 32),
+            [half, half, quarter],
+            2,
+            "opaque, painted",
+        );
+        close(
+            px(&img, 48, 32),
+            [0, 255, 0],
+            1,
+            "cutout, alpha 0.2 does not cut",
+        );
+        close(
+            px(&img, 80, 32),
+            [half, 0, 0],
+            2,
+            "translucent, alpha 0.5 blends",
+        );
+        close(
+            px(&img, 112, 32),
+            [255, half, 255],
+            1,
+            "no color run: the base color",
+        );
+        close(px(&img, 2, 2), [0, 0, 0], 0, "background");
     }
     testing::finish(gpu);
 }

@@ -285,6 +285,11 @@ impl MeshCache {
 
 /// The draw flag (`material.y` bit 0 in `box_lit.wgsl`): shaded by the voxel light field.
 pub(super) const FLAG_LIGHT_FIELD: u32 = 1;
+/// The draw flag (push constant `material.y`, bit 1) that says the mesh has a color run, so
+/// the lit shader reads COLOR_0 from binding 4 (spec 003 line 54, "GPU vertex streams": the bits
+/// ride the draw, not the material, because they belong to the geometry). A mesh without
+/// one aims binding 4 at its attribute run and the shader takes white.
+pub(super) const FLAG_BASE_COLOR: u32 = 2;
 
 /// Material indices the mesh draws fall back to, past the frame's own.
 #[derive(Debug, Clone, Copy)]
@@ -379,11 +384,14 @@ impl MeshCache {
                 geo_base + out.geos.len() - 1
             });
             let mirrored = inst.is_mirrored();
-            let flags = if field_lit.get(i).copied().unwrap_or(false) {
+            let mut flags = if field_lit.get(i).copied().unwrap_or(false) {
                 FLAG_LIGHT_FIELD
             } else {
                 0
             };
+            if entry.mesh.packed.color_offset.is_some() {
+                flags |= FLAG_BASE_COLOR;
+            }
             let mut blended = Vec::new();
             for s in submeshes {
                 if s.index_count == 0 {
