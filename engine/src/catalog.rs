@@ -569,7 +569,7 @@ mod tests {
         let e = core().find("map", ".dh-map", "logic").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "no map named 'logic'; the maps are: core:maps/debug-map.dh-map, core:maps/logic-map.dh-map, core:maps/physics-eval.dh-map, core:maps/render-eval.dh-map; did you mean `logic-map`?"
+            "no map named 'logic'; the maps are: core:maps/debug-map.dh-map, core:maps/logic-map.dh-map, core:maps/physics-eval.dh-map, core:maps/render-eval.dh-map, core:maps/vertex-color-eval.dh-map; did you mean `logic-map`?"
         );
         assert!(matches!(
             core().find("map", ".dh-map", "other:maps/logic-map"),

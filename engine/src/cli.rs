@@ -256,7 +256,7 @@ struct BenchArgs {
     render: Option<[u32; 2]>,
     /// Prints the logic trace (bench prints none without it), or writes it to FILE.
     #[arg(long = "log-trace", value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
-    log_trace: Option<PathBuf>,
+    log_trace: Option<String>,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -390,11 +390,13 @@ pub fn parse(args: &[String]) -> Result<Cli, UsageError> {
         }
         Command::Bench(a) => {
             let mut o = run_options(a.common, a.scene, None, a.render);
+            // Read as a string: clap's path parser refuses the empty value that a bare
+            // `--log-trace` stands for.
             o.log_trace = a.log_trace.map(|p| {
-                if p.as_os_str().is_empty() {
+                if p.is_empty() {
                     LogTrace::Print
                 } else {
-                    LogTrace::File(p)
+                    LogTrace::File(PathBuf::from(p))
                 }
             });
             Ok(Cli::Bench(o))
