@@ -269,12 +269,15 @@ fn usage_errors_exit_2() {
     );
 }
 
+/// `bench logic-map` runs the logic demo (the default scene is the showcase since issue 18,
+/// engine/tests/main_job.rs).
 #[test]
-fn bench_runs_the_logic_map_by_default() {
+fn bench_logic_map_runs_the_logic_demo() {
     let mut out = Vec::new();
     let mut err = Vec::new();
     let outcome = run(
         &RunOptions {
+            map: Some("logic-map".into()),
             ticks: Some(200),
             workers: Some(2),
             quiet: true,

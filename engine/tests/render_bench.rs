@@ -14,6 +14,8 @@ fn bench_renders_every_frame_and_reports_gpu_passes() {
     let mut err = Vec::new();
     let outcome = run(
         &RunOptions {
+            // The logic demo (the default scene is the showcase, engine/tests/main_job.rs).
+            map: Some("logic-map".into()),
             ticks: Some(ticks),
             workers: Some(2),
             json: true,
