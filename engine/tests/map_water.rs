@@ -9,11 +9,11 @@
 use std::path::{Path, PathBuf};
 
 use dh_engine::host::{Host, HostOptions};
-use dh_engine::script::{ScriptHost, Value};
-use dh_jobs::{FrameTimer, Scheduler};
+use dh_engine::script::ScriptHost;
 use glam::Vec3;
 
 mod support;
+use support::Run;
 
 const MANIFEST: &str =
     r#"{ "id": "test.water", "name": "Water", "version": "1.0.0", "dependencies": [] }"#;
@@ -88,12 +88,6 @@ fn build_pallet(dir: &Path) -> PathBuf {
     support::memory_pallet(dir, "water.pallet", MANIFEST, files)
 }
 
-struct Run {
-    host: Host,
-    scheduler: Scheduler,
-    timer: FrameTimer,
-}
-
 fn start(tag: &str) -> Run {
     let dir = std::env::temp_dir().join(format!("dh-map-water-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -106,36 +100,7 @@ fn start(tag: &str) -> Run {
     });
     // The host has read what it needs of the pallet.
     let _ = std::fs::remove_dir_all(&dir);
-    Run {
-        host: host.unwrap_or_else(|e| panic!("{e}")),
-        scheduler: Scheduler::new(2).unwrap_or_else(|e| panic!("{e}")),
-        timer: FrameTimer::new(),
-    }
-}
-
-impl Run {
-    fn ticks(&mut self, n: u64) {
-        for _ in 0..n {
-            self.host
-                .step(None, &self.scheduler, &self.timer)
-                .unwrap_or_else(|e| panic!("{e}"));
-            self.timer.end_frame();
-        }
-    }
-
-    fn num(&self, name: &str, property: &str) -> f32 {
-        match self.host.query(name, property) {
-            Ok(Value::Number(v)) => v as f32,
-            other => panic!("{name}.{property}: {other:?}"),
-        }
-    }
-
-    fn flag(&self, name: &str, property: &str) -> bool {
-        match self.host.query(name, property) {
-            Ok(Value::Bool(b)) => b,
-            other => panic!("{name}.{property}: {other:?}"),
-        }
-    }
+    Run::new(host.unwrap_or_else(|e| panic!("{e}")))
 }
 
 #[test]

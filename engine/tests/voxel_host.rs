@@ -15,6 +15,7 @@
 //! * the pool's middle column is cell (20, 12): world (10.5, 2.5) at its center.
 
 mod support;
+use support::Run;
 
 use std::path::{Path, PathBuf};
 
@@ -24,13 +25,12 @@ use dh_content::voxel::blocks::BlockTables;
 use dh_content::voxel::payload::{decode_all, encode, Grid, GridInfo, PaletteEntry, VoxelPayload};
 use dh_engine::catalog::{Catalog, Found};
 use dh_engine::host::{Host, HostOptions};
-use dh_engine::script::{ScriptHost, Value};
+use dh_engine::script::ScriptHost;
 use dh_engine::voxel::collision::{
     cook_chunk, CollisionCells, CollisionPalette, CookScratch, CookedChunk, RangeCells,
 };
 use dh_engine::voxel::volume::{open_volume, pose_matrix};
 use dh_engine::voxel::GridChunks;
-use dh_jobs::{FrameTimer, Scheduler};
 use glam::Vec3;
 
 const MC: &str = "com.mojang.minecraft";
@@ -97,12 +97,6 @@ fn build_pallet(dir: &Path) -> PathBuf {
     support::memory_pallet(dir, "voxelhost.pallet", manifest, sources)
 }
 
-struct Run {
-    host: Host,
-    scheduler: Scheduler,
-    timer: FrameTimer,
-}
-
 fn start(sets: &[&str]) -> Run {
     // One folder per test: the tests of this file run side by side.
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -118,36 +112,7 @@ fn start(sets: &[&str]) -> Run {
     .unwrap_or_else(|e| panic!("{e}"));
     // The host has read what it needs of the pallet.
     let _ = std::fs::remove_dir_all(&dir);
-    Run {
-        host,
-        scheduler: Scheduler::new(2).unwrap_or_else(|e| panic!("{e}")),
-        timer: FrameTimer::new(),
-    }
-}
-
-impl Run {
-    fn ticks(&mut self, n: u64) {
-        for _ in 0..n {
-            self.host
-                .step(None, &self.scheduler, &self.timer)
-                .unwrap_or_else(|e| panic!("{e}"));
-            self.timer.end_frame();
-        }
-    }
-
-    fn num(&self, pawn: &str, property: &str) -> f32 {
-        match self.host.query(pawn, property) {
-            Ok(Value::Number(v)) => v as f32,
-            other => panic!("{pawn}.{property}: {other:?}"),
-        }
-    }
-
-    fn flag(&self, pawn: &str, property: &str) -> bool {
-        match self.host.query(pawn, property) {
-            Ok(Value::Bool(b)) => b,
-            other => panic!("{pawn}.{property}: {other:?}"),
-        }
-    }
+    Run::new(host)
 }
 
 #[test]

@@ -377,3 +377,51 @@ pub fn memory_pallet(
     std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
     path
 }
+
+/// A started host stepped tick by tick on its own two-worker scheduler and frame timer, as
+/// the frame loop does, with the script queries the tests read.
+pub struct Run {
+    /// The host.
+    pub host: dh_engine::host::Host,
+    scheduler: dh_jobs::Scheduler,
+    timer: dh_jobs::FrameTimer,
+}
+
+impl Run {
+    /// Wraps a started host.
+    pub fn new(host: dh_engine::host::Host) -> Run {
+        Run {
+            host,
+            scheduler: dh_jobs::Scheduler::new(2).unwrap_or_else(|e| panic!("{e}")),
+            timer: dh_jobs::FrameTimer::new(),
+        }
+    }
+
+    /// Steps `n` ticks.
+    pub fn ticks(&mut self, n: u64) {
+        for _ in 0..n {
+            self.host
+                .step(None, &self.scheduler, &self.timer)
+                .unwrap_or_else(|e| panic!("{e}"));
+            self.timer.end_frame();
+        }
+    }
+
+    /// `name.property` as a number.
+    pub fn num(&self, name: &str, property: &str) -> f32 {
+        use dh_engine::script::{ScriptHost, Value};
+        match self.host.query(name, property) {
+            Ok(Value::Number(v)) => v as f32,
+            other => panic!("{name}.{property}: {other:?}"),
+        }
+    }
+
+    /// `name.property` as a flag.
+    pub fn flag(&self, name: &str, property: &str) -> bool {
+        use dh_engine::script::{ScriptHost, Value};
+        match self.host.query(name, property) {
+            Ok(Value::Bool(b)) => b,
+            other => panic!("{name}.{property}: {other:?}"),
+        }
+    }
+}
