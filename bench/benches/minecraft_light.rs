@@ -23,7 +23,7 @@
 //!   the 10th and 90th percentile over the columns, one thread.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use dh_content::schema::voxel::MINECRAFT;
@@ -40,16 +40,6 @@ use dh_engine::voxel::{
 /// The overworld's lowest cell and height since 1.18 (sections −4 ..= 19).
 const Y_MIN: i32 = -64;
 const HEIGHT: usize = 384;
-
-fn fixtures() -> Vec<(String, PathBuf)> {
-    let base =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/minecraft/region");
-    ["1.20.1-paper", "1.21.1"]
-        .iter()
-        .map(|f| (f.to_string(), base.join(f)))
-        .filter(|(_, p)| p.join("r.0.0.mca").is_file())
-        .collect()
-}
 
 /// Every full chunk's sections of `dir`'s region, and the palette they index.
 fn read(dir: &Path) -> (MapChunks, Vec<[i32; 2]>, RegionPalette) {
@@ -95,7 +85,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn main() {
-    let fx = fixtures();
+    let fx = dh_bench::minecraft_region_fixtures();
     if fx.is_empty() {
         println!(
             "skipped: the region fixtures under ../shared/fixtures/minecraft/region are absent"

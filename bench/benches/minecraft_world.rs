@@ -23,16 +23,6 @@ use std::time::Instant;
 
 use dh_content::voxel::minecraft::world::{self, WorldOptions};
 
-fn fixtures() -> Vec<(String, PathBuf)> {
-    let base =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/minecraft/region");
-    ["1.20.1-paper", "1.21.1"]
-        .iter()
-        .map(|f| (f.to_string(), base.join(f)))
-        .filter(|(_, p)| p.join("r.0.0.mca").is_file())
-        .collect()
-}
-
 fn ours(dir: &Path) -> usize {
     let save = world::save::discover(dir).expect("a save");
     let (shards, _) = world::convert_world(&save, &WorldOptions::default()).expect("converts");
@@ -122,7 +112,7 @@ fn main() {
         println!("{}", vm_hwm_kib());
         return;
     }
-    let fx = fixtures();
+    let fx = dh_bench::minecraft_region_fixtures();
     if fx.is_empty() {
         println!(
             "skipped: the region fixtures under ../shared/fixtures/minecraft/region are absent"

@@ -14,3 +14,16 @@ pub mod city;
 pub mod harness;
 pub mod render_city;
 pub mod terrain;
+
+/// The Java region fixtures present under `../shared/fixtures/minecraft/region` (name, save
+/// folder), in a fixed order; the world and light benches read them in place (a folder
+/// without its `r.0.0.mca` is left out).
+pub fn minecraft_region_fixtures() -> Vec<(String, std::path::PathBuf)> {
+    let base = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/minecraft/region");
+    ["1.20.1-paper", "1.21.1"]
+        .iter()
+        .map(|f| (f.to_string(), base.join(f)))
+        .filter(|(_, p)| p.join("r.0.0.mca").is_file())
+        .collect()
+}
