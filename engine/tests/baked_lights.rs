@@ -4,9 +4,7 @@
 //! lamp must stay in the frame's light list rather than vanish; the load log says once that
 //! the lightmap is not drawn (engine/src/load_log.rs).
 
-use dh_engine::catalog::Catalog;
 use dh_engine::extract;
-use dh_engine::host::{Host, HostOptions};
 
 mod support;
 
@@ -37,17 +35,7 @@ fn a_baked_light_with_no_loaded_lightmap_is_lit_live() {
         MANIFEST,
         vec![("maps/baked.dh-map", map.as_bytes().to_vec())],
     );
-    let host = Host::start(&HostOptions {
-        map: "baked".into(),
-        pallets: vec![pallet.clone()],
-        sets: Vec::new(),
-    })
-    .unwrap_or_else(|e| panic!("{e}"));
-    let mut catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
-    catalog
-        .mount_file(&pallet)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (_, m) = catalog.load_map("baked").unwrap_or_else(|e| panic!("{e}"));
+    let (host, catalog, m) = support::host_and_map(&[pallet], "baked");
     let x = extract::extract(&host, &catalog, &m);
     let _ = std::fs::remove_dir_all(&dir);
     let lights = &x.frame.lights;

@@ -11,9 +11,7 @@ mod support;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dh_engine::catalog::Catalog;
 use dh_engine::extract::{self, ExtractCache};
-use dh_engine::host::{Host, HostOptions};
 use dh_gpu::render::camera::output_size;
 use dh_gpu::render::compare::compare;
 use dh_gpu::render::math::{linear_to_srgb, srgb_to_linear};
@@ -152,19 +150,7 @@ fn a_textured_material_renders_as_worked_out_on_the_cpu() {
     let dir = std::env::temp_dir().join(format!("dh-render-texture-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let pallet = build_pallet(&dir);
-    let host = Host::start(&HostOptions {
-        map: "test.textured:maps/textured".into(),
-        pallets: vec![pallet.clone()],
-        sets: Vec::new(),
-    })
-    .unwrap_or_else(|e| panic!("{e}"));
-    let mut catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
-    catalog
-        .mount_file(&pallet)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (_, map) = catalog
-        .load_map("test.textured:maps/textured")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (host, catalog, map) = support::host_and_map(&[pallet], "test.textured:maps/textured");
     let mut cache = ExtractCache::new();
     let x = extract::extract_with(&host, &catalog, &map, &mut cache);
     assert!(x.missing.is_empty(), "{:?}", x.missing);

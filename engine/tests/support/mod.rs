@@ -425,3 +425,27 @@ impl Run {
         }
     }
 }
+
+/// The host started on `map` with `pallets` mounted beside the core pallet, and the same
+/// map loaded (folded) through a catalog of those pallets: what extraction reads.
+pub fn host_and_map(
+    pallets: &[PathBuf],
+    map: &str,
+) -> (
+    dh_engine::host::Host,
+    dh_engine::catalog::Catalog,
+    dh_content::schema::map::Map,
+) {
+    let host = dh_engine::host::Host::start(&dh_engine::host::HostOptions {
+        map: map.into(),
+        pallets: pallets.to_vec(),
+        sets: Vec::new(),
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut catalog = dh_engine::catalog::Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+    for p in pallets {
+        catalog.mount_file(p).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let (_, m) = catalog.load_map(map).unwrap_or_else(|e| panic!("{e}"));
+    (host, catalog, m)
+}
