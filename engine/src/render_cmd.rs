@@ -66,6 +66,22 @@ pub fn msaa(prefs: &Prefs) -> u32 {
         .unwrap_or(dh_gpu::render::DEFAULT_MSAA)
 }
 
+/// Applies a live change of `client.render.msaa` (a script's or the console's `set`) to
+/// `renderer` before its next frame: the forward pipelines and targets follow the new
+/// samples from that frame on. Returns the line to log when the device lowered them.
+pub fn follow_msaa(renderer: &mut Renderer, prefs: &Prefs) -> Result<Option<String>, String> {
+    let asked = msaa(prefs);
+    if asked == renderer.msaa_asked() {
+        return Ok(None);
+    }
+    renderer
+        .set_msaa(asked)
+        .map_err(|e| format!("client.render.msaa {asked}: {e}"))?;
+    Ok(renderer.msaa_lowered().map(|(asked, taken)| {
+        format!("client.render.msaa {asked}: this device's framebuffers take at most {taken} samples; rendering with {taken}")
+    }))
+}
+
 #[derive(Debug, thiserror::Error)]
 enum RenderError {
     #[error(transparent)]
@@ -391,6 +407,11 @@ fn render_inner(
         }
         for l in voxels.take_log() {
             let _ = writeln!(err, "dh-engine: {l}");
+        }
+        if let Some(line) =
+            follow_msaa(&mut renderer, &world.host.prefs).map_err(RenderError::Failed)?
+        {
+            let _ = writeln!(err, "dh-engine: {line}");
         }
         let result = renderer
             .render_with(&frame, &cam.view, size[0], size[1], &ScopedThreads)
@@ -732,6 +753,9 @@ impl BenchRender {
         }
         self.renderer
             .set_mesh_upload_budget(mesh_upload_budget(&host.prefs));
+        if let Some(line) = follow_msaa(&mut self.renderer, &host.prefs)? {
+            self.log.push(line);
+        }
         let report = {
             let _s = timer.scope("render");
             self.renderer

@@ -925,6 +925,11 @@ impl Renderer {
         self.msaa
     }
 
+    /// The samples `client.render.msaa` last asked for (before the device lowered them).
+    pub fn msaa_asked(&self) -> u32 {
+        self.msaa_asked
+    }
+
     /// `(asked, taken)` when the device's framebuffers take fewer samples than
     /// `client.render.msaa` asked for (the caller logs it once), else `None`.
     pub fn msaa_lowered(&self) -> Option<(u32, u32)> {
