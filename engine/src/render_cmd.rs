@@ -693,6 +693,11 @@ impl BenchRender {
         self.view = view;
     }
 
+    /// The samples the forward passes take now (`client.render.msaa` as the device allows).
+    pub fn msaa(&self) -> u32 {
+        self.renderer.msaa()
+    }
+
     /// The device's one-line description.
     pub fn device(&self) -> String {
         device_name(&self.gpu)

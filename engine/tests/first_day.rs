@@ -705,3 +705,52 @@ fn every_warning_prints_once() {
     assert_eq!(lines_with(&all, load_note), 1, "{all}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Regression (item 6): a live `set client.render.msaa` (the console's, a script's during a
+/// `bench --render` run) changed the preference but not the picture: the renderer took its
+/// samples once, at start, and its `set_msaa` was never called. The next frame now follows.
+#[test]
+fn a_live_msaa_change_reaches_the_next_frame() {
+    if !vulkan() {
+        return;
+    }
+    let mut host = Host::start(&HostOptions {
+        map: "logic-map".into(),
+        ..HostOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let scheduler = dh_jobs::Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
+    let timer = dh_jobs::FrameTimer::new();
+    let mut render = dh_engine::render_cmd::BenchRender::start([32, 32], &[], &host, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut frame = |host: &Host, render: &mut dh_engine::render_cmd::BenchRender| {
+        render
+            .frame(host, &scheduler, &timer)
+            .unwrap_or_else(|e| panic!("{e}"));
+        timer.end_frame();
+        render.msaa()
+    };
+    assert_eq!(frame(&host, &mut render), 4, "the default");
+    host.prefs
+        .set("client.render.msaa", "1")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(frame(&host, &mut render), 1, "the frame after the set");
+    host.prefs
+        .set("client.render.msaa", "8")
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Lavapipe's framebuffers take 1 and 4 samples: 8 is lowered to 4, and said so.
+    assert_eq!(
+        frame(&host, &mut render),
+        4,
+        "8 lowered to what the device takes"
+    );
+    assert!(
+        render
+            .take_log()
+            .iter()
+            .any(|l| l
+                .starts_with("client.render.msaa 8: this device's framebuffers take at most 4")),
+        "the lowering is logged"
+    );
+    render.finish(&timer).unwrap_or_else(|e| panic!("{e}"));
+}
