@@ -723,7 +723,7 @@ fn a_live_msaa_change_reaches_the_next_frame() {
     let timer = dh_jobs::FrameTimer::new();
     let mut render = dh_engine::render_cmd::BenchRender::start([32, 32], &[], &host, 1)
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut frame = |host: &Host, render: &mut dh_engine::render_cmd::BenchRender| {
+    let frame = |host: &Host, render: &mut dh_engine::render_cmd::BenchRender| {
         render
             .frame(host, &scheduler, &timer)
             .unwrap_or_else(|e| panic!("{e}"));
