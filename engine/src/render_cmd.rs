@@ -77,9 +77,14 @@ pub fn follow_msaa(renderer: &mut Renderer, prefs: &Prefs) -> Result<Option<Stri
     renderer
         .set_msaa(asked)
         .map_err(|e| format!("client.render.msaa {asked}: {e}"))?;
-    Ok(renderer.msaa_lowered().map(|(asked, taken)| {
+    Ok(msaa_lowered_line(renderer))
+}
+
+/// The line to log when the device took fewer samples than `client.render.msaa` asked.
+fn msaa_lowered_line(renderer: &Renderer) -> Option<String> {
+    renderer.msaa_lowered().map(|(asked, taken)| {
         format!("client.render.msaa {asked}: this device's framebuffers take at most {taken} samples; rendering with {taken}")
-    }))
+    })
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -355,11 +360,8 @@ fn render_inner(
         },
     )
     .map_err(|e| RenderError::Failed(format!("renderer: {e}")))?;
-    if let Some((asked, taken)) = renderer.msaa_lowered() {
-        let _ = writeln!(
-            err,
-            "dh-engine: client.render.msaa {asked}: this device's framebuffers take at most {taken} samples; rendering with {taken}"
-        );
+    if let Some(line) = msaa_lowered_line(&renderer) {
+        let _ = writeln!(err, "dh-engine: {line}");
     }
     if o.gpu_timings && !renderer.has_timings() {
         let _ = writeln!(
