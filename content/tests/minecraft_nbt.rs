@@ -486,3 +486,21 @@ fn nbt_fixtures_never_panic() {
         }
     }
 }
+
+#[test]
+fn one_thread_inflates_after_a_failed_stream() {
+    // The inflater's state is kept a thread and reset per stream: a stream that failed
+    // (cut short, bad checksum, a bomb) must leave nothing behind for the next one.
+    let raw = every_tag();
+    let z = miniz_oxide::deflate::compress_to_vec_zlib(&raw, 6);
+    let gz = gzip(&raw);
+    let mut bad = z.clone();
+    let n = bad.len();
+    bad[n - 1] ^= 0x55;
+    let bomb = miniz_oxide::deflate::compress_to_vec_zlib(&vec![0u8; 4 << 20], 9);
+    for failing in [&z[..z.len() / 2], &bad[..], &bomb[..], &gz[..gz.len() / 2]] {
+        assert!(inflate(failing, 1 << 20).is_err());
+        assert_eq!(&*inflate(&z, 1 << 20).unwrap(), raw.as_slice());
+        assert_eq!(&*inflate(&gz, 1 << 20).unwrap(), raw.as_slice());
+    }
+}
