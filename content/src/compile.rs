@@ -19,7 +19,9 @@ use crate::refs::{self, Barcode};
 use crate::schema::manifest::{read_manifest, PalletManifestSource};
 
 pub mod dependencies;
+mod thumbnails;
 pub use dependencies::{Dependencies, DependencySearch};
+use thumbnails::{ship_thumbnails, ThumbCx, ThumbMap};
 
 /// The largest source file a build reads whole (a JSON asset); larger binary files are
 /// still packed, up to the pallet's entry cap.
@@ -73,7 +75,9 @@ impl AssetKind {
             ".dh-model" => AssetKind::ModelSidecar,
             // Packed as they stand: a bake's lightmap sidecar, a voxel payload.
             // A probe group's file ships byte for byte (000, dh.lightProbeGroup).
-            ".dh-lightmap" | ".bin" | ".dh-colcook" | ".dh-probegroup" => AssetKind::Raw,
+            ".dh-lightmap" | ".bin" | ".dh-colcook" | ".dh-probegroup" | ".dh-mapthumb" => {
+                AssetKind::Raw
+            }
             e if e.starts_with(".dh-") => {
                 return Err(format!(
                     "'{e}' is not an asset type this compiler knows; expected one of: .dh-map, .dh-obj, .dh-avatar, .dh-rig, .dh-mat, .dh-vox, .dh-model"
@@ -113,6 +117,7 @@ pub fn mime_of(path: &str) -> &'static str {
         "dh-vox" => "application/vnd.dh.voxel+json",
         "dh-model" => "application/vnd.dh.model+json",
         "dh-colcook" => "application/vnd.dh.colcook",
+        "dh-mapthumb" => "application/vnd.dh.mapthumb",
         "dh-probegroup" => "application/vnd.dh.probegroup",
         "glb" => "model/gltf-binary",
         "gltf" => "model/gltf+json",
@@ -329,6 +334,19 @@ pub fn compile(root: &Path, opts: &CompileOptions) -> BuildOutput {
 /// varying a base there (whose `resolved` member the build then writes). A dependency a
 /// chain needs that is not found is said once, naming it, and what can be checked is.
 pub fn compile_with(root: &Path, opts: &CompileOptions, search: &DependencySearch) -> BuildOutput {
+    compile_with_thumbnails(root, opts, search, None)
+}
+
+/// [`compile_with`], photographing each map's thumbnail camera through the engine
+/// `thumbnails` names when it is `Some` (what `dh build` does; see [`crate::thumbnail`]
+/// for the fallback ladder). With `None` no engine is started: each thumbnail map packs
+/// the PNG beside it as it is, or the CPU plan when there is none.
+pub fn compile_with_thumbnails(
+    root: &Path,
+    opts: &CompileOptions,
+    search: &DependencySearch,
+    thumbnails: Option<&crate::thumbnail::ThumbnailOptions>,
+) -> BuildOutput {
     let mut diags = Diagnostics::new();
     let manifest_path = root.join("pallet.dh");
     let manifest = match std::fs::read_to_string(&manifest_path) {
@@ -345,7 +363,13 @@ pub fn compile_with(root: &Path, opts: &CompileOptions, search: &DependencySearc
         }
     };
     let sources = discover(root, &mut diags);
-    let mut out = compile_inner(manifest.as_deref(), sources, opts, Mounts::Search(search));
+    let mut out = compile_inner(
+        manifest.as_deref(),
+        sources,
+        opts,
+        Mounts::Search(search),
+        thumbnails,
+    );
     out.diagnostics.extend(diags);
     out.diagnostics.sort();
     out
@@ -363,6 +387,7 @@ pub fn compile_sources(
         sources,
         opts,
         Mounts::Given(&Dependencies::none()),
+        None,
     )
 }
 
@@ -373,7 +398,13 @@ pub fn compile_sources_with(
     opts: &CompileOptions,
     dependencies: &Dependencies,
 ) -> BuildOutput {
-    compile_inner(manifest_text, sources, opts, Mounts::Given(dependencies))
+    compile_inner(
+        manifest_text,
+        sources,
+        opts,
+        Mounts::Given(dependencies),
+        None,
+    )
 }
 
 /// Where a build's dependency pallets come from.
@@ -389,6 +420,7 @@ fn compile_inner(
     sources: Vec<SourceEntry>,
     opts: &CompileOptions,
     mounts: Mounts,
+    thumbnails: Option<&crate::thumbnail::ThumbnailOptions>,
 ) -> BuildOutput {
     let mut out = BuildOutput::default();
     let manifest = manifest_text.and_then(|text| {
@@ -421,15 +453,33 @@ fn compile_inner(
         })
         .collect();
     read.sort_by(|a, b| a.path.cmp(&b.path));
+    // A map's photograph (`<map>.thumbnail.png`) is no texture of its own: it ships only
+    // packed into the map's companion.
+    let map_paths: std::collections::BTreeSet<String> = read
+        .iter()
+        .filter(|r| r.kind == AssetKind::Map)
+        .map(|r| crate::thumbnail::png_path(&r.path))
+        .collect();
+    let mut photos: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for r in &mut read {
+        if map_paths.contains(&r.path) {
+            r.ship = false;
+            if let Some(raw) = &r.raw {
+                photos.insert(r.path.clone(), raw.clone());
+            }
+        }
+    }
 
     let mut generated = Vec::new();
+    let mut thumb_maps = Vec::new();
     let mut writes = Vec::new();
     let mut reach = Reach::default();
     if let Some(manifest) = &manifest {
         generated = convert_voxel_sources(manifest, &mut read);
         let roots = resolve_objects(manifest, &mut read, deps, &mut reach);
-        let (w, companions) = check_maps(manifest, &mut read, &roots, deps, &mut reach);
+        let (w, companions, t) = check_maps(manifest, &mut read, &roots, deps, &mut reach);
         writes = w;
+        thumb_maps = t;
         generated.extend(companions);
         check_references(manifest, &mut read, deps);
         check_renderer_slots(manifest, &mut read);
@@ -468,6 +518,22 @@ fn compile_inner(
     out.assets.sort_by(|a, b| a.path.cmp(&b.path));
     out.diagnostics.sort();
     out.manifest = manifest;
+    if let Some(m) = &out.manifest {
+        let ok = opts.write && !out.diagnostics.has_errors();
+        let cx = ThumbCx {
+            manifest: m,
+            capture: thumbnails.filter(|_| ok),
+            write: ok,
+            dependencies: deps.files(),
+            used: reach.used(m, deps),
+        };
+        let (companions, thumb_writes) =
+            ship_thumbnails(&cx, &thumb_maps, &photos, &out.assets, &mut out.diagnostics);
+        out.assets.extend(companions);
+        out.assets.sort_by(|a, b| a.path.cmp(&b.path));
+        writes.extend(thumb_writes);
+        out.diagnostics.sort();
+    }
     if opts.write && !out.diagnostics.has_errors() {
         if let Some(m) = &out.manifest {
             match pack_using(m, &out.assets, &reach.used(m, deps)) {
@@ -1508,8 +1574,9 @@ fn check_maps(
     roots: &BTreeMap<String, Vec<String>>,
     deps: &Dependencies,
     reach: &mut Reach,
-) -> (Vec<CompilerWrite>, Vec<CompiledAsset>) {
+) -> (Vec<CompilerWrite>, Vec<CompiledAsset>, Vec<ThumbMap>) {
     use crate::fold::{check_map_chain_mounted, Level};
+    let mut thumb_maps = Vec::new();
     let barcode = |path: &str| Barcode {
         pallet: manifest.id.clone(),
         path: path.to_string(),
@@ -1613,6 +1680,26 @@ fn check_maps(
         if let Some(source) = &r.source {
             name_records(&mut r.diags, &file.path, source);
         }
+        if !r.diags.has_errors() {
+            let records = || info.inherited.iter().chain(&map.objects);
+            let camera = records().find_map(|rec| {
+                rec.components().iter().find_map(|c| match c {
+                    crate::schema::components::MapComponent::Camera(c) if c.claims_thumbnail() => {
+                        Some(c)
+                    }
+                    _ => None,
+                })
+            });
+            if let Some(c) = camera {
+                thumb_maps.push(ThumbMap {
+                    path: r.path.clone(),
+                    disk: r.disk.clone(),
+                    size: c.thumbnail_size_or_default(),
+                    auto_capture: c.auto_capture_or_default(),
+                    boxes: crate::thumbnail::plan_boxes(records()),
+                });
+            }
+        }
         let mut json = map.to_json();
         if let Some(source) = &r.source {
             keep_overrides_as_written(&mut json, source);
@@ -1626,7 +1713,7 @@ fn check_maps(
             r.diags.extend(d);
         }
     }
-    (writes, companions)
+    (writes, companions, thumb_maps)
 }
 
 /// A map whose folded chain enables `lighting.lightmap` ships lit in real time when no

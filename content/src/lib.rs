@@ -21,4 +21,5 @@ pub mod read;
 pub mod refs;
 pub mod schema;
 pub mod texture;
+pub mod thumbnail;
 pub mod voxel;

@@ -102,3 +102,17 @@ fn region_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", path.display());
     }
 }
+
+#[test]
+fn mapthumb_corpus_never_panics() {
+    let files = corpus("mapthumb");
+    assert!(
+        files.len() >= 5,
+        "the mapthumb corpus has only {} files",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_mapthumb(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}

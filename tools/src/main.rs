@@ -19,9 +19,10 @@ use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, Parser, Subcommand};
-use dh_content::compile::{compile_with, BuildOutput, CompileOptions, DependencySearch};
+use dh_content::compile::{compile_with_thumbnails, BuildOutput, CompileOptions, DependencySearch};
 use dh_content::diag::Severity;
 use dh_content::pallet::{Codec, Pallet};
+use dh_content::thumbnail::{EngineSetting, ThumbnailOptions};
 use mimalloc::MiMalloc;
 
 mod new;
@@ -33,13 +34,18 @@ const USAGE: &str = "\
 dh — the DigitalHeaven content toolchain
 
 USAGE:
-    dh build <dir> [-o|--output <file.pallet>] [--pallet <dep.pallet>]... [--json] [--quiet]
+    dh build <dir> [-o|--output <file.pallet>] [--pallet <dep.pallet>]... [--engine <file>]
+             [--json] [--quiet]
         Compile the source pallet in <dir> (its root holds pallet.dh) into a .pallet.
         The output defaults to <dir>.pallet beside the folder. The same sources always
         give a byte-identical pallet. Exits 1 when any error is reported. The compiled
         pallets of its dependencies (the .pallet files beside <dir>, and each --pallet)
         are mounted so maps inheriting from them and objects varying theirs are checked
-        whole; a dependency a chain needs that is absent is said once.
+        whole; a dependency a chain needs that is absent is said once. A map with a
+        mapThumbnail camera is photographed by the engine (--engine, else enginePath in
+        dh-config.jsonc beside pallet.dh or in the current folder) into
+        <map>.thumbnail.png beside it, unless that capture is cached, and packed as its
+        .dh-mapthumb companion; without an engine the last PNG, else a CPU-drawn plan.
     dh check <dir> [--json] [--quiet]
         Validate a source pallet without writing anything; reports every error.
     dh inspect <file.pallet | payload.dh-vox.bin> [--json]
@@ -81,6 +87,7 @@ USAGE:
 OPTIONS:
     -o, --output <file>   Where `dh build` writes the pallet.
     --pallet <file>       A dependency's compiled pallet `dh build` mounts (repeatable).
+    --engine <file>       The dh-engine `dh build` photographs map thumbnails with.
     --platform <id>       The platform a .vox follows (dh import).
     --into <dir>          The source pallet folder an import writes into.
     --barcode <id>        The id `dh new pallet` gives the pallet.
@@ -138,6 +145,9 @@ enum Command {
         /// <dir> are looked through too.
         #[arg(long = "pallet", value_name = "file", allow_hyphen_values = true)]
         pallets: Vec<PathBuf>,
+        /// The engine that photographs map thumbnails, over dh-config.jsonc's enginePath.
+        #[arg(long = "engine", value_name = "file", allow_hyphen_values = true)]
+        engine: Option<PathBuf>,
         /// Diagnostics as one JSON object per line.
         #[arg(long)]
         json: bool,
@@ -256,6 +266,8 @@ struct Args {
     input: Option<PathBuf>,
     output: Option<PathBuf>,
     pallets: Vec<PathBuf>,
+    /// `dh build --engine`.
+    engine: Option<PathBuf>,
     json: bool,
     quiet: bool,
 }
@@ -388,6 +400,7 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
         input: None,
         output: None,
         pallets: Vec::new(),
+        engine: None,
         json: false,
         quiet: false,
     };
@@ -396,11 +409,13 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
             dir,
             output,
             pallets,
+            engine,
             json,
             quiet,
         } => {
             a.command = "build".into();
             (a.input, a.output, a.pallets, a.json, a.quiet) = (dir, output, pallets, json, quiet);
+            a.engine = engine;
         }
         Command::Check { dir, json, quiet } => {
             a.command = "check".into();
@@ -537,7 +552,12 @@ fn build_or_check(args: &Args) -> Result<bool, CliError> {
         progress: Some(&bar),
     };
     let search = DependencySearch::for_source(&dir, &args.pallets);
-    let out = compile_with(&dir, &opts, &search);
+    let thumbnails = if write {
+        Some(ThumbnailOptions::new(engine_setting(&dir, args)?))
+    } else {
+        None
+    };
+    let out = compile_with_thumbnails(&dir, &opts, &search, thumbnails.as_ref());
     print_diagnostics(&out, args.json);
     let errors = out.diagnostics.error_count();
     let warnings = out
@@ -576,6 +596,71 @@ fn build_or_check(args: &Args) -> Result<bool, CliError> {
         );
     }
     Ok(true)
+}
+
+/// The file `dh build` reads its settings from.
+const CONFIG_NAME: &str = "dh-config.jsonc";
+
+/// Where `dh build` finds the engine that photographs map thumbnails: `--engine PATH`,
+/// else `enginePath` in the first `dh-config.jsonc` found beside `pallet.dh` (the source
+/// folder), then in the current folder. A relative `enginePath` is read from the config
+/// file's folder. A config file that does not read, or whose `enginePath` is not a
+/// string, is refused naming the file; members other than `enginePath` are not settings
+/// `dh` reads and are refused too, so a misspelling is never silently ignored.
+fn engine_setting(dir: &Path, args: &Args) -> Result<EngineSetting, CliError> {
+    if let Some(p) = &args.engine {
+        return Ok(EngineSetting::Named {
+            path: p.clone(),
+            from: "--engine".into(),
+        });
+    }
+    let mut candidates = vec![dir.join(CONFIG_NAME)];
+    if let Ok(cwd) = std::env::current_dir() {
+        candidates.push(cwd.join(CONFIG_NAME));
+    }
+    let Some(file) = candidates.into_iter().find(|p| p.is_file()) else {
+        return Ok(EngineSetting::Unset);
+    };
+    let fail = |why: String| CliError::Failed(format!("{}: {why}", file.display()));
+    let text = std::fs::read_to_string(&file).map_err(|e| fail(format!("cannot read it: {e}")))?;
+    let value = dh_content::jsonc::parse(&text).map_err(|e| {
+        fail(format!(
+            "not JSONC: {e}; expected an object like {{ \"enginePath\": \"/path/to/dh-engine\" }}"
+        ))
+    })?;
+    let dh_content::jsonc::Kind::Object(members) = &value.kind else {
+        return Err(fail(
+            "expected an object like { \"enginePath\": \"/path/to/dh-engine\" }".into(),
+        ));
+    };
+    let mut engine = EngineSetting::Unset;
+    for m in members {
+        match (m.key.as_str(), m.value.as_str()) {
+            ("enginePath", Some(p)) => {
+                let p = PathBuf::from(p);
+                let path = if p.is_relative() {
+                    file.parent().unwrap_or(Path::new(".")).join(p)
+                } else {
+                    p
+                };
+                engine = EngineSetting::Named {
+                    path,
+                    from: file.display().to_string(),
+                };
+            }
+            ("enginePath", None) => {
+                return Err(fail(
+                    "enginePath: expected a string naming the engine binary".into(),
+                ))
+            }
+            (other, _) => {
+                return Err(fail(format!(
+                    "'{other}' is not a setting dh reads; expected enginePath"
+                )))
+            }
+        }
+    }
+    Ok(engine)
 }
 
 /// Records what the build wrote back into the sources (identity sidecars) in

@@ -179,6 +179,17 @@ impl Dependencies {
         out
     }
 
+    /// The files of the mounted pallets other than core (which the engine embeds), in id
+    /// order: what a build hands the engine beside its own pallet when it photographs a map.
+    pub fn files(&self) -> Vec<PathBuf> {
+        self.mounted
+            .iter()
+            .filter(|(id, _)| id.as_str() != CORE_PALLET_ID)
+            .map(|(_, m)| PathBuf::from(&m.file))
+            .filter(|p| p.is_file())
+            .collect()
+    }
+
     /// Whether pallet `id` is mounted.
     pub fn contains(&self, id: &str) -> bool {
         self.mounted.contains_key(id)
