@@ -347,3 +347,27 @@ pub fn fuzz_mapthumb(data: &[u8]) {
         let _ = read_for_map(data, "fuzz.dh-mapthumb", b"{}");
     }
 }
+
+/// The `.dhmip` reader: any bytes as a cached mip chain. A chain it takes must have the
+/// full level count for its size, each level its size's bytes, and encode back to the
+/// same bytes. None may panic or allocate past the largest chain.
+pub fn fuzz_dhmip(data: &[u8]) {
+    match crate::mips::decode_dhmip(data) {
+        Ok(d) => {
+            let count = crate::mips::level_count(d.width, d.height);
+            assert_eq!(d.levels.len() as u32 + 1, count, "a full chain");
+            for (i, l) in d.levels.iter().enumerate() {
+                let (w, h) = crate::mips::level_size(d.width, d.height, i as u32 + 1);
+                assert_eq!(l.len(), w as usize * h as usize * 4, "a level's bytes");
+            }
+            assert_eq!(
+                crate::mips::encode_dhmip(d.width, d.height, &d.levels),
+                data,
+                "a chain read encodes back to its bytes"
+            );
+        }
+        Err(e) => {
+            let _ = e.to_string();
+        }
+    }
+}

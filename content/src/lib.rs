@@ -18,6 +18,7 @@ pub mod pallet;
 pub mod parts;
 #[macro_use]
 pub mod read;
+pub mod mips;
 pub mod refs;
 pub mod schema;
 pub mod texture;

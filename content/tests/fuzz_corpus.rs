@@ -116,3 +116,17 @@ fn mapthumb_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", path.display());
     }
 }
+
+#[test]
+fn dhmip_corpus_never_panics() {
+    let files = corpus("dhmip");
+    assert!(
+        files.len() >= 5,
+        "the dhmip corpus has only {} files",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_dhmip(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}

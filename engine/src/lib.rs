@@ -10,6 +10,7 @@ pub mod host;
 pub mod light_check;
 pub mod load_log;
 pub mod mesh_colliders;
+pub mod mip_cache;
 pub mod models;
 pub mod options;
 pub mod prefs;
