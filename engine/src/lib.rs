@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod cli;
 pub mod core_pallet;
 pub mod extract;
+pub mod gizmos;
 pub mod host;
 pub mod light_check;
 pub mod load_log;

@@ -286,6 +286,9 @@ fn render_inner(
     for n in &first.notes {
         let _ = writeln!(err, "dh-engine: {n}");
     }
+    for n in crate::gizmos::not_drawn(&world.host.prefs) {
+        let _ = writeln!(err, "dh-engine: {n}");
+    }
     let mut shots: Vec<Shot> = Vec::new();
     let mut thumbnail = false;
     if o.capture_thumbnails {
@@ -415,6 +418,7 @@ fn render_inner(
         {
             let _ = writeln!(err, "dh-engine: {line}");
         }
+        renderer.set_overlay(crate::gizmos::overlay(&world.host, &world.host.prefs));
         let result = renderer
             .render_with(&frame, &cam.view, size[0], size[1], &ScopedThreads)
             .map_err(|e| RenderError::Failed(format!("camera '{}': {e}", cam.name)))?;

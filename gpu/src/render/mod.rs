@@ -11,6 +11,7 @@ pub mod light_window;
 pub mod lights;
 pub mod math;
 mod meshes;
+pub mod overlay;
 mod passes;
 pub mod plan;
 pub mod renderer;
@@ -21,6 +22,7 @@ pub mod uploads;
 
 pub use exec::{Executor, ScopedThreads, Serial};
 pub use frame::RenderFrame;
+pub use overlay::{Overlay, ScreenItem};
 pub use passes::Pass;
 pub use renderer::{
     msaa_samples, FrameReport, RenderOutput, Renderer, RendererDesc, DEFAULT_MSAA, MSAA_COUNTS,

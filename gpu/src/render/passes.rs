@@ -13,6 +13,7 @@ use super::frame::{Post, Surface};
 use super::gpu_data::{BloomParams, DrawPush, PostParams, SCREEN_PUSH_BYTES};
 use glam::Mat4;
 
+use super::overlay::{OverlayDraw, OverlayGpu};
 use super::shadow::CASCADES;
 use super::tonemap::BloomPlan;
 use crate::{CaptureTarget, Gpu, Image, PassQueries, Pipeline, PipelineLayout};
@@ -131,6 +132,9 @@ pub(super) struct Targets {
     pub hdr_ms: Option<Image>,
     /// The forward passes' depth, at their samples.
     pub depth: Image,
+    /// At MSAA, `depth`'s sample 0 resolved as the opaque pass ends (the overlay's lines
+    /// test against it); `None` at one sample, where `depth` itself serves.
+    pub depth_resolved: Option<Image>,
     pub atlas: Image,
     pub down_chain: Vec<Image>,
     pub up_chain: Vec<Image>,
@@ -212,6 +216,8 @@ pub(super) struct PassCtx<'a> {
     pub post: Post,
     pub readback: bool,
     pub queries: [Option<PassQueries>; 6],
+    /// The debug overlays (render/overlay.rs), drawn into the capture after the resolve.
+    pub overlay: Option<(&'a OverlayGpu, OverlayDraw)>,
 }
 
 /// Assigns the drawing passes to `workers` workers, heaviest first onto the least loaded
@@ -251,16 +257,16 @@ pub(super) fn post_push(post: &Post, plan: Option<BloomPlan>) -> PostParams {
     }
 }
 
-struct Barrier {
-    old: vk::ImageLayout,
-    new: vk::ImageLayout,
-    src_stage: vk::PipelineStageFlags2,
-    src_access: vk::AccessFlags2,
-    dst_stage: vk::PipelineStageFlags2,
-    dst_access: vk::AccessFlags2,
+pub(super) struct Barrier {
+    pub old: vk::ImageLayout,
+    pub new: vk::ImageLayout,
+    pub src_stage: vk::PipelineStageFlags2,
+    pub src_access: vk::AccessFlags2,
+    pub dst_stage: vk::PipelineStageFlags2,
+    pub dst_access: vk::AccessFlags2,
 }
 
-fn barrier(gpu: &Gpu, cmd: vk::CommandBuffer, image: &Image, b: Barrier) {
+pub(super) fn barrier(gpu: &Gpu, cmd: vk::CommandBuffer, image: &Image, b: Barrier) {
     let barriers = [vk::ImageMemoryBarrier2::default()
         .src_stage_mask(b.src_stage)
         .src_access_mask(b.src_access)
@@ -317,7 +323,7 @@ fn color_to_sampled(gpu: &Gpu, cmd: vk::CommandBuffer, image: &Image) {
     );
 }
 
-fn viewport(gpu: &Gpu, cmd: vk::CommandBuffer, x: u32, y: u32, w: u32, h: u32) {
+pub(super) fn viewport(gpu: &Gpu, cmd: vk::CommandBuffer, x: u32, y: u32, w: u32, h: u32) {
     let vp = vk::Viewport {
         x: x as f32,
         y: y as f32,
@@ -364,7 +370,7 @@ fn color_attachment(
         })
 }
 
-fn begin_rendering(
+pub(super) fn begin_rendering(
     gpu: &Gpu,
     cmd: vk::CommandBuffer,
     w: u32,
@@ -390,7 +396,7 @@ fn begin_rendering(
     unsafe { gpu.device().cmd_begin_rendering(cmd, &info) };
 }
 
-fn end_rendering(gpu: &Gpu, cmd: vk::CommandBuffer) {
+pub(super) fn end_rendering(gpu: &Gpu, cmd: vk::CommandBuffer) {
     // SAFETY: a pass begun by `begin_rendering` is open on `cmd`.
     unsafe { gpu.device().cmd_end_rendering(cmd) };
 }
@@ -683,6 +689,17 @@ impl PassCtx<'_> {
             .image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
             .load_op(vk::AttachmentLoadOp::LOAD)
             .store_op(vk::AttachmentStoreOp::STORE);
+        // At MSAA the overlay's lines test against sample 0 of the depth, resolved here.
+        let depth_load = match &self.t.depth_resolved {
+            Some(single) => {
+                depth_to_attachment(gpu, cmd, single);
+                depth_load
+                    .resolve_mode(vk::ResolveModeFlags::SAMPLE_ZERO)
+                    .resolve_image_view(single.view())
+                    .resolve_image_layout(vk::ImageLayout::DEPTH_ATTACHMENT_OPTIMAL)
+            }
+            None => depth_load,
+        };
         begin_rendering(gpu, cmd, w, h, &hdr_att, Some(&depth_load));
         viewport(gpu, cmd, 0, 0, w, h);
         let p = &self.pipes;
@@ -854,6 +871,11 @@ impl PassCtx<'_> {
             self.post_set,
             bytemuck::bytes_of(&post_push(&self.post, self.t.plan)),
         );
+        if let Some((o, draw)) = &self.overlay {
+            let depth = self.t.depth_resolved.as_ref().unwrap_or(&self.t.depth);
+            let (w, h) = (self.t.width, self.t.height);
+            o.record(cmd, draw, target, depth, self.view_proj, w, h);
+        }
         if self.readback {
             self.t.capture.record_readback(
                 self.gpu,

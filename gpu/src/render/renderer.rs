@@ -54,6 +54,7 @@ use super::light_window::{self, LightResidency};
 use super::lights::{self, ClusterGrid};
 use super::math;
 use super::meshes::{self, Fallbacks, MeshCache};
+use super::overlay::{Overlay, OverlayGpu};
 use super::passes::{assign, Draw, GeoBind, Pass, PassCtx, Pipelines, Targets};
 pub use super::passes::{CASCADE_RESOLUTION, DEPTH_FORMAT, DRAW_PUSH_BYTES, HDR_FORMAT};
 use super::shadow::{self, CASCADES, SHADOW_DISTANCE, SPLIT_LAMBDA};
@@ -737,6 +738,18 @@ fn make_targets(
             vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
         )
     })?;
+    // The overlay's lines test against one sample of depth: at MSAA, sample 0 resolved.
+    let depth_resolved = if samples > 1 {
+        Some(gpu.create_image(&ImageDesc::new_2d(
+            "depth resolved",
+            DEPTH_FORMAT,
+            width,
+            height,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        ))?)
+    } else {
+        None
+    };
     let atlas = gpu.create_image(&ImageDesc::new_2d(
         "shadow atlas",
         DEPTH_FORMAT,
@@ -778,6 +791,7 @@ fn make_targets(
         hdr,
         hdr_ms,
         depth,
+        depth_resolved,
         atlas,
         down_chain,
         up_chain,
@@ -820,6 +834,8 @@ pub struct Renderer {
     /// The forward passes' samples asked (`client.render.msaa`) and taken.
     msaa_asked: u32,
     msaa: u32,
+    /// The debug overlays' passes and what they draw (render/overlay.rs).
+    overlay: OverlayGpu,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -871,6 +887,8 @@ impl Renderer {
         });
         let white_image = texture_image(gpu, &white_texture)?;
         let job = uploads.push_texture(white_image.raw(), Arc::clone(&white_texture));
+        let (overlay, glyphs) = OverlayGpu::new(gpu, desc.frames_in_flight)?;
+        uploads.push_texture(overlay.atlas_image.raw(), Arc::new(glyphs));
         let limits = gpu.properties().limits;
         let align = limits
             .min_uniform_buffer_offset_alignment
@@ -915,9 +933,16 @@ impl Renderer {
             align,
             msaa_asked: desc.msaa,
             msaa,
+            overlay,
         };
         r.flush_uploads()?;
         Ok(r)
+    }
+
+    /// Sets what the debug overlays draw from the next frame on (an empty [`Overlay`]
+    /// records nothing).
+    pub fn set_overlay(&mut self, overlay: Overlay) {
+        self.overlay.content = overlay;
     }
 
     /// The samples the forward passes take (`client.render.msaa` as the device allows it).
@@ -1506,6 +1531,7 @@ impl Renderer {
                 queries[p.index()] = t.pass(p.name());
             }
         }
+        let overlay_draw = self.overlay.prepare(slot_index)?;
         let ctx = PassCtx {
             gpu: &gpu,
             pipes: &self.pipes,
@@ -1524,6 +1550,7 @@ impl Renderer {
             post: frame.post,
             readback,
             queries,
+            overlay: overlay_draw.map(|d| (&self.overlay, d)),
         };
 
         // ---- Record: the copies here, the passes on the workers.
