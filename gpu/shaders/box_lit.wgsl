@@ -7,7 +7,11 @@
 // are their color; the missingMaterial is a glowing red checkerboard. A mesh's COLOR_0
 // (binding 4, location 8; read only when the draw's flag bit 1 says the mesh has a color
 // run) multiplies the base color in linear light, RGB always and alpha on a blended surface
-// only (spec 001 lines 138 and 143, "Vertex colors"). Output: linear HDR.
+// only (spec 001 lines 138 and 143, "Vertex colors"). A material's detail layer paints its
+// color over the base color, weighted by the one COLOR_1 channel its `detail.vertexWeight`
+// names (location 9; read only when flag bit 2 says the mesh authored COLOR_1, else the
+// weight is zero, spec 001 line 139), before COLOR_0 multiplies, lit and unlit alike.
+// Output: linear HDR.
 
 struct Draw {
     clip_from_local: mat4x4<f32>,
@@ -17,7 +21,8 @@ struct Draw {
     world_row1: vec4<f32>,
     world_row2: vec4<f32>,
     // x: material index; y: flags (bit 0: shaded by the voxel light field; bit 1: the
-    // mesh has a color run, so COLOR_0 is read).
+    // mesh authored COLOR_0, so it is read; bit 2: the mesh authored COLOR_1, so the
+    // detail layer's weight is read).
     material: vec4<u32>,
 }
 
@@ -75,6 +80,11 @@ struct Material {
     emissive: vec4<f32>,
     // xy uvScale, z the base color's alpha.
     uv_scale: vec4<f32>,
+    // rgb the detail layer's linear color.
+    detail_color: vec4<f32>,
+    // The COLOR_1 channel the detail layer reads, one-hot, scaled by the layer's alpha
+    // (zero without a layer).
+    detail_weight: vec4<f32>,
 }
 
 // A window of a voxel volume's light field (render/frame.rs VoxelLightWindow): bricks of
@@ -115,6 +125,8 @@ struct VertexIn {
     // COLOR_0 (four unorm16); without the flag the binding aims at the attribute run and
     // this is not read.
     @location(8) color0: vec4<f32>,
+    // COLOR_1 (four unorm8), read under the flag's bit 2 alone.
+    @location(9) color1: vec4<f32>,
 }
 
 struct VertexOut {
@@ -126,6 +138,9 @@ struct VertexOut {
     @location(3) occlusion: f32,
     // COLOR_0, linear RGBA; white for a mesh without a color run.
     @location(4) color: vec4<f32>,
+    // The detail layer's weight: the material's COLOR_1 channel (x the layer's alpha); 0
+    // for a mesh without COLOR_1 or a material without a layer.
+    @location(5) layer: f32,
 }
 
 // The octahedral decode: content::mesh::decode_octahedral, line for line.
@@ -163,6 +178,7 @@ fn vs_main(v: VertexIn) -> VertexOut {
     out.uv = v.uv0 * material.uv_scale.xy;
     out.occlusion = v.uv2.x;
     out.color = select(vec4<f32>(1.0), v.color0, (draw.material.y & 2u) != 0u);
+    out.layer = select(0.0, dot(v.color1, material.detail_weight), (draw.material.y & 4u) != 0u);
     return out;
 }
 
@@ -363,8 +379,8 @@ fn shade_light(light: Light, world: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
     return light.radiance_falloff.rgb * (k * diffuse(n, l));
 }
 
-// The shaded color and the base color's alpha (1 for the missingMaterial). COLOR_0's RGB
-// multiplies the base color here; its alpha is not in the returned alpha (a mask surface's
+// The shaded color and the base color's alpha (1 for the missingMaterial). The detail layer
+// is mixed in by its weight and then COLOR_0's RGB multiplies the base color here; its alpha is not in the returned alpha (a mask surface's
 // cut never reads vertex color, spec 001 line 143): fs_translucent multiplies it in.
 fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let material = materials[draw.material.x];
@@ -384,6 +400,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         base = base * texel.rgb;
         alpha = alpha * texel.a;
     }
+    base = mix(base, material.detail_color.rgb, clamp(in.layer, 0.0, 1.0));
     base = base * in.color.rgb;
     if shading > 0.5 {
         return vec4<f32>(base + material.emissive.rgb, alpha);

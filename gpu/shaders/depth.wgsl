@@ -37,6 +37,11 @@ struct Material {
     emissive: vec4<f32>,
     // xy uvScale, z alpha.
     uv_scale: vec4<f32>,
+    // rgb the detail layer's linear color.
+    detail_color: vec4<f32>,
+    // The COLOR_1 channel the detail layer reads, one-hot, scaled by the layer's alpha
+    // (zero without a layer).
+    detail_weight: vec4<f32>,
 }
 
 @group(0) @binding(4) var<storage, read> materials: array<Material>;

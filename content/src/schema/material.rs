@@ -147,10 +147,15 @@ tokens! {
 }
 
 block! {
-    /// `detail`: a detail layer weighted by a vertex color channel.
+    /// `detail`: a second layer painted over the base color, weighted per vertex by one
+    /// channel of the mesh's COLOR_1 (spec 001, "Vertex colors": without COLOR_1 the weight
+    /// is zero, so the layer does not show).
     pub struct MaterialDetail = "dh.material detail" {
-        /// The vertex color channel that weights the detail layer.
+        /// The COLOR_1 channel that weights the detail layer.
         req vertex_weight: Channel = "vertexWeight",
+        /// The layer's color (sRGB; default white). Where the weight is 1 it replaces the
+        /// base color (tint × texture); an alpha scales the weight.
+        opt tint: Srgb = "tint",
     }
 }
 
@@ -340,7 +345,7 @@ mod tests {
 
     #[test]
     fn reads_every_field_and_writes_back() {
-        let text = r#"{"shader":"unlit","baseColor":"tex/a.png","tint":[1,0.5,0.25],"uvScale":[2,2],"emissiveColor":[0,0,0],"emissiveIntensity":2,"emissiveTexture":"tex/e.png","alphaMode":"mask","alphaCutoff":0.3,"renderFace":"both","bakeEmission":false,"surface":"ice","detail":{"vertexWeight":"g"},"water":{"density":1000,"viscosity":1.5,"clarity":8,"haze":[0.1,0.3,0.4],"shoreFade":0.5}}"#;
+        let text = r#"{"shader":"unlit","baseColor":"tex/a.png","tint":[1,0.5,0.25],"uvScale":[2,2],"emissiveColor":[0,0,0],"emissiveIntensity":2,"emissiveTexture":"tex/e.png","alphaMode":"mask","alphaCutoff":0.3,"renderFace":"both","bakeEmission":false,"surface":"ice","detail":{"vertexWeight":"g","tint":[0.2,0.6,0.15]},"water":{"density":1000,"viscosity":1.5,"clarity":8,"haze":[0.1,0.3,0.4],"shoreFade":0.5}}"#;
         let (m, d) = check(text);
         assert!(d.is_empty(), "{d:?}");
         assert_eq!(m.unwrap().to_json().to_json(), text);

@@ -206,6 +206,7 @@ pub fn atlas_material(atlas: &PaletteAtlas) -> Material {
         base_color_texture: Some(Arc::new(atlas_texture(atlas))),
         sampling: Sampling::Nearest,
         alpha: 1.0,
+        detail: None,
     }
 }
 

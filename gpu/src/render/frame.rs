@@ -71,6 +71,22 @@ pub struct Material {
     /// keeps the texels where the product reaches 0.5, a [`Surface::Translucent`] one blends
     /// by it; opaque surfaces ignore it. 1 unless a material says otherwise.
     pub alpha: f32,
+    /// The detail layer (`dh.material` `detail`), when the material has one.
+    pub detail: Option<DetailLayer>,
+}
+
+/// A material's detail layer (`dh.material` `detail`): a second color painted over the
+/// base color (tint × texture), weighted per vertex by one channel of the mesh's COLOR_1
+/// (spec 001, "Vertex colors": COLOR_1 is "the layer weights a material's
+/// `detail.vertexWeight` reads one channel of"; without it the weight is zero). The
+/// painted base color is `mix(base, color.rgb, weight × color.a)`; COLOR_0 then multiplies
+/// it, lit or unlit alike.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DetailLayer {
+    /// The COLOR_1 channel that weights the layer: 0 red, 1 green, 2 blue, 3 alpha.
+    pub channel: u8,
+    /// The layer's color, linear; its alpha scales the weight.
+    pub color: glam::Vec4,
 }
 
 /// How a material's base color texture is filtered.
@@ -101,6 +117,7 @@ impl Material {
             base_color_texture: None,
             sampling: Sampling::Linear,
             alpha: 1.0,
+            detail: None,
         }
     }
 
@@ -114,6 +131,7 @@ impl Material {
             base_color_texture: None,
             sampling: Sampling::Linear,
             alpha: 1.0,
+            detail: None,
         }
     }
 }

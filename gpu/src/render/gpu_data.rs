@@ -92,6 +92,11 @@ pub struct MaterialData {
     pub emissive: Vec4,
     /// xy uvScale, z the base color's alpha.
     pub uv_scale: Vec4,
+    /// rgb the detail layer's linear color.
+    pub detail_color: Vec4,
+    /// The COLOR_1 channel the detail layer reads, as a one-hot mask scaled by the layer's
+    /// alpha (zero without a layer): the weight is `dot(COLOR_1, detail_weight)`.
+    pub detail_weight: Vec4,
 }
 
 /// The light field block's header: `struct VoxelLight` in `box_lit.wgsl` up to its runtime
@@ -140,6 +145,7 @@ pub const SCREEN_PUSH_BYTES: usize = std::mem::size_of::<PostParams>();
 
 const _: () = {
     assert!(std::mem::size_of::<DrawPush>() == 128);
+    assert!(std::mem::size_of::<MaterialData>() == 80);
     assert!(std::mem::size_of::<FrameUniform>() == 816);
     assert!(std::mem::size_of::<VoxelLightHeader>() == 432);
     assert!(std::mem::size_of::<BloomParams>() <= SCREEN_PUSH_BYTES);
@@ -278,13 +284,13 @@ mod tests {
             "box_lit.wgsl",
             "Material",
             MaterialData,
-            [base_color, emissive, uv_scale]
+            [base_color, emissive, uv_scale, detail_color, detail_weight]
         );
         same_layout!(
             "depth.wgsl",
             "Material",
             MaterialData,
-            [base_color, emissive, uv_scale]
+            [base_color, emissive, uv_scale, detail_color, detail_weight]
         );
     }
 

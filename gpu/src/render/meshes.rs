@@ -52,6 +52,8 @@ enum State {
 struct Entry {
     mesh: Arc<MeshAsset>,
     state: State,
+    /// [`FLAG_BASE_COLOR`] and [`FLAG_LAYER_WEIGHT`]: the sets its color run holds.
+    color_flags: u32,
     bytes: u64,
     last_named: u64,
 }
@@ -170,11 +172,16 @@ impl MeshCache {
                 }
             };
             out.queued += 1;
+            let color_flags = match state {
+                State::Gpu(_) => color_flags(&mesh),
+                _ => 0,
+            };
             self.entries.insert(
                 key,
                 Entry {
                     mesh,
                     state,
+                    color_flags,
                     bytes,
                     last_named: now,
                 },
@@ -290,6 +297,49 @@ pub(super) const FLAG_LIGHT_FIELD: u32 = 1;
 /// ride the draw, not the material, because they belong to the geometry). A mesh without
 /// one aims binding 4 at its attribute run and the shader takes white.
 pub(super) const FLAG_BASE_COLOR: u32 = 2;
+/// The draw flag (`material.y`, bit 2) that says the mesh authored COLOR_1, so the lit
+/// shader reads the detail layer's weight from it (spec 003, "GPU vertex streams": the
+/// LayerWeight bit); without it the weight is zero (spec 001 line 139).
+pub(super) const FLAG_LAYER_WEIGHT: u32 = 4;
+
+/// The sets a mesh's color run holds off their defaults, as draw flags: [`FLAG_BASE_COLOR`]
+/// when a COLOR_0 element is not white, [`FLAG_LAYER_WEIGHT`] when a COLOR_1 element is not
+/// zero (spec 001, "Vertex colors": a set whose every value is its default is treated as
+/// absent). No color run, or one [`check`] has not passed: none.
+fn color_flags(mesh: &MeshAsset) -> u32 {
+    let p = &mesh.packed;
+    let Some(o) = p.color_offset else { return 0 };
+    let stride = COLOR_STRIDE as usize;
+    let Some(run) = (p.vertex_count as usize)
+        .checked_mul(stride)
+        .and_then(|n| p.bytes.get(o..o.checked_add(n)?))
+    else {
+        return 0;
+    };
+    let mut flags = 0;
+    for e in run.chunks_exact(stride) {
+        if e[..8].iter().any(|&b| b != 0xff) {
+            flags |= FLAG_BASE_COLOR;
+        }
+        if e[8..12].iter().any(|&b| b != 0) {
+            flags |= FLAG_LAYER_WEIGHT;
+        }
+        if flags == FLAG_BASE_COLOR | FLAG_LAYER_WEIGHT {
+            break;
+        }
+    }
+    flags
+}
+
+/// A detail layer's weight mask (`MaterialData::detail_weight`): its channel one-hot, scaled
+/// by the layer color's alpha, so the shader's weight is `dot(COLOR_1, mask)`.
+pub(super) fn detail_weight(d: super::frame::DetailLayer) -> glam::Vec4 {
+    let mut m = [0.0f32; 4];
+    if let Some(c) = m.get_mut(usize::from(d.channel)) {
+        *c = d.color.w.clamp(0.0, 1.0);
+    }
+    glam::Vec4::from_array(m)
+}
 
 /// Material indices the mesh draws fall back to, past the frame's own.
 #[derive(Debug, Clone, Copy)]
@@ -389,9 +439,7 @@ impl MeshCache {
             } else {
                 0
             };
-            if entry.mesh.packed.color_offset.is_some() {
-                flags |= FLAG_BASE_COLOR;
-            }
+            flags |= entry.color_flags;
             let mut blended = Vec::new();
             for s in submeshes {
                 if s.index_count == 0 {
@@ -476,6 +524,41 @@ mod tests {
         empty.indices.clear();
         empty.submeshes.clear();
         assert_eq!(check(&empty), Ok(false));
+    }
+
+    /// The color flags come from the run's bytes: white COLOR_0 and zero COLOR_1 are the
+    /// defaults, so a run of them sets nothing; one element off either sets its bit.
+    #[test]
+    fn color_flags_name_the_sets_off_their_defaults() {
+        use dh_content::mesh::VertexColor;
+        let b = box_mesh([1.0, 1.0, 1.0]);
+        let with = |colors: &[VertexColor]| {
+            let mut a = asset(1);
+            a.packed =
+                pack_streams(&b.vertices, None, Some(colors)).unwrap_or_else(|e| panic!("{e}"));
+            color_flags(&a)
+        };
+        let plain = VertexColor {
+            color0: [1.0; 4],
+            color1: [0.0; 4],
+        };
+        let n = b.vertices.len();
+        assert_eq!(color_flags(&asset(1)), 0, "no color run");
+        assert_eq!(with(&vec![plain; n]), 0, "every value its default");
+        let mut c = vec![plain; n];
+        c[n - 1].color1[2] = 0.5;
+        assert_eq!(with(&c), FLAG_LAYER_WEIGHT);
+        c[0].color0[3] = 0.5;
+        assert_eq!(with(&c), FLAG_LAYER_WEIGHT | FLAG_BASE_COLOR);
+        let mut c = vec![plain; n];
+        c[3].color0[0] = 0.0;
+        assert_eq!(with(&c), FLAG_BASE_COLOR);
+        // The mask: blue, at half alpha.
+        let d = crate::render::frame::DetailLayer {
+            channel: 2,
+            color: glam::Vec4::new(0.1, 0.2, 0.3, 0.5),
+        };
+        assert_eq!(detail_weight(d), glam::Vec4::new(0.0, 0.0, 0.5, 0.0));
     }
 
     #[test]

@@ -2060,6 +2060,12 @@ fn material_data(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<M
             base_color: glam::Vec4::new(b[0], b[1], b[2], shading),
             emissive: glam::Vec4::new(e[0], e[1], e[2], if has { 1.0 } else { 0.0 }),
             uv_scale: glam::Vec4::new(m.uv_scale[0], m.uv_scale[1], m.alpha, 0.0),
+            detail_color: m
+                .detail
+                .map_or(glam::Vec4::ZERO, |d| d.color.truncate().extend(0.0)),
+            detail_weight: m
+                .detail
+                .map_or(glam::Vec4::ZERO, super::meshes::detail_weight),
         });
     }
     o
