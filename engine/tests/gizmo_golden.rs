@@ -40,7 +40,9 @@ fn overview(renderer: &mut Renderer, script: Option<&str>) -> (RgbaImage, RgbaIm
         .set("client.debug.lights", "1")
         .unwrap_or_else(|e| panic!("{e}"));
     let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
-    let (_, m) = catalog.load_map("logic-map").unwrap_or_else(|e| panic!("{e}"));
+    let (_, m) = catalog
+        .load_map("logic-map")
+        .unwrap_or_else(|e| panic!("{e}"));
     let x = extract::extract(&host, &catalog, &m);
     let cam = x
         .cameras
@@ -80,7 +82,10 @@ fn the_lights_overlay_draws_the_lit_lamp_and_nothing_for_an_off_one() {
             .zip(with.pixels.chunks_exact(4))
             .filter(|(a, b)| a != b)
             .count();
-        assert!(changed > 50, "the lit lamp's sphere shows ({changed} pixels)");
+        assert!(
+            changed > 50,
+            "the lit lamp's sphere shows ({changed} pixels)"
+        );
         check_golden("logic-map-lights-overview", &with);
     }
     testing::finish(gpu);
