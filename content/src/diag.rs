@@ -12,14 +12,18 @@ pub enum Severity {
     Error,
     /// The build goes on; the author should look.
     Warning,
+    /// Said for the record, nothing to fix: the spec's "note" (a map thumbnail drawn
+    /// rather than taken). Not counted among the warnings.
+    Note,
 }
 
 impl Severity {
-    /// `error` or `warning`.
+    /// `error`, `warning` or `note`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         }
     }
 }

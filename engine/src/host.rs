@@ -734,6 +734,7 @@ impl Host {
             &sim,
             &catalog,
         ));
+        warnings.extend(crate::load_log::thumbnail_note(&catalog, &found));
         let mut mesh_colliders =
             crate::mesh_colliders::MeshColliders::open(&catalog, &found, &map, &prefs);
         warnings.extend(mesh_colliders.take_notes());

@@ -2,13 +2,15 @@
 //! the renderer cannot draw yet (spec `dh.map`: sky image, GI volume, backdrop, water
 //! surfaces, reflection probes, light probes, the lightmap), and client-simulated props,
 //! which a single process runs in its one world. Each says so once per map, naming the
-//! member, so nothing is ignored silently.
+//! member, so nothing is ignored silently. Also the map's thumbnail companion: a stale or
+//! unreadable one costs the picture and nothing else, said once (runtime assets, "A map's
+//! thumbnail").
 
 use dh_content::schema::components::geometry::PhysicsSim;
 use dh_content::schema::map::Map;
 use dh_sims::{LightProbeGroup, LightProbeVolume, PhysicsProp, ReflectionProbe, SimWorld};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Found};
 
 /// The names of the records (and parts) carrying component `T`, in install order.
 fn named_with<T: hecs::Component + Clone>(
@@ -127,4 +129,87 @@ pub fn name_records(message: &str, map: &Map) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The load log's line about map `found`'s thumbnail companion (`<map>.dh-mapthumb`), if
+/// it has one that does not read for this map: an older format version, a hash from
+/// another version of the map, bytes no decoder accepts. The picture is dropped and the map
+/// opens (runtime assets, "A map's thumbnail"); a missing companion is silent.
+pub fn thumbnail_note(catalog: &Catalog, found: &Found) -> Option<String> {
+    let pallet = catalog.pallet(&found.pallet)?;
+    let path = dh_content::thumbnail::companion_path(&found.path);
+    let bytes = pallet.read(&path).ok()?;
+    let document = catalog.read(found).ok()?;
+    let file = format!("{}:{path}", found.pallet);
+    dh_content::thumbnail::read_for_map(&bytes, &file, &document)
+        .err()
+        .map(|e| format!("map {}: its thumbnail is not shown: {e}", found.barcode()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dh_content::pallet::{CodecChoice, EntryMeta, Manifest, Pallet, PalletWriter};
+    use dh_content::thumbnail;
+
+    const MAP: &str = "maps/a.dh-map";
+    const DOC: &[u8] = b"{\"$type\": \"map\"}";
+
+    /// A catalog holding one pallet with the map document `DOC` and, when given, a
+    /// companion of `companion` bytes.
+    fn catalog(companion: Option<Vec<u8>>) -> (Catalog, Found) {
+        let mut w = PalletWriter::new(Manifest::new("dev.thumbs", "Thumbs", "1.0.0")).unwrap();
+        let meta = || EntryMeta::mime("application/json");
+        w.add(MAP, DOC.to_vec(), meta(), CodecChoice::Stored)
+            .unwrap();
+        if let Some(bytes) = companion {
+            w.add(
+                &thumbnail::companion_path(MAP),
+                bytes,
+                EntryMeta::mime("application/octet-stream"),
+                CodecChoice::Stored,
+            )
+            .unwrap();
+        }
+        let mut c = Catalog::with_core().unwrap();
+        c.mount(Pallet::from_bytes(w.finish().unwrap()).unwrap(), "test")
+            .unwrap();
+        let found = Found {
+            pallet: "dev.thumbs".into(),
+            path: MAP.into(),
+        };
+        (c, found)
+    }
+
+    fn png() -> Vec<u8> {
+        let boxes = [thumbnail::PlanBox {
+            center: glam::DVec3::ZERO,
+            half: [glam::DVec3::X, glam::DVec3::Y, glam::DVec3::Z],
+            material: "m".into(),
+        }];
+        thumbnail::draw_plan(&boxes, [16, 16])
+    }
+
+    #[test]
+    fn a_missing_or_current_thumbnail_says_nothing() {
+        let (c, f) = catalog(None);
+        assert_eq!(thumbnail_note(&c, &f), None);
+        let fresh = thumbnail::encode(&png(), &thumbnail::map_hash(DOC)).unwrap();
+        let (c, f) = catalog(Some(fresh));
+        assert_eq!(thumbnail_note(&c, &f), None);
+    }
+
+    #[test]
+    fn a_stale_or_unreadable_thumbnail_is_dropped_with_one_line() {
+        let stale = thumbnail::encode(&png(), &thumbnail::map_hash(b"another map")).unwrap();
+        let (c, f) = catalog(Some(stale));
+        let line = thumbnail_note(&c, &f).expect("a stale picture is said");
+        assert!(
+            line.starts_with("map dev.thumbs:maps/a.dh-map: its thumbnail is not shown: dev.thumbs:maps/a.dh-map.dh-mapthumb: stale"),
+            "{line}"
+        );
+        let (c, f) = catalog(Some(vec![b'x'; 64]));
+        let line = thumbnail_note(&c, &f).expect("an unreadable picture is said");
+        assert!(line.contains("the magic is not DHMTHUMB"), "{line}");
+    }
 }

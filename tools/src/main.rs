@@ -1,7 +1,7 @@
 //! `dh`: the DigitalHeaven content toolchain.
 //!
 //! ```text
-//! dh build <dir> [-o|--output <file.pallet>] [--pallet <dep.pallet>]... [--json] [--quiet]
+//! dh build <dir> [-o|--output <file.pallet>] [--pallet <dep.pallet>]... [--engine <file>] [--json] [--quiet]
 //! dh check <dir> [--json] [--quiet]
 //! dh inspect <file.pallet> [--json]
 //! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>] [--quiet]

@@ -584,7 +584,7 @@ fn help_lists_every_flag_of_every_command() {
             assert!(beside || below, "{command}: '{line}' has no help line");
         }
     }
-    // Hand-checked: build takes -o/--output, --pallet, --json and -q/--quiet.
+    // Hand-checked: build takes -o/--output, --pallet, --engine, --json and -q/--quiet.
     assert_eq!(
         flags_of(&String::from_utf8_lossy(
             &dh()
@@ -593,6 +593,6 @@ fn help_lists_every_flag_of_every_command() {
                 .expect("dh runs")
                 .stdout
         )),
-        ["--output", "--pallet", "--json", "--quiet"]
+        ["--output", "--pallet", "--engine", "--json", "--quiet"]
     );
 }

@@ -323,3 +323,60 @@ fn a_misspelled_config_member_is_refused_naming_the_file() {
         "{t}"
     );
 }
+
+/// The `dh-engine` binary beside `dh` in the same target folder, when this test run built it
+/// (`cargo test --workspace` does; `cargo test -p dh` alone does not).
+fn real_engine() -> Option<PathBuf> {
+    let dh = PathBuf::from(env!("CARGO_BIN_EXE_dh"));
+    let engine = dh.with_file_name(format!("dh-engine{}", std::env::consts::EXE_SUFFIX));
+    engine.is_file().then_some(engine)
+}
+
+#[test]
+fn the_real_engine_photographs_the_map_at_its_thumbnail_size() {
+    let Some(engine) = real_engine() else {
+        println!("skipped: dh-engine is not built beside dh (run cargo test --workspace)");
+        return;
+    };
+    let c = Case::new("real", "");
+    c.config(&engine);
+    let r = c.build();
+    let said = text(&r);
+    assert!(!said.contains("drawn, not taken"), "no capture: {said}");
+    assert!(!said.contains("warning:"), "{said}");
+    let png = std::fs::read(c.png()).expect("the capture is written beside the map");
+    assert!(!thumbnail::is_plan(&png), "the engine drew a plan: {said}");
+    assert_eq!(thumbnail::png_size(&png).unwrap(), [64, 48]);
+    assert_eq!(c.packed(), png);
+    // A photograph of the starter map: its floor and sky, so not one flat colour.
+    let image = dh_content::texture::decode_png(&png).unwrap();
+    let mut colours: Vec<&[u8]> = image.rgba.chunks_exact(4).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(
+        colours.len() > 16,
+        "the capture is nearly flat: {} colours",
+        colours.len()
+    );
+    if let Some(out) = std::env::var_os("DH_THUMBNAIL_CAPTURE_OUT") {
+        std::fs::write(out, &png).unwrap();
+    }
+    // The engine's own run folder is kept out of the source.
+    assert!(!c.src.join("thumbnail.png").exists());
+    // Deterministic: photographed again from nothing (no cache, no PNG), the same driver
+    // takes the same picture and the build packs the same pallet.
+    let pallet = std::fs::read(c.out()).unwrap();
+    let _ = std::fs::remove_dir_all(&c.cache);
+    std::fs::remove_file(c.png()).unwrap();
+    c.build();
+    assert_eq!(
+        std::fs::read(c.png()).unwrap(),
+        png,
+        "a second capture differs"
+    );
+    assert_eq!(
+        std::fs::read(c.out()).unwrap(),
+        pallet,
+        "the rebuilt pallet differs"
+    );
+}

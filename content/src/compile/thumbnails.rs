@@ -217,11 +217,16 @@ pub(crate) fn ship_thumbnails(
                     .as_deref()
                     .map(|w| format!(" (no capture: {w})"))
                     .unwrap_or_default();
-                warn(
-                    diags,
-                    &m.path,
-                    format!("thumbnail: {png_rel}: {}{cause}", thumbnail::PLAN_NOTE),
-                );
+                // The spec's third rung: "a note saying it was drawn rather than taken",
+                // not a warning (a machine with no engine would warn on every build).
+                diags.items.push(Diagnostic {
+                    severity: Severity::Note,
+                    file: m.path.clone(),
+                    line: 0,
+                    col: 0,
+                    path: String::new(),
+                    message: format!("thumbnail: {png_rel}: {}{cause}", thumbnail::PLAN_NOTE),
+                });
                 if let Some(disk) = &png_disk {
                     if photos.get(&png_rel) != Some(&plan) {
                         match write_whole(disk, &plan) {
