@@ -352,3 +352,74 @@ fn a_bad_glb_or_destination_is_refused_naming_it() {
     );
     let _ = std::fs::remove_dir_all(&p.dir);
 }
+
+/// A `.gltf` is packed into one `.glb` (the engine reads binary glTF): BoxTextured taken
+/// apart by hand into `BoxTextured.gltf` and the `BoxTextured.bin` its buffer names comes
+/// back as one self-contained model whose image is the original's byte for byte, and the
+/// pallet builds. A buffer URI that climbs out of the model's folder is refused, naming it.
+#[test]
+fn a_gltf_with_its_bin_beside_it_is_packed_into_one_glb() {
+    let Some(glb) = support::fixture_path("gltf/BoxTextured.glb") else {
+        return;
+    };
+    let bytes = std::fs::read(&glb).unwrap_or_else(|e| panic!("{e}"));
+    let u32_at = |at: usize| {
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
+    };
+    let json_len = u32_at(12);
+    let json = std::str::from_utf8(&bytes[20..20 + json_len]).unwrap_or_else(|e| panic!("{e}"));
+    let bin_len = u32_at(20 + json_len);
+    let bin = &bytes[28 + json_len..28 + json_len + bin_len];
+    // The fixture's one buffer is `{"byteLength":5176}`; as a .gltf it names its file.
+    let with_uri = json.replace(
+        r#""buffers":[{"byteLength":5176}]"#,
+        r#""buffers":[{"byteLength":5176,"uri":"BoxTextured.bin"}]"#,
+    );
+    assert_ne!(
+        with_uri, json,
+        "the fixture's buffer is as this test expects"
+    );
+    let p = fresh_pallet("gltf");
+    let src = p.dir.join("export");
+    std::fs::create_dir_all(&src).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(src.join("BoxTextured.gltf"), with_uri.trim_end())
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(src.join("BoxTextured.bin"), bin).unwrap_or_else(|e| panic!("{e}"));
+    let into = p.src.join("models");
+    let r = import(&src.join("BoxTextured.gltf"), &into);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let packed = std::fs::read(into.join("BoxTextured.glb")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(&packed[..4], b"glTF");
+    let png = std::fs::read(into.join("BoxTextured/BoxTextured-image0.png"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The original's image: buffer view 3 of the fixture, as its document gives it.
+    let doc = dh_content::jsonc::parse(json).unwrap_or_else(|e| panic!("{e:?}"));
+    let view = doc
+        .get("bufferViews")
+        .and_then(|v| v.as_array()?.get(3))
+        .expect("buffer view 3");
+    let at = |k: &str| view.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0) as usize;
+    assert_eq!(
+        png,
+        &bin[at("byteOffset")..at("byteOffset") + at("byteLength")]
+    );
+    let r = dh().arg("build").arg(&p.src).output().expect("dh runs");
+    assert!(r.status.success(), "{}", stderr(&r));
+
+    let escaping = with_uri.replace(
+        "\"uri\":\"BoxTextured.bin\"",
+        "\"uri\":\"../BoxTextured.bin\"",
+    );
+    std::fs::write(src.join("Escaping.gltf"), escaping).unwrap_or_else(|e| panic!("{e}"));
+    let r = import(&src.join("Escaping.gltf"), &into);
+    let err = stderr(&r);
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "dh: {}: buffers[0].uri is '../BoxTextured.bin', which is not a file beside the model",
+            src.join("Escaping.gltf").display()
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&p.dir);
+}
