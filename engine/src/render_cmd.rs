@@ -277,11 +277,7 @@ fn render_inner(
     // What to shoot.
     let first = extract::extract(&world.host, &catalog, &map);
     for m in &first.missing {
-        let _ = writeln!(
-            err,
-            "dh-engine: material slot '{}' ({}) could not be read; it draws the missingMaterial",
-            m.slot, m.reference
-        );
+        let _ = writeln!(err, "dh-engine: {}", m.line());
     }
     for n in &first.notes {
         let _ = writeln!(err, "dh-engine: {n}");

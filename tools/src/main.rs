@@ -5,6 +5,7 @@
 //! dh check <dir> [--json] [--quiet]
 //! dh inspect <file.pallet> [--json]
 //! dh import vox <file.vox> [--platform <id>] [--into <pallet dir>] [--quiet]
+//! dh import gltf <file.glb|.gltf> [--into <pallet dir>] [--quiet]
 //! dh import minecraft-world <save> --into <pallet dir> [--quiet]
 //! dh import minecraft <file.schem|.litematic|.nbt|.schematic> [--into <pallet dir>] [--quiet]
 //! dh new pallet <dir> [--barcode <id>] [--quiet] | dh new map|object <pallet dir>/<path> [--quiet]
@@ -57,6 +58,16 @@ USAGE:
         Import a MagicaVoxel or Teardown .vox: writes <name>.dh-vox and its
         <name>.dh-vox.bin payload into the pallet folder (default: beside the file).
         The platform (magicavoxel, teardown, or an id) is detected when not given.
+    dh import gltf <file.glb | .gltf> [--into <pallet dir>] [--quiet]
+        Import a glTF model so that, placed, it draws as itself: copies it as <name>.glb
+        (a .gltf is packed into one), writes one .dh-mat per glTF material from its PBR
+        values (base colour factor and texture, alpha mode and cutoff, emissive,
+        double-sided as renderFace) and its images (PNG or JPEG, as they are) under
+        <name>/, and <name>.dh-obj binding every drawn part's slots. Prints each file
+        written and an instance record to paste into a map. A re-run rewrites only its
+        own untouched files: a file edited by hand (or not written by dh import) is left
+        alone and said so; on unchanged input it writes nothing. --into defaults to the
+        file's folder; it must lie inside a source pallet (a folder holding pallet.dh).
     dh import minecraft-world <save> --into <pallet dir> [--quiet]
         Convert a Minecraft Java save (a folder with level.dat, or one dimension's
         folder) into the pallet: <name>.dh-vox.bin (never the save's own files), its
@@ -184,17 +195,20 @@ enum Command {
         #[arg(short = 'q', long, hide = true)]
         quiet: bool,
     },
-    /// Imports a MagicaVoxel or Teardown .vox: `dh import vox <file.vox>`.
+    /// Imports a .vox, a glTF model or a Minecraft structure or save: `dh import vox <file.vox>`.
     ///
-    /// Writes <name>.dh-vox and its <name>.dh-vox.bin payload into the pallet folder
-    /// (default: beside the file). The platform (magicavoxel, teardown, or an id) is
-    /// detected when not given.
+    /// vox writes <name>.dh-vox and its <name>.dh-vox.bin payload into the pallet folder
+    /// (default: beside the file); the platform (magicavoxel, teardown, or an id) is
+    /// detected when not given. gltf copies a .glb (or packs a .gltf) as <name>.glb,
+    /// writes a .dh-mat per glTF material and its images under <name>/ and <name>.dh-obj
+    /// binding every slot; a re-run leaves hand-edited files alone and says so.
     #[command(args_override_self = true)]
     Import {
         /// The importer.
-        #[arg(value_name = "format", value_parser = ["vox", "minecraft", "minecraft-world"], required = true)]
+        #[arg(value_name = "format", value_parser = ["vox", "gltf", "minecraft", "minecraft-world"], required = true)]
         format: Option<String>,
-        /// The file to import (a .vox; for minecraft a .schem, .litematic, .nbt or .schematic).
+        /// The file to import (a .vox; for gltf a .glb or .gltf; for minecraft a .schem,
+        /// .litematic, .nbt or .schematic).
         #[arg(value_name = "file", required = true)]
         file: Option<PathBuf>,
         /// The platform the .vox follows (magicavoxel, teardown, or an id).
@@ -256,7 +270,7 @@ enum Command {
 
 struct Args {
     command: String,
-    /// The importer `dh import` runs (`vox`, `minecraft`, `minecraft-world`), or what
+    /// The importer `dh import` runs (`vox`, `gltf`, `minecraft`, `minecraft-world`), or what
     /// `dh new` writes (`pallet`, `map`, `object`).
     format: Option<String>,
     /// The id `dh new pallet` gives the pallet.
@@ -321,7 +335,7 @@ fn usage_message(e: &clap::Error, args: &[String]) -> String {
             let command = args.first().map_or("", String::as_str);
             match (command, arg.as_str()) {
                 ("import", "<format>") => {
-                    "`dh import` needs a format; expected `dh import vox <file.vox>` or `dh import minecraft <file.schem>`".to_string()
+                    "`dh import` needs a format; expected `dh import vox <file.vox>`, `dh import gltf <file.glb>` or `dh import minecraft <file.schem>`".to_string()
                 }
                 ("import", _) => "`dh import` needs the file to import".to_string(),
                 ("new", "<kind>") => NEW_NEEDS_KIND.to_string(),
@@ -337,7 +351,7 @@ fn usage_message(e: &clap::Error, args: &[String]) -> String {
                 format!("`dh new {value}` is not something dh new writes; expected pallet, map or object")
             } else if arg.contains("format") {
                 format!(
-                    "`dh import {value}` is not an importer; expected `dh import vox <file.vox>` or `dh import minecraft <file.schem>`"
+                    "`dh import {value}` is not an importer; expected `dh import vox <file.vox>`, `dh import gltf <file.glb>` or `dh import minecraft <file.schem>`"
                 )
             } else if !value.is_empty() {
                 let valid = match e.get(ContextKind::ValidValue) {
@@ -435,7 +449,7 @@ fn parse_args(args: &[String]) -> Result<Request, CliError> {
         } => {
             if format.is_none() {
                 return Err(CliError::Usage(
-                    "`dh import` needs a format; expected `dh import vox <file.vox>` or `dh import minecraft <file.schem>`".into(),
+                    "`dh import` needs a format; expected `dh import vox <file.vox>`, `dh import gltf <file.glb>` or `dh import minecraft <file.schem>`".into(),
                 ));
             }
             a.command = "import".into();
@@ -836,6 +850,9 @@ fn import(args: &Args) -> Result<bool, CliError> {
     if args.format.as_deref() == Some("minecraft") {
         return import_minecraft(args);
     }
+    if args.format.as_deref() == Some("gltf") {
+        return import_gltf(args);
+    }
     let file = args
         .input
         .clone()
@@ -864,6 +881,61 @@ fn import(args: &Args) -> Result<bool, CliError> {
             report.voxels,
             report.palette_entries
         );
+    }
+    Ok(true)
+}
+
+/// `dh import gltf`: one line per file written or updated, one per file left alone with
+/// the reason, the importer's notes as warnings, then the summary and the instance record
+/// to paste into a map (`--quiet`: only the warnings and the skipped files).
+fn import_gltf(args: &Args) -> Result<bool, CliError> {
+    use dh_content::gltf::pallet_import::FileOutcome;
+    let file = args
+        .input
+        .clone()
+        .ok_or_else(|| CliError::Usage("`dh import gltf` needs the .glb or .gltf file".into()))?;
+    if args.platform.is_some() {
+        return Err(CliError::Usage(
+            "`--platform` is for a .vox; a glTF model follows no voxel platform".into(),
+        ));
+    }
+    let report = dh_content::gltf::import_gltf(&file, args.into.as_deref())
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    for n in &report.notes {
+        eprintln!("dh: warning: {}: {n}", file.display());
+    }
+    let (mut written, mut skipped) = (0, 0);
+    for f in &report.files {
+        match &f.outcome {
+            FileOutcome::Written | FileOutcome::Updated => {
+                written += 1;
+                if !args.quiet {
+                    let verb = if f.outcome == FileOutcome::Written {
+                        "wrote"
+                    } else {
+                        "updated"
+                    };
+                    eprintln!("dh: {verb} {}", f.path.display());
+                }
+            }
+            FileOutcome::Skipped(why) => {
+                skipped += 1;
+                eprintln!("dh: skipped {}: {why}; left as it is", f.path.display());
+            }
+            FileOutcome::Unchanged => {}
+        }
+    }
+    if !args.quiet {
+        let unchanged = report.files.len() - written - skipped;
+        eprintln!(
+            "dh: imported {} as {}: {} material(s), {} image(s), {} slot binding(s); {written} file(s) written, {unchanged} unchanged, {skipped} skipped",
+            file.display(),
+            report.object.display(),
+            report.materials,
+            report.images,
+            report.slots.len()
+        );
+        eprintln!("dh: place it in a map with: {}", report.instance);
     }
     Ok(true)
 }

@@ -31,7 +31,7 @@
 //! beside the model (`.<name>.dh-import`, which `dh build` skips like every hidden file). A
 //! file whose bytes still match the record is the importer's own and is rewritten; one that
 //! differs (edited by hand) or that no record names (someone else's) is left alone and
-//! reported as skipped.
+//! reported as skipped. A re-import of unchanged input writes nothing, the record included.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -780,6 +780,10 @@ fn write_record(
          // an edited file (its bytes no longer match) and leaves it alone.\n{}",
         v.to_json_pretty()
     );
+    // A re-import of unchanged input writes nothing, its record included.
+    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(());
+    }
     std::fs::write(path, text).map_err(io(path, "cannot write"))
 }
 

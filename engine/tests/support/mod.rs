@@ -449,3 +449,67 @@ pub fn host_and_map(
     let (_, m) = catalog.load_map(map).unwrap_or_else(|e| panic!("{e}"));
     (host, catalog, m)
 }
+
+// ---- Fixtures, devices and the two commands ----------------------------------------------
+
+/// A shared fixture's path (`../shared/fixtures/<rel>`), or `None` with a printed line
+/// saying it is absent (copyleft and large fixtures are read in place, never copied).
+pub fn fixture_path(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures")
+        .join(rel);
+    if p.is_file() {
+        Some(p)
+    } else {
+        println!("skipping: the fixture {} is absent", p.display());
+        None
+    }
+}
+
+/// Whether a Vulkan driver is named (scripts/test.sh names lavapipe); says so when not.
+pub fn vulkan_named() -> bool {
+    let named = std::env::var_os("VK_DRIVER_FILES").is_some()
+        || std::env::var_os("VK_ICD_FILENAMES").is_some();
+    if !named {
+        println!(
+            "skipping: no Vulkan driver named (VK_DRIVER_FILES); scripts/test.sh names lavapipe"
+        );
+    }
+    named
+}
+
+/// `dh-engine render` with `o`: how it ended, its stdout and its stderr.
+pub fn render_captured(
+    o: &dh_engine::render_cmd::RenderOptions,
+) -> (dh_engine::run::Outcome, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let outcome = dh_engine::render_cmd::render(o, &mut out, &mut err);
+    (
+        outcome,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// `dh-engine run` with `o` (no progress display): how it ended, its stdout and stderr.
+pub fn run_captured(o: &dh_engine::run::RunOptions) -> (dh_engine::run::Outcome, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let outcome = dh_engine::run::run(o, false, &mut out, &mut err);
+    (
+        outcome,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// The lines of `log` that appear more than once, each once.
+pub fn repeated_lines(log: &str) -> Vec<&str> {
+    let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+    for l in log.lines().filter(|l| !l.trim().is_empty()) {
+        *seen.entry(l).or_default() += 1;
+    }
+    seen.into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(l, _)| l)
+        .collect()
+}
