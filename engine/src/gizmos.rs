@@ -18,8 +18,13 @@
 //!   `client.editor.gizmoLabelDistance`, a label that distance, and a label gives way to a
 //!   nearer one it would overlap ([`place_labels`]).
 //!
-//! Not drawn yet, said once per run by [`not_drawn`]: `client.debug.colliderGizmo`, and
-//! `client.debug.hud` (the position readout and the axis gizmo).
+//! * `client.debug.hud` (000:517, 000:1663): the position readout ([`readout`]: `pos` and
+//!   `ang` rows in the form a spawn's pose is written, of the view the shot is taken from)
+//!   at the top left, and the axis gizmo (the world axes as the view sees them) at the
+//!   bottom left.
+//!
+//! Not drawn yet, said once per run by [`not_drawn`]: `client.debug.colliderGizmo` (the
+//! collider wireframes) and `client.debug.contacts` (naming voxel contacts).
 
 use std::collections::BTreeSet;
 
@@ -637,6 +642,128 @@ pub fn entity_items(
     }
 }
 
+// ---- The HUD: the position readout and the axis gizmo (000:517, 000:1663) --------------------
+
+/// The readout's two lines for a viewer at `position` turned by `rotation`: `pos x y z`
+/// (meters) and `ang p y r` (degrees), each to two decimals, in exactly the form a spawn's
+/// `position` and `rotation` arrays take (000:517): the euler angles the engine composes a
+/// rotation from (roll about Z, then pitch about X, then yaw about Y), yaw about +Y with 0
+/// facing -Z, normalized to (-180, 180]. Pasting the numbers back gives the same pose.
+///
+/// In a capture the viewer is the camera the shot is taken from (there is no player).
+pub fn readout(position: Vec3, rotation: Quat) -> [String; 2] {
+    let num = |v: f32| {
+        let r = (f64::from(v) * 100.0).round() / 100.0;
+        // No "-0.00".
+        let r = if r == 0.0 { 0.0 } else { r };
+        format!("{r:.2}")
+    };
+    let (yaw, pitch, roll) = rotation.normalize().to_euler(glam::EulerRot::YXZ);
+    let deg = |a: f32| {
+        let mut d = (f64::from(a.to_degrees()) * 100.0).round() / 100.0;
+        while d <= -180.0 {
+            d += 360.0;
+        }
+        while d > 180.0 {
+            d -= 360.0;
+        }
+        d as f32
+    };
+    [
+        format!(
+            "pos {} {} {}",
+            num(position.x),
+            num(position.y),
+            num(position.z)
+        ),
+        format!(
+            "ang {} {} {}",
+            num(deg(pitch)),
+            num(deg(yaw)),
+            num(deg(roll))
+        ),
+    ]
+}
+
+/// The axis gizmo's colours: X red, Y green, Z blue (ours, the usual).
+pub const AXIS_COLORS: [[u8; 4]; 3] = [[240, 60, 60, 255], [80, 220, 80, 255], [80, 130, 255, 255]];
+/// The axis gizmo's arm length, pixels.
+pub const AXIS_LENGTH: f32 = 28.0;
+/// Pixels from the picture's bottom-left corner to the axis gizmo's centre.
+pub const AXIS_INSET: f32 = 44.0;
+/// Pixels from the picture's top-left corner to the readout.
+const READOUT_INSET: f32 = 8.0;
+
+/// The world axes as the view turned by `rotation` sees them: for X, Y and Z (in that
+/// order) the on-screen direction of the axis, pixels per pixel of arm (y down; shorter
+/// than 1 as the axis turns toward or away from the eye), and how far it points away from
+/// the eye (view-space depth, for drawing the far ones first).
+pub fn axis_directions(rotation: Quat) -> [(Vec2, f32); 3] {
+    let inv = rotation.normalize().inverse();
+    [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| {
+        let v = inv * axis;
+        (Vec2::new(v.x, -v.y), -v.z)
+    })
+}
+
+/// Adds the HUD seen through a view turned by `rotation` from `position` onto a
+/// `screen_size` picture: the position readout at the top left, the axis gizmo at the
+/// bottom left (over a dark square, an arm per world axis, the far ones drawn first, each
+/// lettered at its tip).
+pub fn hud_items(
+    o: &mut Overlay,
+    atlas: &GlyphAtlas,
+    position: Vec3,
+    rotation: Quat,
+    screen_size: Vec2,
+) {
+    let lines = readout(position, rotation);
+    for (n, line) in lines.iter().enumerate() {
+        o.screen.push(ScreenItem::Text {
+            at: [
+                READOUT_INSET,
+                READOUT_INSET + n as f32 * (atlas.line_height + 2.0 * LABEL_PAD),
+            ],
+            text: line.clone(),
+            color: LABEL_COLOR,
+            backdrop: Some(LABEL_BACKDROP),
+        });
+    }
+    let center = Vec2::new(AXIS_INSET, screen_size.y - AXIS_INSET);
+    // A dark square behind the arms, so they read over any picture.
+    let half = AXIS_LENGTH + 12.0;
+    o.screen.push(ScreenItem::Rect {
+        at: (center - Vec2::splat(half)).to_array(),
+        size: [2.0 * half, 2.0 * half],
+        color: [0, 0, 0, 120],
+    });
+    let dirs = axis_directions(rotation);
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&a, &b| dirs[b].1.total_cmp(&dirs[a].1));
+    for i in order {
+        let (d, _) = dirs[i];
+        let tip = center + d * AXIS_LENGTH;
+        if d.length() > 1e-3 {
+            o.screen.push(ScreenItem::Segment {
+                a: center.to_array(),
+                b: tip.to_array(),
+                width: 2.0,
+                color: AXIS_COLORS[i],
+            });
+        }
+        let letter = ["X", "Y", "Z"][i];
+        let [w, h] = atlas.text_size(letter);
+        // The letter just past the tip, centred on the arm's line.
+        let at = center + d * (AXIS_LENGTH + 0.5 * w.max(h) + 1.0) - Vec2::new(w, h) * 0.5;
+        o.screen.push(ScreenItem::Text {
+            at: at.to_array(),
+            text: letter.to_string(),
+            color: AXIS_COLORS[i],
+            backdrop: None,
+        });
+    }
+}
+
 /// The overlay the prefs ask for from `host`'s world, seen from `view` at `size` pixels
 /// (empty when none is on).
 pub fn overlay(host: &Host, prefs: &Prefs, view: &View, size: [u32; 2]) -> Overlay {
@@ -657,21 +784,27 @@ pub fn overlay(host: &Host, prefs: &Prefs, view: &View, size: [u32; 2]) -> Overl
             entity_items(&mut o, atlas, &screen, &gizmos, &wires, reach);
         }
     }
+    if prefs.bool("client.debug.hud").unwrap_or(false) {
+        if let Ok(atlas) = GlyphAtlas::shared() {
+            let screen_size = Vec2::new(size[0].max(1) as f32, size[1].max(1) as f32);
+            hud_items(&mut o, atlas, view.position, view.rotation, screen_size);
+        }
+    }
     o
 }
 
 /// One line per overlay pref that is on but not drawn yet, naming it.
 pub fn not_drawn(prefs: &Prefs) -> Vec<String> {
     [
-        ("client.debug.colliderGizmo", "the collider wireframes"),
         (
-            "client.debug.hud",
-            "the position readout and the axis gizmo",
+            "client.debug.colliderGizmo",
+            "the collider wireframes are not drawn yet",
         ),
+        ("client.debug.contacts", "voxel contacts are not named yet"),
     ]
     .iter()
     .filter(|(p, _)| prefs.bool(p).unwrap_or(false))
-    .map(|(p, what)| format!("{p} is on: {what} are not drawn yet"))
+    .map(|(p, what)| format!("{p} is on: {what}"))
     .collect()
 }
 

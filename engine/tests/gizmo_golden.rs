@@ -9,6 +9,9 @@
 //!   labels giving way, and the overview with the overlay on (golden
 //!   `logic-map-entity-gizmos-overview`, 640x360, labels legible); `render --set
 //!   client.debug.entityGizmos=1` draws it.
+//! * `client.debug.hud` (000:517): the readout prints the shot's pose in the form a spawn's
+//!   pose is written and reads back to the same rotation; the axis gizmo shows the world
+//!   axes as the view sees them (golden `logic-map-hud-overview`).
 
 use dh_engine::catalog::Catalog;
 use dh_engine::extract;
@@ -518,5 +521,144 @@ fn render_with_set_entity_gizmos_draws_them() {
     let (with, err) = shoot(" --set client.debug.entityGizmos=1");
     assert!(!err.contains("entityGizmos"), "no not-drawn line: {err}");
     assert_ne!(plain, with, "the gizmos show in the capture");
+    let (hud, err) = shoot(" --set client.debug.hud=1 --set client.debug.contacts=1");
+    assert!(
+        !err.contains("client.debug.hud"),
+        "no not-drawn line: {err}"
+    );
+    assert!(
+        err.contains("client.debug.contacts is on: voxel contacts are not named yet"),
+        "{err}"
+    );
+    assert_ne!(plain, hud, "the HUD shows in the capture");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- The HUD ---------------------------------------------------------------------------------
+
+fn texts_of(o: &Overlay) -> Vec<String> {
+    o.screen
+        .iter()
+        .filter_map(|i| match i {
+            ScreenItem::Text { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_readout_prints_a_pose_that_pastes_back_as_the_same_rotation() {
+    use dh_sims::math::SpecQuat;
+    let q = |p: f64, y: f64, r: f64| Quat::from_euler_degrees(glam::DVec3::new(p, y, r));
+    let read = |pos: Vec3, rot: Quat| dh_engine::gizmos::readout(pos, rot);
+    assert_eq!(
+        read(Vec3::new(0.0, 10.0, -13.5), q(-35.0, 180.0, 0.0)),
+        ["pos 0.00 10.00 -13.50", "ang -35.00 180.00 0.00"]
+    );
+    // Yaw is normalized to (-180, 180]: -180 reads 180, 270 reads -90; no "-0.00".
+    assert_eq!(
+        read(Vec3::new(-0.001, 0.0, 1.234), q(0.0, -180.0, 0.0))[1],
+        "ang 0.00 180.00 0.00"
+    );
+    assert_eq!(
+        read(Vec3::new(-0.001, 0.0, 1.234), q(10.0, 270.0, 5.0)),
+        ["pos 0.00 0.00 1.23", "ang 10.00 -90.00 5.00"]
+    );
+    // The round trip: whatever the pose, the numbers pasted into a rotation array compose
+    // the rotation the readout was taken from.
+    for (p, y, r) in [
+        (0.0, 0.0, 0.0),
+        (-35.0, 180.0, 0.0),
+        (12.5, -47.25, 3.0),
+        (-80.0, 91.0, -170.0),
+        (45.0, 179.99, 60.0),
+        (5.0, 33.0, -12.0),
+    ] {
+        let rot = q(p, y, r);
+        let [_, ang] = read(Vec3::ZERO, rot);
+        let nums: Vec<f64> = ang
+            .split_whitespace()
+            .skip(1)
+            .map(|t| t.parse().unwrap_or_else(|e| panic!("{ang}: {e}")))
+            .collect();
+        let back = q(nums[0], nums[1], nums[2]);
+        assert!(
+            back.dot(rot).abs() > 1.0 - 1e-6,
+            "[{p}, {y}, {r}] read {ang}, which is {back:?}, not {rot:?}"
+        );
+        assert!(
+            (nums[0] - p).abs() < 0.006 && (nums[2] - r).abs() < 0.006,
+            "{ang}"
+        );
+    }
+}
+
+#[test]
+fn the_hud_reads_the_shots_pose_and_shows_the_world_axes() {
+    let gpu = testing::test_gpu();
+    {
+        let mut renderer = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let mut host = logic_map(None);
+        let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+        let (_, m) = catalog
+            .load_map("logic-map")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let x = extract::extract(&host, &catalog, &m);
+        let cam = x
+            .cameras
+            .iter()
+            .find(|c| c.name == "overview")
+            .unwrap_or_else(|| panic!("no overview camera"));
+        let size = output_size(cam.aspect, Some([640, 360]), None);
+        host.prefs
+            .set("client.debug.hud", "1")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let overlay = gizmos::overlay(&host, &host.prefs, &cam.view, size);
+        // The overview camera is authored at [0, 10, -13.5], rotation [-35, 180, 0]. The
+        // arms draw far first: +Z points away, +X across, and +Y (the view looks down)
+        // leans toward the eye.
+        assert_eq!(
+            texts_of(&overlay),
+            vec![
+                "pos 0.00 10.00 -13.50",
+                "ang -35.00 180.00 0.00",
+                "Z",
+                "X",
+                "Y"
+            ]
+        );
+        // Facing +Z and looking down: +X points left, +Y up, and +Z (away from the eye,
+        // along the floor) up the picture.
+        let arms: Vec<([f32; 2], [f32; 2], [u8; 4])> = overlay
+            .screen
+            .iter()
+            .filter_map(|i| match i {
+                ScreenItem::Segment { a, b, color, .. } => Some((*a, *b, *color)),
+                _ => None,
+            })
+            .collect();
+        let arm = |c: [u8; 4]| {
+            arms.iter()
+                .find(|s| s.2 == c)
+                .map(|s| (s.1[0] - s.0[0], s.1[1] - s.0[1]))
+                .unwrap_or_else(|| panic!("no arm {c:?}: {arms:?}"))
+        };
+        let [xc, yc, zc] = dh_engine::gizmos::AXIS_COLORS;
+        let (xx, xy) = arm(xc);
+        assert!(xx < -27.0 && xy.abs() < 0.5, "X left: {xx} {xy}");
+        let (yx, yy) = arm(yc);
+        assert!(yx.abs() < 0.5 && yy < -20.0, "Y up: {yx} {yy}");
+        let (zx, zy) = arm(zc);
+        assert!(
+            zx.abs() < 0.5 && zy < -10.0 && zy > yy,
+            "Z up, shorter: {zx} {zy}"
+        );
+        renderer.set_overlay(overlay);
+        let with = renderer
+            .render(&x.frame, &cam.view, size[0], size[1])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .image;
+        check_golden("logic-map-hud-overview", &with);
+    }
+    testing::finish(gpu);
 }
