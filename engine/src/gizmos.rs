@@ -23,8 +23,13 @@
 //!   at the top left, and the axis gizmo (the world axes as the view sees them) at the
 //!   bottom left.
 //!
-//! Not drawn yet, said once per run by [`not_drawn`]: `client.debug.colliderGizmo` (the
-//! collider wireframes) and `client.debug.contacts` (naming voxel contacts).
+//! * `client.debug.colliderGizmo` (004:313), in the depth-tested line pass: each box,
+//!   sphere and capsule collider standing as a body, at its live pose, coloured by its role
+//!   ([`collider_lines`]).
+//!
+//! Not drawn yet, said once per run by [`not_drawn`]: under `client.debug.colliderGizmo`,
+//! hull and mesh colliders and the voxel chunk bodies (with their volume's name); and
+//! `client.debug.contacts` (naming voxel contacts).
 
 use std::collections::BTreeSet;
 
@@ -148,6 +153,139 @@ pub fn light_lines(o: &mut Overlay, lights: &[LightVolume]) {
             let q = Quat::from_axis_angle(d, k as f32 * std::f32::consts::FRAC_PI_2);
             o.line(l.position, rim + q * u * r, color);
         }
+    }
+}
+
+// ---- Collider wireframes (004:313) -------------------------------------------------------------
+
+/// A static collider's wireframe (ours: every colour of this overlay is).
+pub const STATIC_COLLIDER_COLOR: [u8; 4] = [255, 150, 40, 255];
+/// A kinematic (carried) collider's wireframe.
+pub const KINEMATIC_COLLIDER_COLOR: [u8; 4] = [90, 170, 255, 255];
+/// A physics prop's wireframe.
+pub const DYNAMIC_COLLIDER_COLOR: [u8; 4] = [90, 235, 120, 255];
+/// A sensor's or a passable trigger's wireframe.
+pub const TRIGGER_COLLIDER_COLOR: [u8; 4] = [235, 90, 235, 255];
+
+/// What the collider gizmo drew and what it could not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ColliderCounts {
+    /// Shapes drawn (boxes, spheres, capsules).
+    pub drawn: usize,
+    /// Hull and mesh shapes, not drawn yet.
+    pub skipped: usize,
+}
+
+/// Adds the wireframe of every collider in the world that stands as a body (its state is
+/// not `"off"`), at its live pose (a prop where the solver has it), in the depth-tested
+/// line pass: boxes by their twelve edges, spheres by three great circles, capsules by
+/// their end rings, four sides and two end arcs. Hull and mesh shapes are counted, not
+/// drawn yet.
+pub fn collider_lines(o: &mut Overlay, host: &Host) -> ColliderCounts {
+    let sim = host.sim();
+    let world = sim.world();
+    let mut counts = ColliderCounts::default();
+    for &e in sim.records().iter().chain(sim.parts()) {
+        if !sim.in_world(e) {
+            continue;
+        }
+        let Ok(col) = world.get::<&Collider>(e) else {
+            continue;
+        };
+        if col.state == ColliderState::Off {
+            continue;
+        }
+        let Some(mut pose) = sim.world_pose(e) else {
+            continue;
+        };
+        if let Some(p) = host.prop_pose(e) {
+            pose.position = p.position;
+            pose.rotation = p.rotation;
+        }
+        let color = match sim.get::<Body>(e).map(|b| b.role) {
+            Some(BodyRole::Kinematic) => KINEMATIC_COLLIDER_COLOR,
+            Some(BodyRole::Dynamic) => DYNAMIC_COLLIDER_COLOR,
+            Some(BodyRole::Sensor | BodyRole::Passable) => TRIGGER_COLLIDER_COLOR,
+            _ if col.state == ColliderState::Trigger => TRIGGER_COLLIDER_COLOR,
+            _ => STATIC_COLLIDER_COLOR,
+        };
+        for shape in &col.shapes {
+            match shape {
+                dh_sims::ColliderShape::Box {
+                    center,
+                    rotation,
+                    half_extents,
+                    ..
+                } => {
+                    let corner = |k: usize| {
+                        let s = Vec3::new(
+                            if k & 1 == 0 { -1.0 } else { 1.0 },
+                            if k & 2 == 0 { -1.0 } else { 1.0 },
+                            if k & 4 == 0 { -1.0 } else { 1.0 },
+                        );
+                        pose.apply(*center + rotate(*rotation, s * *half_extents))
+                    };
+                    for k in 0..8usize {
+                        for bit in [1usize, 2, 4] {
+                            if k & bit == 0 {
+                                o.line(corner(k), corner(k | bit), color);
+                            }
+                        }
+                    }
+                    counts.drawn += 1;
+                }
+                dh_sims::ColliderShape::Sphere { center, radius, .. } => {
+                    let c = pose.apply(*center);
+                    let r = radius * pose.scale.abs().max_element();
+                    circle(o, c, Vec3::X, Vec3::Y, r, color);
+                    circle(o, c, Vec3::Y, Vec3::Z, r, color);
+                    circle(o, c, Vec3::Z, Vec3::X, r, color);
+                    counts.drawn += 1;
+                }
+                dh_sims::ColliderShape::Capsule {
+                    center,
+                    rotation,
+                    radius,
+                    height,
+                    ..
+                } => {
+                    let s = pose.scale.abs();
+                    let r = radius * s.x.max(s.z);
+                    let q = pose.rotation * *rotation;
+                    let axis = rotate(q, Vec3::Y);
+                    let (u, v) = (rotate(q, Vec3::X), rotate(q, Vec3::Z));
+                    let c = pose.apply(*center);
+                    let half = (height * 0.5 * s.y - r).max(0.0);
+                    let (top, bottom) = (c + axis * half, c - axis * half);
+                    circle(o, top, u, v, r, color);
+                    circle(o, bottom, u, v, r, color);
+                    for side in [u, -u, v, -v] {
+                        o.line(top + side * r, bottom + side * r, color);
+                    }
+                    for side in [u, v] {
+                        arc(o, top, side, axis, r, color);
+                        arc(o, bottom, side, -axis, r, color);
+                    }
+                    counts.drawn += 1;
+                }
+                dh_sims::ColliderShape::Hull { .. } | dh_sims::ColliderShape::Mesh { .. } => {
+                    counts.skipped += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// The half circle of `radius` around `center` from `u` through `v` to `-u`.
+fn arc(o: &mut Overlay, center: Vec3, u: Vec3, v: Vec3, radius: f32, color: [u8; 4]) {
+    let n = CIRCLE_SEGMENTS / 2;
+    let at = |i: usize| {
+        let a = i as f32 / n as f32 * std::f32::consts::PI;
+        center + (u * a.cos() + v * a.sin()) * radius
+    };
+    for i in 0..n {
+        o.line(at(i), at(i + 1), color);
     }
 }
 
@@ -784,6 +922,9 @@ pub fn overlay(host: &Host, prefs: &Prefs, view: &View, size: [u32; 2]) -> Overl
             entity_items(&mut o, atlas, &screen, &gizmos, &wires, reach);
         }
     }
+    if prefs.bool("client.debug.colliderGizmo").unwrap_or(false) {
+        collider_lines(&mut o, host);
+    }
     if prefs.bool("client.debug.hud").unwrap_or(false) {
         if let Ok(atlas) = GlyphAtlas::shared() {
             let screen_size = Vec2::new(size[0].max(1) as f32, size[1].max(1) as f32);
@@ -798,7 +939,7 @@ pub fn not_drawn(prefs: &Prefs) -> Vec<String> {
     [
         (
             "client.debug.colliderGizmo",
-            "the collider wireframes are not drawn yet",
+            "hull and mesh colliders and voxel chunk bodies are not drawn yet (boxes, spheres and capsules are)",
         ),
         ("client.debug.contacts", "voxel contacts are not named yet"),
     ]

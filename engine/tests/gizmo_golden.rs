@@ -9,6 +9,8 @@
 //!   labels giving way, and the overview with the overlay on (golden
 //!   `logic-map-entity-gizmos-overview`, 640x360, labels legible); `render --set
 //!   client.debug.entityGizmos=1` draws it.
+//! * `client.debug.colliderGizmo` (004:313): the box colliders' edges at their live poses
+//!   in their roles' colours (golden `logic-map-colliders-overview`).
 //! * `client.debug.hud` (000:517): the readout prints the shot's pose in the form a spawn's
 //!   pose is written and reads back to the same rotation; the axis gizmo shows the world
 //!   axes as the view sees them (golden `logic-map-hud-overview`).
@@ -659,6 +661,95 @@ fn the_hud_reads_the_shots_pose_and_shows_the_world_axes() {
             .unwrap_or_else(|e| panic!("{e}"))
             .image;
         check_golden("logic-map-hud-overview", &with);
+    }
+    testing::finish(gpu);
+}
+
+// ---- Collider wireframes ------------------------------------------------------------------------
+
+#[test]
+fn the_collider_gizmo_draws_each_box_collider_at_its_live_pose() {
+    let gpu = testing::test_gpu();
+    {
+        let mut renderer = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        // Six seconds in: the dropped crate has come to rest on the floor.
+        let mut host = logic_map(Some("wait 6 seconds\n"));
+        host.prefs
+            .set("client.debug.colliderGizmo", "1")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut o = Overlay::default();
+        let counts = gizmos::collider_lines(&mut o, &host);
+        assert_eq!(counts.skipped, 0, "the logic map has boxes only");
+        assert_eq!(o.lines.len(), counts.drawn * 12 * 2, "twelve edges a box");
+        let has = |p: Vec3, c: [u8; 4]| {
+            o.lines
+                .iter()
+                .any(|v| (Vec3::from(v.position) - p).length() < 1e-4 && v.color == c)
+        };
+        // The floor brush (center [0, -0.25, -1], size [25, 0.5, 27]) is static.
+        for k in 0..8 {
+            let corner = Vec3::new(
+                if k & 1 == 0 { -12.5 } else { 12.5 },
+                if k & 2 == 0 { -0.5 } else { 0.0 },
+                if k & 4 == 0 { -14.5 } else { 12.5 },
+            );
+            assert!(
+                has(corner, gizmos::STATIC_COLLIDER_COLOR),
+                "floor corner {corner}"
+            );
+        }
+        // The bouncing platform is kinematic, where the carry has it now.
+        let platform = host
+            .sim()
+            .pose_of("platform")
+            .unwrap_or_else(|| panic!("no platform"));
+        let top = platform.position + Vec3::new(1.5, 0.1, 1.5);
+        assert!(
+            has(top, gizmos::KINEMATIC_COLLIDER_COLOR),
+            "platform at {platform:?}"
+        );
+        // The crates are the solver's: their boxes sit on the floor, not where authored.
+        let crate_low = o
+            .lines
+            .iter()
+            .filter(|v| v.color == gizmos::DYNAMIC_COLLIDER_COLOR)
+            .map(|v| v.position[1])
+            .fold(f32::INFINITY, f32::min);
+        assert!(
+            crate_low.abs() < 0.05,
+            "a crate's box rests on the floor: {crate_low}"
+        );
+        let dropped_high = o
+            .lines
+            .iter()
+            .filter(|v| v.color == gizmos::DYNAMIC_COLLIDER_COLOR)
+            .map(|v| v.position[1])
+            .fold(f32::NEG_INFINITY, f32::max);
+        assert!(
+            dropped_high < 1.0,
+            "no crate box is left up at 3 m: {dropped_high}"
+        );
+        let catalog = Catalog::with_core().unwrap_or_else(|e| panic!("{e}"));
+        let (_, m) = catalog
+            .load_map("logic-map")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let x = extract::extract(&host, &catalog, &m);
+        let cam = x
+            .cameras
+            .iter()
+            .find(|c| c.name == "overview")
+            .unwrap_or_else(|| panic!("no overview camera"));
+        let size = output_size(cam.aspect, Some([640, 360]), None);
+        renderer.set_overlay(gizmos::overlay(&host, &host.prefs, &cam.view, size));
+        let with = renderer
+            .render(&x.frame, &cam.view, size[0], size[1])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .image;
+        check_golden("logic-map-colliders-overview", &with);
+        assert_eq!(
+            gizmos::not_drawn(&host.prefs),
+            vec!["client.debug.colliderGizmo is on: hull and mesh colliders and voxel chunk bodies are not drawn yet (boxes, spheres and capsules are)".to_string()]
+        );
     }
     testing::finish(gpu);
 }
