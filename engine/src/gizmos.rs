@@ -1,21 +1,51 @@
 //! The debug overlays' content, extracted from the running host for the renderer's overlay
 //! passes (`dh_gpu::render::overlay`).
 //!
-//! Drawn: `client.debug.lights` (000:1659): each lit light's influence volume in the
-//! depth-tested line pass, tinted with that light's own colour — a range sphere (three
-//! great circles) for a point light, the outer cone (its rim at the range and four edges
-//! from the apex) for a spot; a light switched off is not drawn, nor a directional light
-//! (no bounded volume).
+//! Drawn:
 //!
-//! Not drawn yet, said once per run by [`not_drawn`]: `client.debug.entityGizmos` (dots,
-//! labels, wiring lines), `client.debug.colliderGizmo`, and `client.debug.hud` (the
-//! position readout and the axis gizmo).
+//! * `client.debug.lights` (000:1659): each lit light's influence volume in the
+//!   depth-tested line pass, tinted with that light's own colour — a range sphere (three
+//!   great circles) for a point light, the outer cone (its rim at the range and four edges
+//!   from the apex) for a spot; a light switched off is not drawn, nor a directional light
+//!   (no bounded volume).
+//! * `client.debug.entityGizmos` (000:1657), on top of the picture: a coloured dot at the
+//!   live pivot of every in-view logic entity that replicates ([`entity_gizmos`]: an object
+//!   carrying a `dh.button`, `dh.mover`, `dh.pressurePlate`, `dh.light` or `dh.physicsProp`,
+//!   and a body-carrying instance), a label above it with its name and its live values one
+//!   per component in wire order, and the wiring lines ([`wiring`]) from each output owner
+//!   to every positioned entity its wiring reaches, followed through the non-visual
+//!   components. Everything fades out with distance ([`fade`]): a dot reaches twice
+//!   `client.editor.gizmoLabelDistance`, a label that distance, and a label gives way to a
+//!   nearer one it would overlap ([`place_labels`]).
+//!
+//! * `client.debug.hud` (000:517, 000:1663): the position readout ([`readout`]: `pos` and
+//!   `ang` rows in the form a spawn's pose is written, of the view the shot is taken from)
+//!   at the top left, and the axis gizmo (the world axes as the view sees them) at the
+//!   bottom left.
+//!
+//! * `client.debug.colliderGizmo` (004:313), in the depth-tested line pass: each box,
+//!   sphere and capsule collider standing as a body, at its live pose, coloured by its role
+//!   ([`collider_lines`]).
+//!
+//! Not drawn yet, said once per run by [`not_drawn`]: under `client.debug.colliderGizmo`,
+//! hull and mesh colliders and the voxel chunk bodies (with their volume's name); and
+//! `client.debug.contacts` (naming voxel contacts).
 
+use std::collections::BTreeSet;
+
+use dh_content::schema::components::geometry::ColliderState;
 use dh_content::schema::components::light::LightKind as MapLightKind;
+use dh_gpu::render::camera;
+use dh_gpu::render::frame::View;
 use dh_gpu::render::math::rotate;
-use dh_gpu::render::Overlay;
-use dh_sims::{Disabled, Light as SimLight};
-use glam::{Quat, Vec3};
+use dh_gpu::render::overlay::GlyphAtlas;
+use dh_gpu::render::{Overlay, ScreenItem};
+use dh_sims::logic::WireAction;
+use dh_sims::{
+    Body, BodyRole, Button, Collider, Connections, Disabled, Light as SimLight, LogicNode, Mover,
+    PressurePlate, RecordId, RecordKind,
+};
+use glam::{Mat4, Quat, Vec2, Vec3};
 
 use crate::host::Host;
 use crate::prefs::Prefs;
@@ -126,11 +156,780 @@ pub fn light_lines(o: &mut Overlay, lights: &[LightVolume]) {
     }
 }
 
-/// The overlay the prefs ask for from `host`'s world (empty when none is on).
-pub fn overlay(host: &Host, prefs: &Prefs) -> Overlay {
+// ---- Collider wireframes (004:313) -------------------------------------------------------------
+
+/// A static collider's wireframe (ours: every colour of this overlay is).
+pub const STATIC_COLLIDER_COLOR: [u8; 4] = [255, 150, 40, 255];
+/// A kinematic (carried) collider's wireframe.
+pub const KINEMATIC_COLLIDER_COLOR: [u8; 4] = [90, 170, 255, 255];
+/// A physics prop's wireframe.
+pub const DYNAMIC_COLLIDER_COLOR: [u8; 4] = [90, 235, 120, 255];
+/// A sensor's or a passable trigger's wireframe.
+pub const TRIGGER_COLLIDER_COLOR: [u8; 4] = [235, 90, 235, 255];
+
+/// What the collider gizmo drew and what it could not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ColliderCounts {
+    /// Shapes drawn (boxes, spheres, capsules).
+    pub drawn: usize,
+    /// Hull and mesh shapes, not drawn yet.
+    pub skipped: usize,
+}
+
+/// Adds the wireframe of every collider in the world that stands as a body (its state is
+/// not `"off"`), at its live pose (a prop where the solver has it), in the depth-tested
+/// line pass: boxes by their twelve edges, spheres by three great circles, capsules by
+/// their end rings, four sides and two end arcs. Hull and mesh shapes are counted, not
+/// drawn yet.
+pub fn collider_lines(o: &mut Overlay, host: &Host) -> ColliderCounts {
+    let sim = host.sim();
+    let world = sim.world();
+    let mut counts = ColliderCounts::default();
+    for &e in sim.records().iter().chain(sim.parts()) {
+        if !sim.in_world(e) {
+            continue;
+        }
+        let Ok(col) = world.get::<&Collider>(e) else {
+            continue;
+        };
+        if col.state == ColliderState::Off {
+            continue;
+        }
+        let Some(mut pose) = sim.world_pose(e) else {
+            continue;
+        };
+        if let Some(p) = host.prop_pose(e) {
+            pose.position = p.position;
+            pose.rotation = p.rotation;
+        }
+        let color = match sim.get::<Body>(e).map(|b| b.role) {
+            Some(BodyRole::Kinematic) => KINEMATIC_COLLIDER_COLOR,
+            Some(BodyRole::Dynamic) => DYNAMIC_COLLIDER_COLOR,
+            Some(BodyRole::Sensor | BodyRole::Passable) => TRIGGER_COLLIDER_COLOR,
+            _ if col.state == ColliderState::Trigger => TRIGGER_COLLIDER_COLOR,
+            _ => STATIC_COLLIDER_COLOR,
+        };
+        for shape in &col.shapes {
+            match shape {
+                dh_sims::ColliderShape::Box {
+                    center,
+                    rotation,
+                    half_extents,
+                    ..
+                } => {
+                    let corner = |k: usize| {
+                        let s = Vec3::new(
+                            if k & 1 == 0 { -1.0 } else { 1.0 },
+                            if k & 2 == 0 { -1.0 } else { 1.0 },
+                            if k & 4 == 0 { -1.0 } else { 1.0 },
+                        );
+                        pose.apply(*center + rotate(*rotation, s * *half_extents))
+                    };
+                    for k in 0..8usize {
+                        for bit in [1usize, 2, 4] {
+                            if k & bit == 0 {
+                                o.line(corner(k), corner(k | bit), color);
+                            }
+                        }
+                    }
+                    counts.drawn += 1;
+                }
+                dh_sims::ColliderShape::Sphere { center, radius, .. } => {
+                    let c = pose.apply(*center);
+                    let r = radius * pose.scale.abs().max_element();
+                    circle(o, c, Vec3::X, Vec3::Y, r, color);
+                    circle(o, c, Vec3::Y, Vec3::Z, r, color);
+                    circle(o, c, Vec3::Z, Vec3::X, r, color);
+                    counts.drawn += 1;
+                }
+                dh_sims::ColliderShape::Capsule {
+                    center,
+                    rotation,
+                    radius,
+                    height,
+                    ..
+                } => {
+                    let s = pose.scale.abs();
+                    let r = radius * s.x.max(s.z);
+                    let q = pose.rotation * *rotation;
+                    let axis = rotate(q, Vec3::Y);
+                    let (u, v) = (rotate(q, Vec3::X), rotate(q, Vec3::Z));
+                    let c = pose.apply(*center);
+                    let half = (height * 0.5 * s.y - r).max(0.0);
+                    let (top, bottom) = (c + axis * half, c - axis * half);
+                    circle(o, top, u, v, r, color);
+                    circle(o, bottom, u, v, r, color);
+                    for side in [u, -u, v, -v] {
+                        o.line(top + side * r, bottom + side * r, color);
+                    }
+                    for side in [u, v] {
+                        arc(o, top, side, axis, r, color);
+                        arc(o, bottom, side, -axis, r, color);
+                    }
+                    counts.drawn += 1;
+                }
+                dh_sims::ColliderShape::Hull { .. } | dh_sims::ColliderShape::Mesh { .. } => {
+                    counts.skipped += 1;
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// The half circle of `radius` around `center` from `u` through `v` to `-u`.
+fn arc(o: &mut Overlay, center: Vec3, u: Vec3, v: Vec3, radius: f32, color: [u8; 4]) {
+    let n = CIRCLE_SEGMENTS / 2;
+    let at = |i: usize| {
+        let a = i as f32 / n as f32 * std::f32::consts::PI;
+        center + (u * a.cos() + v * a.sin()) * radius
+    };
+    for i in 0..n {
+        o.line(at(i), at(i + 1), color);
+    }
+}
+
+// ---- The screen ---------------------------------------------------------------------------
+
+/// The view a capture projects the screen-space gizmos through: the renderer's own matrices
+/// for the same view and size, so a dot lands on the pixel the line pass would put the
+/// point on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Screen {
+    view: Mat4,
+    view_proj: Mat4,
+    /// The eye, meters.
+    pub eye: Vec3,
+    near: f32,
+    /// Width and height, pixels.
+    pub size: Vec2,
+}
+
+impl Screen {
+    /// `view` shot at `width × height`.
+    pub fn new(view: &View, width: u32, height: u32) -> Screen {
+        let s = camera::setup(view, width, height, None);
+        Screen {
+            view: s.view,
+            view_proj: s.projection * s.view,
+            eye: s.eye,
+            near: s.near,
+            size: Vec2::new(width.max(1) as f32, height.max(1) as f32),
+        }
+    }
+
+    /// How far ahead of the eye `p` lies, along the view direction, meters.
+    fn depth(&self, p: Vec3) -> f32 {
+        -self.view.transform_point3(p).z
+    }
+
+    /// The pixel `p` lands on (y down), or `None` when it lies behind the near plane.
+    pub fn project(&self, p: Vec3) -> Option<Vec2> {
+        if self.depth(p) < self.near {
+            return None;
+        }
+        let c = self.view_proj * p.extend(1.0);
+        if c.w <= 0.0 {
+            return None;
+        }
+        let ndc = Vec2::new(c.x, c.y) / c.w;
+        Some((ndc + Vec2::ONE) * 0.5 * self.size)
+    }
+
+    /// Whether pixel `px` is on the picture.
+    pub fn on_screen(&self, px: Vec2) -> bool {
+        px.x >= 0.0 && px.y >= 0.0 && px.x <= self.size.x && px.y <= self.size.y
+    }
+
+    /// The segment `a`–`b` in pixels, cut at the near plane (`None` when all of it is
+    /// behind).
+    pub fn segment(&self, a: Vec3, b: Vec3) -> Option<(Vec2, Vec2)> {
+        // Cut a hair in front of the plane so the cut end projects.
+        let near = self.near * 1.001;
+        let (da, db) = (self.depth(a), self.depth(b));
+        if da < near && db < near {
+            return None;
+        }
+        let cut = |behind: Vec3, d_behind: f32, ahead: Vec3, d_ahead: f32| {
+            behind + (ahead - behind) * ((near - d_behind) / (d_ahead - d_behind))
+        };
+        let a2 = if da < near { cut(a, da, b, db) } else { a };
+        let b2 = if db < near { cut(b, db, a, da) } else { b };
+        Some((self.project(a2)?, self.project(b2)?))
+    }
+
+    /// Meters from the eye to `p`.
+    pub fn distance(&self, p: Vec3) -> f32 {
+        (p - self.eye).length()
+    }
+}
+
+/// The share of a gizmo's reach, at its far end, over which it fades out (ours).
+pub const FADE_SHARE: f32 = 0.25;
+
+/// How much of a gizmo `distance` meters away still shows when it reaches `reach` meters:
+/// 1 up to the last [`FADE_SHARE`] of the reach, falling linearly to 0 at the reach.
+pub fn fade(distance: f32, reach: f32) -> f32 {
+    if reach.is_nan() || reach <= 0.0 {
+        return 0.0;
+    }
+    ((reach - distance) / (FADE_SHARE * reach)).clamp(0.0, 1.0)
+}
+
+/// `color` with its alpha scaled by `f` in [0, 1].
+fn faded(color: [u8; 4], f: f32) -> [u8; 4] {
+    let a = (f32::from(color[3]) * f.clamp(0.0, 1.0)).round() as u8;
+    [color[0], color[1], color[2], a]
+}
+
+// ---- Entity gizmos (000:1657) ---------------------------------------------------------------
+
+/// Dot colours by what the entity is (ours): a button red, a mover blue, a pressure plate
+/// yellow, a light its own colour (grey while off), a physics prop and any other
+/// body-carrying instance green.
+pub const BUTTON_COLOR: [u8; 4] = [235, 64, 52, 255];
+/// A mover's dot.
+pub const MOVER_COLOR: [u8; 4] = [64, 156, 255, 255];
+/// A pressure plate's dot.
+pub const PLATE_COLOR: [u8; 4] = [250, 204, 21, 255];
+/// A light's dot while it is off.
+pub const LIGHT_OFF_COLOR: [u8; 4] = [140, 140, 140, 255];
+/// A physics prop's or a body-carrying instance's dot.
+pub const BODY_COLOR: [u8; 4] = [72, 220, 110, 255];
+/// A wiring line.
+pub const WIRE_COLOR: [u8; 4] = [0, 230, 230, 255];
+/// A label's text.
+pub const LABEL_COLOR: [u8; 4] = [255, 255, 255, 255];
+/// A label's backdrop.
+pub const LABEL_BACKDROP: [u8; 4] = [0, 0, 0, 170];
+/// A dot's radius, pixels (with a 1.5 px dark rim around it).
+pub const DOT_RADIUS: f32 = 5.0;
+/// A wiring line's width, pixels.
+pub const WIRE_WIDTH: f32 = 1.5;
+/// How many pieces a wiring line is cut into so that its far end fades with distance.
+pub const WIRE_PIECES: usize = 8;
+/// Pixels between a dot's top and its label's bottom.
+const LABEL_GAP: f32 = 4.0;
+/// A label's padding around its text, pixels.
+const LABEL_PAD: f32 = 2.0;
+
+/// One logic entity that replicates, as its gizmo shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityGizmo {
+    /// The record.
+    pub entity: hecs::Entity,
+    /// Its name (its id when it has none).
+    pub name: String,
+    /// Its live pivot: where the carry (or, for a physics prop, the solver) has it now.
+    pub pivot: Vec3,
+    /// Its live replicated values, one per component in wire order (`open 40%`, `idle`).
+    pub values: Vec<String>,
+    /// The dot's colour.
+    pub color: [u8; 4],
+}
+
+impl EntityGizmo {
+    /// The label's lines: the name, then the values joined by `, ` (when there are any).
+    pub fn label_lines(&self) -> Vec<String> {
+        let mut lines = vec![self.name.clone()];
+        if !self.values.is_empty() {
+            lines.push(self.values.join(", "));
+        }
+        lines
+    }
+}
+
+/// A mover's open fraction as the label prints it: whole percent.
+fn open_percent(m: &Mover) -> String {
+    format!("open {}%", (m.open_fraction() * 100.0).round() as i64)
+}
+
+/// Every logic entity in the world that replicates, in author order: an object carrying a
+/// `dh.button`, a `dh.mover`, a `dh.pressurePlate`, a `dh.light` or a `dh.physicsProp`, and
+/// an instance carrying a body that moves (dynamic or kinematic). The non-visual
+/// components (timers, map starts, gates, triggers, teleports) replicate nothing and make
+/// none.
+pub fn entity_gizmos(host: &Host) -> Vec<EntityGizmo> {
+    let sim = host.sim();
+    let world = sim.world();
+    let mut out = Vec::new();
+    for &e in sim.records() {
+        if !sim.in_world(e) {
+            continue;
+        }
+        let types = sim.get::<LogicNode>(e).map(|n| n.types).unwrap_or_default();
+        let moving_instance = sim.get::<RecordKind>(e) == Some(RecordKind::ObjectInstance)
+            && sim
+                .get::<Body>(e)
+                .is_some_and(|b| matches!(b.role, BodyRole::Dynamic | BodyRole::Kinematic));
+        let mut values = Vec::new();
+        let mut color = None;
+        for t in &types {
+            match *t {
+                "dh.button" => {
+                    let pressed = world.get::<&Button>(e).is_ok_and(|b| b.latch);
+                    values.push(if pressed { "pressed" } else { "idle" }.to_string());
+                    color.get_or_insert(BUTTON_COLOR);
+                }
+                "dh.mover" => {
+                    if let Ok(m) = world.get::<&Mover>(e) {
+                        values.push(open_percent(&m));
+                    }
+                    color.get_or_insert(MOVER_COLOR);
+                }
+                "dh.pressurePlate" => {
+                    let n = world
+                        .get::<&PressurePlate>(e)
+                        .map_or(0, |p| p.occupants.len());
+                    values.push(format!("occupancy {n}"));
+                    color.get_or_insert(PLATE_COLOR);
+                }
+                "dh.light" => {
+                    let eff = world.get::<&SimLight>(e).ok().map(|l| l.effective());
+                    let on = eff.as_ref().is_some_and(|l| l.on);
+                    values.push(if on { "on" } else { "off" }.to_string());
+                    color.get_or_insert(match eff {
+                        Some(l) if on => tint(l.color),
+                        _ => LIGHT_OFF_COLOR,
+                    });
+                }
+                "dh.physicsProp" => {
+                    let resting = host.prop_sleeping(e).unwrap_or(false);
+                    values.push(if resting { "resting" } else { "moving" }.to_string());
+                    color.get_or_insert(BODY_COLOR);
+                }
+                _ => {}
+            }
+        }
+        if moving_instance {
+            color.get_or_insert(BODY_COLOR);
+        }
+        let Some(color) = color else {
+            continue;
+        };
+        let pivot = match host.prop_pose(e) {
+            Some(p) => p.position,
+            None => match sim.world_pose(e) {
+                Some(p) => p.position,
+                None => continue,
+            },
+        };
+        let name = sim.name_of(e).unwrap_or_else(|| {
+            sim.get::<RecordId>(e)
+                .map_or_else(|| "(unnamed)".to_string(), |id| id.0.to_string())
+        });
+        out.push(EntityGizmo {
+            entity: e,
+            name,
+            pivot,
+            values,
+            color,
+        });
+    }
+    out
+}
+
+/// One wiring line: from an output owner to a positioned entity its wiring reaches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireLine {
+    /// The output owner.
+    pub from: hecs::Entity,
+    /// The entity its wiring reaches.
+    pub to: hecs::Entity,
+    /// Where the line starts (the owner's live pivot, or a trigger brush's authored center).
+    pub a: Vec3,
+    /// Where it ends.
+    pub b: Vec3,
+}
+
+/// A `boxBrush` whose collider state is `"trigger"` and that wires something: a wire end,
+/// at its authored center (000:1657).
+fn trigger_brush_end(host: &Host, e: hecs::Entity) -> Option<Vec3> {
+    let sim = host.sim();
+    if sim.get::<RecordKind>(e) != Some(RecordKind::BoxBrush) {
+        return None;
+    }
+    let world = sim.world();
+    let trigger = world
+        .get::<&Collider>(e)
+        .is_ok_and(|c| c.state == ColliderState::Trigger);
+    let wires = world.get::<&Connections>(e).is_ok_and(|c| !c.0.is_empty());
+    let authored = world
+        .get::<&dh_sims::LocalTransform>(e)
+        .ok()
+        .map(|t| t.0.position);
+    if trigger && wires {
+        authored
+    } else {
+        None
+    }
+}
+
+/// The wiring lines (000:1657), in author order of their owners: from each positioned
+/// output owner (an entity with a gizmo, or a trigger brush that wires something) to every
+/// positioned entity its wiring reaches. A wire into a non-visual component (a timer, a map
+/// start, a gate) is followed through that component's own wiring, transitively, to the
+/// placeable entities on the far side, so `button → timer → gate → light` is one line from
+/// the button to the light. A wire back to its own owner draws nothing, and each
+/// owner–target pair draws once.
+pub fn wiring(host: &Host, gizmos: &[EntityGizmo]) -> Vec<WireLine> {
+    let sim = host.sim();
+    let world = sim.world();
+    let at = |e: hecs::Entity| -> Option<Vec3> {
+        gizmos
+            .iter()
+            .find(|g| g.entity == e)
+            .map(|g| g.pivot)
+            .or_else(|| trigger_brush_end(host, e))
+    };
+    let mut out = Vec::new();
+    for &src in sim.records() {
+        if !sim.in_world(src) {
+            continue;
+        }
+        let Some(a) = at(src) else {
+            continue;
+        };
+        let mut seen: BTreeSet<u64> = BTreeSet::new();
+        let mut reached: BTreeSet<u64> = BTreeSet::new();
+        let mut stack = vec![src];
+        seen.insert(src.to_bits().get());
+        while let Some(node) = stack.pop() {
+            let Ok(conns) = world.get::<&Connections>(node) else {
+                continue;
+            };
+            let mut next = Vec::new();
+            for wire in conns.0.iter() {
+                for action in &wire.actions {
+                    let WireAction::Call(call) = action else {
+                        continue;
+                    };
+                    let Some(t) = call.target_entity else {
+                        continue;
+                    };
+                    if !sim.in_world(t) {
+                        continue;
+                    }
+                    match at(t) {
+                        Some(b) => {
+                            if t != src && reached.insert(t.to_bits().get()) {
+                                out.push(WireLine {
+                                    from: src,
+                                    to: t,
+                                    a,
+                                    b,
+                                });
+                            }
+                        }
+                        None => {
+                            if seen.insert(t.to_bits().get()) {
+                                next.push(t);
+                            }
+                        }
+                    }
+                }
+            }
+            // Depth-first in authored order.
+            stack.extend(next.into_iter().rev());
+        }
+    }
+    out
+}
+
+/// A label to place: its lines, the rectangle it would take (x, y, w, h pixels) and how far
+/// its entity is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelBox {
+    /// The lines it prints.
+    pub lines: Vec<String>,
+    /// Top-left corner and size, pixels (backdrop included).
+    pub rect: [f32; 4],
+    /// Meters from the eye.
+    pub distance: f32,
+    /// How much of it shows (its fade).
+    pub alpha: f32,
+}
+
+fn overlaps(a: &[f32; 4], b: &[f32; 4]) -> bool {
+    a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3]
+}
+
+/// The labels that show: nearest first (ties in the order given), each kept unless it
+/// would overlap one already kept — a label gives way to a nearer one it would overlap
+/// (000:1657). Returns the kept labels' indices into `labels`, nearest first.
+pub fn place_labels(labels: &[LabelBox]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    order.sort_by(|&i, &j| labels[i].distance.total_cmp(&labels[j].distance));
+    let mut kept: Vec<usize> = Vec::new();
+    for i in order {
+        if kept
+            .iter()
+            .all(|&k| !overlaps(&labels[i].rect, &labels[k].rect))
+        {
+            kept.push(i);
+        }
+    }
+    kept
+}
+
+/// The label of a gizmo whose dot is at pixel `dot`: centered above the dot.
+fn label_box(
+    atlas: &GlyphAtlas,
+    g: &EntityGizmo,
+    dot: Vec2,
+    distance: f32,
+    alpha: f32,
+) -> LabelBox {
+    let lines = g.label_lines();
+    let w = lines
+        .iter()
+        .map(|l| atlas.text_size(l)[0])
+        .fold(0.0, f32::max)
+        + 2.0 * LABEL_PAD;
+    let h = lines.len() as f32 * atlas.line_height + 2.0 * LABEL_PAD;
+    let x = (dot.x - w * 0.5).round();
+    let y = (dot.y - DOT_RADIUS - LABEL_GAP - h).round();
+    LabelBox {
+        lines,
+        rect: [x, y, w, h],
+        distance,
+        alpha,
+    }
+}
+
+/// Adds the entity gizmos seen through `screen`: the wiring lines first (beneath), then the
+/// dots, then the labels that reach and do not give way. Dots reach `2 × label_distance`
+/// meters, labels `label_distance`; both fade out over the last [`FADE_SHARE`] of their
+/// reach, and a wiring line fades along its length.
+pub fn entity_items(
+    o: &mut Overlay,
+    atlas: &GlyphAtlas,
+    screen: &Screen,
+    gizmos: &[EntityGizmo],
+    wires: &[WireLine],
+    label_distance: f32,
+) {
+    let dot_reach = 2.0 * label_distance;
+    for w in wires {
+        for k in 0..WIRE_PIECES {
+            let t0 = k as f32 / WIRE_PIECES as f32;
+            let t1 = (k + 1) as f32 / WIRE_PIECES as f32;
+            let (p0, p1) = (w.a.lerp(w.b, t0), w.a.lerp(w.b, t1));
+            let f = fade(screen.distance((p0 + p1) * 0.5), dot_reach);
+            if f <= 0.0 {
+                continue;
+            }
+            if let Some((a, b)) = screen.segment(p0, p1) {
+                o.screen.push(ScreenItem::Segment {
+                    a: a.to_array(),
+                    b: b.to_array(),
+                    width: WIRE_WIDTH,
+                    color: faded(WIRE_COLOR, f),
+                });
+            }
+        }
+    }
+    let mut labels = Vec::new();
+    for g in gizmos {
+        let Some(px) = screen.project(g.pivot) else {
+            continue;
+        };
+        if !screen.on_screen(px) {
+            continue;
+        }
+        let d = screen.distance(g.pivot);
+        let f = fade(d, dot_reach);
+        if f <= 0.0 {
+            continue;
+        }
+        o.screen.push(ScreenItem::Dot {
+            center: px.to_array(),
+            radius: DOT_RADIUS + 1.5,
+            color: faded([0, 0, 0, 200], f),
+        });
+        o.screen.push(ScreenItem::Dot {
+            center: px.to_array(),
+            radius: DOT_RADIUS,
+            color: faded(g.color, f),
+        });
+        let lf = fade(d, label_distance);
+        if lf > 0.0 {
+            labels.push(label_box(atlas, g, px, d, lf));
+        }
+    }
+    for i in place_labels(&labels) {
+        let l = &labels[i];
+        let [x, y, w, h] = l.rect;
+        o.screen.push(ScreenItem::Rect {
+            at: [x, y],
+            size: [w, h],
+            color: faded(LABEL_BACKDROP, l.alpha),
+        });
+        for (n, line) in l.lines.iter().enumerate() {
+            let tw = atlas.text_size(line)[0];
+            o.screen.push(ScreenItem::Text {
+                at: [
+                    (x + (w - tw) * 0.5).round(),
+                    y + LABEL_PAD + n as f32 * atlas.line_height,
+                ],
+                text: line.clone(),
+                color: faded(LABEL_COLOR, l.alpha),
+                backdrop: None,
+            });
+        }
+    }
+}
+
+// ---- The HUD: the position readout and the axis gizmo (000:517, 000:1663) --------------------
+
+/// The readout's two lines for a viewer at `position` turned by `rotation`: `pos x y z`
+/// (meters) and `ang p y r` (degrees), each to two decimals, in exactly the form a spawn's
+/// `position` and `rotation` arrays take (000:517): the euler angles the engine composes a
+/// rotation from (roll about Z, then pitch about X, then yaw about Y), yaw about +Y with 0
+/// facing -Z, normalized to (-180, 180]. Pasting the numbers back gives the same pose.
+///
+/// In a capture the viewer is the camera the shot is taken from (there is no player).
+pub fn readout(position: Vec3, rotation: Quat) -> [String; 2] {
+    let num = |v: f32| {
+        let r = (f64::from(v) * 100.0).round() / 100.0;
+        // No "-0.00".
+        let r = if r == 0.0 { 0.0 } else { r };
+        format!("{r:.2}")
+    };
+    let (yaw, pitch, roll) = rotation.normalize().to_euler(glam::EulerRot::YXZ);
+    let deg = |a: f32| {
+        let mut d = (f64::from(a.to_degrees()) * 100.0).round() / 100.0;
+        while d <= -180.0 {
+            d += 360.0;
+        }
+        while d > 180.0 {
+            d -= 360.0;
+        }
+        d as f32
+    };
+    [
+        format!(
+            "pos {} {} {}",
+            num(position.x),
+            num(position.y),
+            num(position.z)
+        ),
+        format!(
+            "ang {} {} {}",
+            num(deg(pitch)),
+            num(deg(yaw)),
+            num(deg(roll))
+        ),
+    ]
+}
+
+/// The axis gizmo's colours: X red, Y green, Z blue (ours, the usual).
+pub const AXIS_COLORS: [[u8; 4]; 3] = [[240, 60, 60, 255], [80, 220, 80, 255], [80, 130, 255, 255]];
+/// The axis gizmo's arm length, pixels.
+pub const AXIS_LENGTH: f32 = 28.0;
+/// Pixels from the picture's bottom-left corner to the axis gizmo's centre.
+pub const AXIS_INSET: f32 = 44.0;
+/// Pixels from the picture's top-left corner to the readout.
+const READOUT_INSET: f32 = 8.0;
+
+/// The world axes as the view turned by `rotation` sees them: for X, Y and Z (in that
+/// order) the on-screen direction of the axis, pixels per pixel of arm (y down; shorter
+/// than 1 as the axis turns toward or away from the eye), and how far it points away from
+/// the eye (view-space depth, for drawing the far ones first).
+pub fn axis_directions(rotation: Quat) -> [(Vec2, f32); 3] {
+    let inv = rotation.normalize().inverse();
+    [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| {
+        let v = inv * axis;
+        (Vec2::new(v.x, -v.y), -v.z)
+    })
+}
+
+/// Adds the HUD seen through a view turned by `rotation` from `position` onto a
+/// `screen_size` picture: the position readout at the top left, the axis gizmo at the
+/// bottom left (over a dark square, an arm per world axis, the far ones drawn first, each
+/// lettered at its tip).
+pub fn hud_items(
+    o: &mut Overlay,
+    atlas: &GlyphAtlas,
+    position: Vec3,
+    rotation: Quat,
+    screen_size: Vec2,
+) {
+    let lines = readout(position, rotation);
+    for (n, line) in lines.iter().enumerate() {
+        o.screen.push(ScreenItem::Text {
+            at: [
+                READOUT_INSET,
+                READOUT_INSET + n as f32 * (atlas.line_height + 2.0 * LABEL_PAD),
+            ],
+            text: line.clone(),
+            color: LABEL_COLOR,
+            backdrop: Some(LABEL_BACKDROP),
+        });
+    }
+    let center = Vec2::new(AXIS_INSET, screen_size.y - AXIS_INSET);
+    // A dark square behind the arms, so they read over any picture.
+    let half = AXIS_LENGTH + 12.0;
+    o.screen.push(ScreenItem::Rect {
+        at: (center - Vec2::splat(half)).to_array(),
+        size: [2.0 * half, 2.0 * half],
+        color: [0, 0, 0, 120],
+    });
+    let dirs = axis_directions(rotation);
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&a, &b| dirs[b].1.total_cmp(&dirs[a].1));
+    for i in order {
+        let (d, _) = dirs[i];
+        let tip = center + d * AXIS_LENGTH;
+        if d.length() > 1e-3 {
+            o.screen.push(ScreenItem::Segment {
+                a: center.to_array(),
+                b: tip.to_array(),
+                width: 2.0,
+                color: AXIS_COLORS[i],
+            });
+        }
+        let letter = ["X", "Y", "Z"][i];
+        let [w, h] = atlas.text_size(letter);
+        // The letter just past the tip, centred on the arm's line.
+        let at = center + d * (AXIS_LENGTH + 0.5 * w.max(h) + 1.0) - Vec2::new(w, h) * 0.5;
+        o.screen.push(ScreenItem::Text {
+            at: at.to_array(),
+            text: letter.to_string(),
+            color: AXIS_COLORS[i],
+            backdrop: None,
+        });
+    }
+}
+
+/// The overlay the prefs ask for from `host`'s world, seen from `view` at `size` pixels
+/// (empty when none is on).
+pub fn overlay(host: &Host, prefs: &Prefs, view: &View, size: [u32; 2]) -> Overlay {
     let mut o = Overlay::default();
     if prefs.bool("client.debug.lights").unwrap_or(false) {
         light_lines(&mut o, &light_volumes(host));
+    }
+    if prefs.bool("client.debug.entityGizmos").unwrap_or(false) {
+        // The atlas is baked from the bundled font; it cannot fail short of a broken build,
+        // and then the renderer has already refused to start.
+        if let Ok(atlas) = GlyphAtlas::shared() {
+            let screen = Screen::new(view, size[0], size[1]);
+            let reach = prefs
+                .float("client.editor.gizmoLabelDistance")
+                .unwrap_or(30.0) as f32;
+            let gizmos = entity_gizmos(host);
+            let wires = wiring(host, &gizmos);
+            entity_items(&mut o, atlas, &screen, &gizmos, &wires, reach);
+        }
+    }
+    if prefs.bool("client.debug.colliderGizmo").unwrap_or(false) {
+        collider_lines(&mut o, host);
+    }
+    if prefs.bool("client.debug.hud").unwrap_or(false) {
+        if let Ok(atlas) = GlyphAtlas::shared() {
+            let screen_size = Vec2::new(size[0].max(1) as f32, size[1].max(1) as f32);
+            hud_items(&mut o, atlas, view.position, view.rotation, screen_size);
+        }
     }
     o
 }
@@ -139,18 +938,14 @@ pub fn overlay(host: &Host, prefs: &Prefs) -> Overlay {
 pub fn not_drawn(prefs: &Prefs) -> Vec<String> {
     [
         (
-            "client.debug.entityGizmos",
-            "the entity gizmos (dots, labels, wiring lines)",
+            "client.debug.colliderGizmo",
+            "hull and mesh colliders and voxel chunk bodies are not drawn yet (boxes, spheres and capsules are)",
         ),
-        ("client.debug.colliderGizmo", "the collider wireframes"),
-        (
-            "client.debug.hud",
-            "the position readout and the axis gizmo",
-        ),
+        ("client.debug.contacts", "voxel contacts are not named yet"),
     ]
     .iter()
     .filter(|(p, _)| prefs.bool(p).unwrap_or(false))
-    .map(|(p, what)| format!("{p} is on: {what} are not drawn yet"))
+    .map(|(p, what)| format!("{p} is on: {what}"))
     .collect()
 }
 

@@ -1024,6 +1024,15 @@ impl Host {
         self.physics.body_mass(*h).ok()
     }
 
+    /// Whether the solver has put record `e`'s body to sleep when it is a physics prop: the
+    /// "moving/resting" readout the entity-gizmo overlay shows (spec 000:1046); `None` for
+    /// any other record, or one that stands as no body.
+    pub fn prop_sleeping(&self, e: hecs::Entity) -> Option<bool> {
+        self.sim.get::<PhysicsProp>(e)?;
+        let h = self.bodies.of.get(&e)?.first()?;
+        self.physics.body_sleeping(*h).ok()
+    }
+
     /// Output the script produced since the last call (`print`, `lights.list`, reports).
     pub fn take_output(&mut self) -> Vec<String> {
         std::mem::take(&mut self.output)

@@ -414,7 +414,12 @@ fn render_inner(
         {
             let _ = writeln!(err, "dh-engine: {line}");
         }
-        renderer.set_overlay(crate::gizmos::overlay(&world.host, &world.host.prefs));
+        // A thumbnail is the map's world content only: no gizmos, labels or HUD (000:598).
+        renderer.set_overlay(if thumbnail {
+            dh_gpu::render::Overlay::default()
+        } else {
+            crate::gizmos::overlay(&world.host, &world.host.prefs, &cam.view, size)
+        });
         let result = renderer
             .render_with(&frame, &cam.view, size[0], size[1], &ScopedThreads)
             .map_err(|e| RenderError::Failed(format!("camera '{}': {e}", cam.name)))?;

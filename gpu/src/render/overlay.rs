@@ -92,6 +92,15 @@ pub enum ScreenItem {
         /// sRGB colour and alpha.
         color: [u8; 4],
     },
+    /// A filled rectangle (a label's backdrop).
+    Rect {
+        /// Top-left corner, pixels.
+        at: [f32; 2],
+        /// Width and height, pixels.
+        size: [f32; 2],
+        /// sRGB colour and alpha.
+        color: [u8; 4],
+    },
     /// A segment `width` pixels wide.
     Segment {
         /// One end, pixels.
@@ -367,6 +376,17 @@ impl GlyphAtlas {
                     let r = radius.max(0.5);
                     let rect = [center[0] - r, center[1] - r, 2.0 * r, 2.0 * r];
                     self.quad(&mut out, rect, self.disc, *color);
+                }
+                ScreenItem::Rect { at, size, color } => {
+                    let rect = [
+                        at[0].round(),
+                        at[1].round(),
+                        size[0].round(),
+                        size[1].round(),
+                    ];
+                    if rect[2] > 0.0 && rect[3] > 0.0 {
+                        self.quad(&mut out, rect, core, *color);
+                    }
                 }
                 ScreenItem::Segment { a, b, width, color } => {
                     let d = glam::Vec2::from(*b) - glam::Vec2::from(*a);
@@ -942,5 +962,21 @@ mod tests {
         }]);
         assert_eq!(quads.len(), 6 * 4);
         assert_eq!(a.text_size("ab c"), [32.0, a.line_height]);
+        // A rectangle is one quad over its pixels; an empty one is none.
+        let quads = a.quads(&[
+            ScreenItem::Rect {
+                at: [4.0, 6.0],
+                size: [10.0, 3.0],
+                color: [0, 0, 0, 160],
+            },
+            ScreenItem::Rect {
+                at: [4.0, 6.0],
+                size: [0.0, 3.0],
+                color: [0, 0, 0, 160],
+            },
+        ]);
+        assert_eq!(quads.len(), 6);
+        assert_eq!(quads[0].position, [4.0, 6.0]);
+        assert_eq!(quads[4].position, [14.0, 9.0]);
     }
 }
