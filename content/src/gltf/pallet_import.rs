@@ -887,7 +887,7 @@ fn pack_gltf(file: &Path, dir: &Path, text: &[u8]) -> Result<Vec<u8>, GltfImport
                 bytes.len()
             )));
         }
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         starts.push(bin.len());
@@ -932,7 +932,7 @@ fn pack_gltf(file: &Path, dir: &Path, text: &[u8]) -> Result<Vec<u8>, GltfImport
             let path = external(dir, &uri).map_err(|e| bad(format!("images[{i}].uri is {e}")))?;
             read_capped(&path, MAX_MODEL_BYTES, "an image")?
         };
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         let view = J::Object(
@@ -963,7 +963,7 @@ fn pack_gltf(file: &Path, dir: &Path, text: &[u8]) -> Result<Vec<u8>, GltfImport
             }
         }
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     if !buffers.is_empty() || !bin.is_empty() {
