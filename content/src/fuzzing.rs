@@ -115,6 +115,7 @@ pub fn fuzz_glb(data: &[u8]) {
             max_vertices: 1 << 16,
             max_indices: 1 << 18,
             max_nodes: 1 << 12,
+            ..ImportOptions::default()
         };
         let r = gltf::import_glb_with(data, "fuzz.glb", &opts);
         let _ = gltf::geometry_report(r.as_ref(), &Default::default());

@@ -964,6 +964,36 @@ fn refusals_name_the_spec_errors() {
     assert!(import_glb(&full, "whole").is_ok());
 }
 
+/// Spec 001, "Vertex colors": a map whose materials read no `detail.vertexWeight` never
+/// allocates COLOR_1; `ImportOptions::color1: false` leaves the attribute unread (even a
+/// malformed one, which the default read refuses), while COLOR_0 is read as ever.
+#[test]
+fn color1_is_unread_when_the_caller_does_not_keep_it() {
+    let mut b = Bin::default();
+    let c0 = b.f32s(&[0.5, 0.25, 1.0, 0.5, 0.25, 1.0, 0.5, 0.25, 1.0], "VEC3", 3);
+    let c1 = b.u8s(&[255, 0, 0, 255, 0, 0, 255, 0, 0], "VEC3", 3, true);
+    let glb = one_triangle(&mut b, &format!(r#","COLOR_0":{c0},"COLOR_1":{c1}"#), "");
+    let kept = import_glb(&glb, "c").unwrap();
+    let p = &kept.meshes[0].primitives[0];
+    assert_eq!(p.color1.as_ref().unwrap()[0], [1.0, 0.0, 0.0, 1.0]);
+    let opts = ImportOptions {
+        color1: false,
+        ..ImportOptions::default()
+    };
+    let dropped = import_glb_with(&glb, "c", &opts).unwrap();
+    let q = &dropped.meshes[0].primitives[0];
+    assert!(q.color1.is_none());
+    assert_eq!(q.color0, p.color0);
+    assert_eq!(q.vertices, p.vertices);
+    // A COLOR_1 of the wrong width is refused when read, and never looked at when not.
+    let mut b = Bin::default();
+    let bad = b.f32s(&[0.5; 6], "VEC2", 2);
+    let glb = one_triangle(&mut b, &format!(r#","COLOR_1":{bad}"#), "");
+    assert!(import_glb(&glb, "c").is_err());
+    let m = import_glb_with(&glb, "c", &opts).unwrap();
+    assert!(m.meshes[0].primitives[0].vertex_colors().is_none());
+}
+
 #[test]
 fn colors_read_in_every_encoding_and_defaults_are_absent() {
     // COLOR_0 unorm8 VEC3, all 255: white everywhere, absent. COLOR_1 unorm16 VEC4: kept.

@@ -5,10 +5,14 @@
 //!   above it or on it, a light's fixture, a physics prop) is live, drawn at this frame's
 //!   pose, and every other box goes in the static batch.
 //! * Materials: each slot's `dh.material` (tint sRGB → linear, `shader` lit/unlit, `uvScale`,
-//!   emission × intensity, and its `baseColor` PNG or JPEG decoded to sRGB texels, at most
+//!   emission × intensity, its `detail` layer (the COLOR_1 channel `vertexWeight` names and
+//!   the layer's `tint`), and its `baseColor` PNG or JPEG decoded to sRGB texels, at most
 //!   [`Texture::MAX_EDGE`] on a side, once per [`ExtractCache`]); a slot whose material cannot
 //!   be read draws the missingMaterial, and a base color that cannot be read or decoded is
 //!   noted and the material draws its tint alone.
+//! * COLOR_1 (spec 001, "Vertex colors"): a map's geometry reads it only when a material of
+//!   the map's table has a `detail.vertexWeight` ([`map_keeps_color1`], decided once at the
+//!   map's first extraction, before its geometry is read); an object's parts always do.
 //! * Physics props stand where the solver carried them, turned as it turned them
 //!   ([`Host::prop_pose`]).
 //! * The static batch's generation is a hash of the static boxes and the materials, so the
@@ -32,8 +36,8 @@ use dh_content::schema::map::lighting::{AmbientMode, LightFalloff};
 use dh_content::schema::map::render::{classify_look, LookRef, LookSeed, Tonemap as MapTonemap};
 use dh_content::schema::map::Map;
 use dh_gpu::render::frame::{
-    Ambient, Bloom, BoxInstance, ClusterConfig, Falloff, Light, LightKind, Lighting, Material,
-    MeshInstance, Post, Projection, RenderFrame, Shading, Sky, Texture, View,
+    Ambient, Bloom, BoxInstance, ClusterConfig, DetailLayer, Falloff, Light, LightKind, Lighting,
+    Material, MeshInstance, Post, Projection, RenderFrame, Shading, Sky, Texture, View,
 };
 use dh_gpu::render::math::{normalize_or, rotate, srgb_to_linear, trs};
 use dh_gpu::render::tonemap::{Hable, Tonemap};
@@ -159,8 +163,40 @@ pub fn material_from_json(v: &Value) -> Material {
         uv_scale: uv,
         emissive,
         base_color_texture: None,
+        detail: v.get("detail").and_then(detail_from_json),
         ..Material::default()
     }
+}
+
+/// A `dh.material` `detail` block as the renderer's layer: the COLOR_1 channel its
+/// `vertexWeight` names and its `tint` (sRGB to linear, its alpha kept as written; white
+/// when left out). `None` for a block without a channel the schema knows (the compiler
+/// refuses one, so only a hand-damaged pallet has it).
+fn detail_from_json(d: &Value) -> Option<DetailLayer> {
+    let channel = match d.get("vertexWeight").and_then(Value::as_str)? {
+        "r" => 0,
+        "g" => 1,
+        "b" => 2,
+        "a" => 3,
+        _ => return None,
+    };
+    let color = match d.get("tint").and_then(Value::as_array) {
+        Some(a) if a.len() == 3 || a.len() == 4 => {
+            let c = |i: usize| a.get(i).and_then(Value::as_f64);
+            let rgb = srgb3(DVec3::new(c(0)?, c(1)?, c(2)?));
+            let alpha = c(3).unwrap_or(1.0).clamp(0.0, 1.0) as f32;
+            rgb.extend(alpha)
+        }
+        _ => glam::Vec4::ONE,
+    };
+    Some(DetailLayer { channel, color })
+}
+
+/// Whether a map keeps COLOR_1 (spec 001, "Vertex colors": "A map keeps COLOR_1 only when a
+/// material in its materials table reads it through detail.vertexWeight"): `materials` is
+/// the table resolved with the map's sibling pallets, slot for slot.
+pub fn map_keeps_color1(materials: &[Material]) -> bool {
+    materials.iter().any(|m| m.detail.is_some())
 }
 
 /// The value `name` was set to on the console or command line, when it was set.
@@ -446,6 +482,9 @@ pub fn settings(
 pub struct ExtractCache {
     textures: HashMap<String, Result<Arc<Texture>, String>>,
     models: ModelCache,
+    /// Whether the map keeps COLOR_1 ([`map_keeps_color1`]), decided once at the first
+    /// extraction of the map, before any of its geometry is read; a map switch asks again.
+    map_color1: Option<bool>,
 }
 
 impl ExtractCache {
@@ -464,11 +503,18 @@ impl ExtractCache {
         &self.models
     }
 
+    /// Whether the map's geometry keeps COLOR_1, once the first extraction decided it
+    /// (`None` before).
+    pub fn map_keeps_color1(&self) -> Option<bool> {
+        self.map_color1
+    }
+
     /// Drops everything: a map switch (no entity survives it, so every entry is dead
     /// weight).
     pub fn map_switched(&mut self) {
         self.textures.clear();
         self.models.clear();
+        self.map_color1 = None;
     }
 }
 
@@ -531,7 +577,7 @@ fn static_generation(frame: &RenderFrame) -> u64 {
     }
     frame.materials.len().hash(&mut h);
     for m in &frame.materials {
-        format!("{:?}", m.shading).hash(&mut h);
+        format!("{:?} {:?}", m.shading, m.detail).hash(&mut h);
         let (base_color, emissive) = (m.base_color.to_array(), m.emissive.to_array());
         for v in base_color.iter().chain(&m.uv_scale).chain(&emissive) {
             v.to_bits().hash(&mut h);
@@ -694,7 +740,20 @@ pub fn extract_with(
             });
         }
     }
-    model_parts(sim, catalog, cache, &mut frame, &mut missing, &mut notes);
+    // The keep rule for the map's COLOR_1, taken once, before the first read of its geometry
+    // (a live edit that adds a vertexWeight takes effect on the next load of the map).
+    let map_color1 = *cache
+        .map_color1
+        .get_or_insert_with(|| map_keeps_color1(&frame.materials));
+    model_parts(
+        sim,
+        catalog,
+        cache,
+        map_color1,
+        &mut frame,
+        &mut missing,
+        &mut notes,
+    );
     frame.static_generation = static_generation(&frame);
     Extracted {
         frame,
@@ -716,11 +775,13 @@ pub fn extract_with(
 ///   [`Material::flat_white`].
 ///
 /// A model that cannot be read or imported is one note per model, and its parts draw
-/// nothing.
+/// nothing. A map's part reads its model's COLOR_1 only when `map_color1` (the map's keep
+/// rule); an object's part always does, since its materials are bound per part.
 fn model_parts(
     sim: &dh_sims::SimWorld,
     catalog: &Catalog,
     cache: &mut ExtractCache,
+    map_color1: bool,
     frame: &mut RenderFrame,
     missing: &mut Vec<MissingMaterial>,
     notes: &mut Vec<String>,
@@ -749,7 +810,8 @@ fn model_parts(
         ) else {
             continue;
         };
-        let geometry = match cache.models.get(catalog, &part.model) {
+        let color1 = map_color1 || !renderer.map_slots;
+        let geometry = match cache.models.get(catalog, &part.model, color1) {
             Ok(g) => g,
             Err(err) => {
                 if !noted_models.contains(&part.model) {
@@ -774,16 +836,6 @@ fn model_parts(
             }
             None => continue,
         };
-        if mesh.color1_left_out {
-            let key = format!("{}#COLOR_1", part.model);
-            if !noted_models.contains(&key) {
-                noted_models.push(key);
-                notes.push(format!(
-                    "model {}: COLOR_1 (the layer weights a material's detail.vertexWeight reads) is not drawn yet: no material draws a detail layer, so the set is not uploaded",
-                    part.model
-                ));
-            }
-        }
         let mut materials = Vec::with_capacity(mesh.slots.len());
         for slot in &mesh.slots {
             let Some(slot) = slot else {

@@ -401,10 +401,13 @@ fn water_of(catalog: &Catalog, sim: &SimWorld, slot: dh_sims::MaterialSlot) -> O
 }
 
 /// Adds record `e`'s water bodies, if it is in the world and has any: one per medium its
-/// water shapes are made of, scaled by its pose. A mesh shape is not water yet (a trigger
-/// part's triangles are not cooked), and is left out.
+/// water shapes are made of, scaled by its pose. A mesh shape stands as the triangles
+/// cooked at load for the trigger part ([`crate::mesh_colliders::MeshColliders::water_mesh`]);
+/// one with none cooked (a collider that is not a trigger, a mesh with no triangles) is no
+/// water.
 fn add_water(
     catalog: &Catalog,
+    meshes: &crate::mesh_colliders::MeshColliders,
     sim: &SimWorld,
     physics: &mut PhysicsWorld,
     bodies: &mut Bodies,
@@ -430,10 +433,20 @@ fn add_water(
     // One body per medium, in the order the shapes first name it.
     let mut groups: Vec<(WaterMedium, Vec<(physics::Pose, physics::ColliderShape)>)> = Vec::new();
     for (shape, medium) in shapes {
-        if matches!(shape, ColliderShape::Mesh { .. }) {
-            continue;
-        }
-        let Some(spec) = shape_spec(&shape, pose.scale, 0.0, None) else {
+        let cooked = match &shape {
+            ColliderShape::Mesh { index, .. } => {
+                let cooked = sim
+                    .get::<dh_sims::ModelPart>(e)
+                    .and_then(|p| p.object_id)
+                    .and_then(|id| meshes.water_mesh(id, *index));
+                if cooked.is_none() {
+                    continue;
+                }
+                cooked
+            }
+            _ => None,
+        };
+        let Some(spec) = shape_spec(&shape, pose.scale, 0.0, cooked) else {
             continue;
         };
         match groups.iter_mut().find(|(m, _)| *m == medium) {
@@ -583,7 +596,7 @@ fn add_bodies(
     e: hecs::Entity,
 ) -> Result<(), HostError> {
     if sim.in_world(e) {
-        add_water(catalog, sim, physics, bodies, e)?;
+        add_water(catalog, meshes, sim, physics, bodies, e)?;
     }
     let (Some(body), Some(collider)) = (sim.get::<Body>(e), sim.get::<Collider>(e)) else {
         return Ok(());

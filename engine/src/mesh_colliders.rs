@@ -12,6 +12,13 @@
 //! ([`CookCache::default_root`]) and is gated by `client.cache.collision`; off, the cook
 //! runs in memory every load. Each cook at load logs one line: what, and how long.
 //!
+//! A trigger part's `mesh` shapes are left out of every cook (spec `dh.map` 000:209: "A
+//! trigger node is left out of the cook entirely"), but a trigger whose material is water is
+//! a water body the mover swims in, and a water body needs its triangles: so each placement
+//! with a trigger `mesh` shape is imported once at load and those shapes cooked in memory
+//! (never into the load cache, which holds the solid cook) as the solid ones are
+//! ([`MeshColliders::water_mesh`]). The host makes water of those whose material is water.
+//!
 //! A mesh that comes from the load cache (or is cooked for it) carries a one-leaf tree:
 //! the spec's cache holds the geometry half of the cook only, and the physics backend
 //! builds its own tree from the triangles.
@@ -35,6 +42,9 @@ pub struct MeshColliders {
     companion: Option<Colcook>,
     /// Load-time cooks, one per model placement the companion does not cover.
     loaded: Vec<Colcook>,
+    /// Load-time cooks of trigger parts' mesh shapes (what a water body stands as), one per
+    /// placement that has any.
+    triggers: Vec<Colcook>,
     /// What each load-time cook did, aligned with `loaded`.
     stats: Vec<LoadStats>,
     /// What the log should say (a companion that does not read, a model that does not
@@ -81,6 +91,7 @@ impl MeshColliders {
             if inst.source_kind() != Some(SourceKind::Model) {
                 continue;
             }
+            out.cook_triggers(catalog, found, &dependencies, inst, &worlds, i);
             let missing = inst.parts.iter().any(|p| {
                 mesh_shapes(p).any(|k| {
                     p.object_id
@@ -158,6 +169,57 @@ impl MeshColliders {
         out
     }
 
+    /// Cooks placement `inst`'s trigger parts' `mesh` shapes in memory (see the module's
+    /// docs), the model imported once; nothing when it has none.
+    fn cook_triggers(
+        &mut self,
+        catalog: &Catalog,
+        found: &Found,
+        dependencies: &[String],
+        inst: &dh_content::schema::records::InstanceRecord,
+        worlds: &[glam::DMat4],
+        i: usize,
+    ) {
+        let parts: Vec<dh_content::schema::records::Part> =
+            inst.parts.iter().filter_map(trigger_as_solid).collect();
+        if parts.is_empty() {
+            return;
+        }
+        let Ok(b) = refs::resolve(&inst.source, &found.pallet, &found.path, dependencies) else {
+            return;
+        };
+        let model = Found {
+            pallet: b.pallet.clone(),
+            path: b.path.clone(),
+        };
+        let pose = worlds.get(i).copied().unwrap_or(glam::DMat4::IDENTITY);
+        let key = load_key(&model.path, 0, 0);
+        let cooked = cook_placement_at_load(None, &key, &pose, &parts, || {
+            catalog
+                .read(&model)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| {
+                    dh_content::gltf::import_glb(&bytes, &model.barcode())
+                        .map_err(|e| e.to_string())
+                })
+        });
+        match cooked {
+            Ok(l) => self.triggers.push(l.cook),
+            Err(e) => self.notes.push(format!(
+                "warning: {}: its trigger parts' mesh shapes cannot be cooked at load, so they are no water: {e}",
+                model.barcode()
+            )),
+        }
+    }
+
+    /// The triangles trigger part `object_id`'s `mesh` shape `shape` stands as (cooked at
+    /// load; `None` when the part is no trigger or its mesh has no triangles).
+    pub fn water_mesh(&self, object_id: Guid, shape: u32) -> Option<&CookedMesh> {
+        self.triggers
+            .iter()
+            .find_map(|c| c.mesh_for(object_id, shape))
+    }
+
     fn companion_mesh(&self, object_id: Guid, shape: u32) -> Option<&CookedMesh> {
         self.companion.as_ref()?.mesh_for(object_id, shape)
     }
@@ -196,6 +258,38 @@ impl MeshColliders {
     pub fn take_notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)
     }
+}
+
+/// `part` with only its `"trigger"` colliders that hold a `mesh` shape, stated solid, so
+/// the load-time cook (which cooks solid mesh shapes alone) cooks them; `None` when it has
+/// none. The shapes keep their indices, which is how the host finds them again.
+fn trigger_as_solid(
+    part: &dh_content::schema::records::Part,
+) -> Option<dh_content::schema::records::Part> {
+    use dh_content::schema::components::geometry::{ColliderState, Shape};
+    use dh_content::schema::object_components::ObjectComponent;
+    let mut components = Vec::new();
+    for c in &part.components {
+        if let ObjectComponent::Collider(c) = c {
+            let meshes = c
+                .inner
+                .shapes
+                .iter()
+                .flatten()
+                .any(|s| matches!(s, Shape::Mesh(_)));
+            if c.inner.state == Some(ColliderState::Trigger) && meshes {
+                let mut solid = c.clone();
+                solid.inner.state = Some(ColliderState::Solid);
+                components.push(ObjectComponent::Collider(solid));
+            }
+        }
+    }
+    if components.is_empty() {
+        return None;
+    }
+    let mut p = part.clone();
+    p.components = components;
+    Some(p)
 }
 
 /// The indices of `part`'s solid `mesh` shapes.

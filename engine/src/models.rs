@@ -10,12 +10,19 @@
 //! among the mesh's distinct slots). A mesh only removed parts wear is never packed, so it
 //! never reaches the renderer. A model that cannot be read or imported is one error kept in
 //! the cache, so it is reported once and not read again.
+//!
+//! COLOR_1 (spec 001, "Vertex colors") is read only where it is kept: a map's geometry keeps
+//! it only when a material in the map's materials table reads it through
+//! `detail.vertexWeight` (the caller decides, before the geometry is read, and asks with
+//! `color1: false` otherwise, so the set is never decoded or allocated); an object's parts
+//! always keep it. A model imported both ways is two entries. The color run packs COLOR_0 as
+//! four unorm16 and COLOR_1 as four unorm8 (spec 003, "GPU vertex streams").
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use dh_content::gltf::{import_glb, import_pieces, ImportOptions, Model, Piece};
+use dh_content::gltf::{import_glb_with, import_pieces, ImportOptions, Model, Piece};
 use dh_content::mesh::{pack_streams, MeshVertex, VertexColor};
 use dh_gpu::render::frame::{MeshAsset, SubMesh, Surface};
 
@@ -65,11 +72,6 @@ pub struct ModelMesh {
     pub name: String,
     /// Each sub-mesh slot's material slot name, indexed by [`SubMesh::slot`].
     pub slots: Vec<Option<String>>,
-    /// Whether a primitive authored COLOR_1, which was left out of the color run: the
-    /// layer weights are read only by a material's `detail.vertexWeight` (spec 001,
-    /// "Vertex colors"), and no material draws a detail layer yet, so the set is not
-    /// uploaded and the load log says so once per model.
-    pub color1_left_out: bool,
 }
 
 /// One model, imported once: its nodes by path and its meshes, packed on first use.
@@ -85,9 +87,14 @@ pub struct ModelGeometry {
 }
 
 impl ModelGeometry {
-    /// Imports `bytes` as the model `barcode`.
-    pub fn import(barcode: &str, bytes: &[u8]) -> Result<ModelGeometry, ModelError> {
-        let model = import_glb(bytes, barcode).map_err(|e| ModelError::Import {
+    /// Imports `bytes` as the model `barcode`, reading its COLOR_1 when `color1` (see the
+    /// module's docs: a map whose materials read no `detail.vertexWeight` asks without).
+    pub fn import(barcode: &str, bytes: &[u8], color1: bool) -> Result<ModelGeometry, ModelError> {
+        let opts = ImportOptions {
+            color1,
+            ..ImportOptions::default()
+        };
+        let model = import_glb_with(bytes, barcode, &opts).map_err(|e| ModelError::Import {
             barcode: barcode.to_string(),
             message: e.to_string(),
         })?;
@@ -168,13 +175,14 @@ fn pack_mesh(
     let index_total: usize = mesh.primitives.iter().map(|p| p.indices.len()).sum();
     let mut vertices: Vec<MeshVertex> = Vec::with_capacity(vertex_total);
     let mut indices: Vec<u32> = Vec::with_capacity(index_total);
-    // The color run carries COLOR_0 only (spec 003 line 51, "GPU vertex streams": allocated only on
-    // a mesh that authored a vertex color off its default). COLOR_1 stays at zero and out:
-    // no material draws a `detail` layer yet, so nothing would read it (spec 001 line 147, "Vertex
-    // colors": a map keeps COLOR_1 only when a material reads it through
-    // `detail.vertexWeight`).
-    let any_color = mesh.primitives.iter().any(|p| p.color0.is_some());
-    let color1_left_out = mesh.primitives.iter().any(|p| p.color1.is_some());
+    // The color run (spec 003, "GPU vertex streams": COLOR_0 as four unorm16, then COLOR_1 as
+    // four unorm8, allocated only on a mesh that authored a vertex color off its default). A
+    // COLOR_1 the caller did not keep was never read, so it is absent here (spec 001, "Vertex
+    // colors").
+    let any_color = mesh
+        .primitives
+        .iter()
+        .any(|p| p.color0.is_some() || p.color1.is_some());
     let mut colors: Vec<VertexColor> = Vec::new();
     let mut slots: Vec<Option<String>> = Vec::new();
     let mut submeshes = Vec::with_capacity(mesh.primitives.len());
@@ -207,10 +215,7 @@ fn pack_mesh(
         vertices.extend_from_slice(&p.vertices);
         if any_color {
             match p.vertex_colors() {
-                Some(c) => colors.extend(c.into_iter().map(|c| VertexColor {
-                    color0: c.color0,
-                    color1: [0.0; 4],
-                })),
+                Some(c) => colors.extend(c),
                 None => colors.extend(std::iter::repeat_n(
                     VertexColor {
                         color0: [1.0; 4],
@@ -253,7 +258,6 @@ fn pack_mesh(
         }),
         name: mesh.name.clone(),
         slots,
-        color1_left_out,
     })
 }
 
@@ -262,7 +266,8 @@ fn pack_mesh(
 /// ([`ModelCache::clear`]).
 #[derive(Debug, Default)]
 pub struct ModelCache {
-    models: HashMap<String, Result<ModelGeometry, ModelError>>,
+    /// By barcode and whether COLOR_1 was kept.
+    models: HashMap<(String, bool), Result<ModelGeometry, ModelError>>,
     decodes: usize,
 }
 
@@ -273,23 +278,27 @@ impl ModelCache {
     }
 
     /// The model `barcode` (`pallet:path`), read from `catalog` and imported the first time
-    /// it is asked for; an error is kept, so it is not read again.
+    /// it is asked for, its COLOR_1 read when `color1` (a map's geometry whose materials read
+    /// no `detail.vertexWeight` asks without; an object's parts always with); an error is
+    /// kept, so it is not read again.
     pub fn get(
         &mut self,
         catalog: &Catalog,
         barcode: &str,
+        color1: bool,
     ) -> Result<&mut ModelGeometry, ModelError> {
-        if !self.models.contains_key(barcode) {
-            let loaded = load(catalog, barcode);
+        let key = (barcode.to_string(), color1);
+        if !self.models.contains_key(&key) {
+            let loaded = load(catalog, barcode, color1);
             if !matches!(
                 loaded,
                 Err(ModelError::NotABarcode(_)) | Err(ModelError::Read { .. })
             ) {
                 self.decodes += 1;
             }
-            self.models.insert(barcode.to_string(), loaded);
+            self.models.insert(key.clone(), loaded);
         }
-        match self.models.get_mut(barcode) {
+        match self.models.get_mut(&key) {
             Some(Ok(g)) => Ok(g),
             Some(Err(e)) => Err(e.clone()),
             None => Err(ModelError::Read {
@@ -325,7 +334,7 @@ impl ModelCache {
 /// Reads and imports `barcode`: a `.glb`, or a folder of `.glb` pieces (a path with no
 /// extension: every `.glb` directly in it, joined in path order as one model, spec: dh.map,
 /// "A folder of pieces").
-fn load(catalog: &Catalog, barcode: &str) -> Result<ModelGeometry, ModelError> {
+fn load(catalog: &Catalog, barcode: &str, color1: bool) -> Result<ModelGeometry, ModelError> {
     let (pallet, path) = barcode
         .split_once(':')
         .ok_or_else(|| ModelError::NotABarcode(barcode.to_string()))?;
@@ -343,7 +352,7 @@ fn load(catalog: &Catalog, barcode: &str) -> Result<ModelGeometry, ModelError> {
     let file = path.rsplit('/').next().unwrap_or(path);
     if file.contains('.') {
         let bytes = read(path)?;
-        return ModelGeometry::import(barcode, &bytes);
+        return ModelGeometry::import(barcode, &bytes, color1);
     }
     let prefix = format!("{}/", path.trim_end_matches('/'));
     let mut names: Vec<String> = catalog
@@ -373,11 +382,13 @@ fn load(catalog: &Catalog, barcode: &str) -> Result<ModelGeometry, ModelError> {
         .zip(&bytes)
         .map(|(name, b)| Piece { name, bytes: b })
         .collect();
-    let model = import_pieces(path, &pieces, &ImportOptions::default()).map_err(|e| {
-        ModelError::Import {
-            barcode: barcode.to_string(),
-            message: e.to_string(),
-        }
+    let opts = ImportOptions {
+        color1,
+        ..ImportOptions::default()
+    };
+    let model = import_pieces(path, &pieces, &opts).map_err(|e| ModelError::Import {
+        barcode: barcode.to_string(),
+        message: e.to_string(),
     })?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for b in &bytes {
@@ -447,7 +458,8 @@ fn read_tree(catalog: &Catalog, barcode: &str) -> Result<Model, String> {
         return dh_content::gltf::read_scene(&bytes, barcode, &ImportOptions::default())
             .map_err(|e| e.kind.to_string());
     }
-    load(catalog, barcode)
+    // The scene graph alone: no COLOR_1 is needed to install parts.
+    load(catalog, barcode, false)
         .map(|g| g.model)
         .map_err(|e| e.to_string())
 }
@@ -481,42 +493,51 @@ mod tests {
         }
     }
 
-    /// Spec 001 "Vertex colors": COLOR_1 is the layer weights `detail.vertexWeight` reads,
-    /// and no material draws a detail layer yet (ours: the set is left out of the color run
-    /// and the load log says so), so a mesh with COLOR_1 alone allocates no color run, and
-    /// one with both ships COLOR_0 with COLOR_1's bytes at zero.
+    /// Spec 003, "GPU vertex streams": the color run is COLOR_0 as four unorm16, then
+    /// COLOR_1 as four unorm8 (12 B a vertex), allocated when either set is present (an
+    /// absent set at its default: COLOR_0 white, COLOR_1 zero); a mesh with neither ships
+    /// none.
     #[test]
-    fn color1_is_left_out_of_the_color_run_and_said_so() {
+    fn color1_packs_as_four_unorm8_after_color0() {
+        let run = |m: &ModelMesh| -> Vec<(Vec<u16>, Vec<u8>)> {
+            let p = &m.asset.packed;
+            let o = p
+                .color_offset
+                .unwrap_or_else(|| panic!("a vertex color ships a color run"));
+            (0..3)
+                .map(|i| {
+                    let e = &p.bytes[o + i * COLOR_STRIDE as usize..][..COLOR_STRIDE as usize];
+                    let c0 = (0..4)
+                        .map(|k| u16::from_le_bytes([e[2 * k], e[2 * k + 1]]))
+                        .collect();
+                    (c0, e[8..12].to_vec())
+                })
+                .collect()
+        };
+        // COLOR_1 alone: COLOR_0 at its white, COLOR_1 red and opaque.
         let only1 = pack_mesh("p:m.glb", 0, 0, &triangle(None, Some([1.0, 0.0, 0.0, 1.0])))
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(only1.asset.packed.color_offset, None);
-        assert!(only1.color1_left_out);
+        for (i, (c0, c1)) in run(&only1).into_iter().enumerate() {
+            assert_eq!(c0, vec![65535; 4], "vertex {i} COLOR_0");
+            assert_eq!(c1, vec![255, 0, 0, 255], "vertex {i} COLOR_1");
+        }
 
         let both = pack_mesh(
             "p:m.glb",
             0,
             0,
-            &triangle(Some([0.5, 0.25, 1.0, 1.0]), Some([1.0, 1.0, 1.0, 1.0])),
+            &triangle(Some([0.5, 0.25, 1.0, 1.0]), Some([0.2, 0.6, 1.0, 0.0])),
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        assert!(both.color1_left_out);
-        let p = &both.asset.packed;
-        let o = p
-            .color_offset
-            .unwrap_or_else(|| panic!("COLOR_0 ships a color run"));
-        for i in 0..3 {
-            let e = &p.bytes[o + i * COLOR_STRIDE as usize..][..COLOR_STRIDE as usize];
-            let c0: Vec<u16> = (0..4)
-                .map(|k| u16::from_le_bytes([e[2 * k], e[2 * k + 1]]))
-                .collect();
+        for (i, (c0, c1)) in run(&both).into_iter().enumerate() {
             // 0.5 * 65535 = 32767.5 rounds to 32768; 0.25 * 65535 = 16383.75 to 16384.
-            assert_eq!(c0, vec![32768, 16384, 65535, 65535], "vertex {i}");
-            assert_eq!(&e[8..12], &[0, 0, 0, 0], "vertex {i}: COLOR_1 left out");
+            assert_eq!(c0, vec![32768, 16384, 65535, 65535], "vertex {i} COLOR_0");
+            // 0.2 * 255 = 51; 0.6 * 255 = 153.
+            assert_eq!(c1, vec![51, 153, 255, 0], "vertex {i} COLOR_1");
         }
 
         let plain =
             pack_mesh("p:m.glb", 0, 0, &triangle(None, None)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(plain.asset.packed.color_offset, None);
-        assert!(!plain.color1_left_out);
     }
 }

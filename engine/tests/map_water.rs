@@ -176,3 +176,82 @@ fn a_crate_shoved_along_ice_slides_farther_than_one_on_stone() {
     assert!(ice > 1.5, "ice slide {ice}");
     assert!(ice > 4.0 * stone, "ice {ice} vs stone {stone}");
 }
+
+/// A water body from a trigger part's own triangles (000:209: "a water node marked
+/// "trigger" becomes a water body the mover swims in"): model `meshes/basin.glb` is one
+/// node, `basin`, drawing an 8 × 2 × 8 box (support's outward-wound `box_geometry`) with
+/// its center at the node's origin. Placed at [0, 1, 0] on a stone floor whose top is at
+/// y = 0, it spans x, z in [-4, 4] and y in [0, 2]; its part override gives it a trigger
+/// `dh.collider` over one `mesh` shape wearing `water`, so the compiler's cook leaves it out
+/// and the host cooks it at load, as water.
+const BASIN_MAP: &str = r#"{
+  "name": "Basin",
+  "autoCollision": false,
+  "materials": { "stone": "/materials/stone.dh-mat", "water": "/materials/water.dh-mat" },
+  "objects": [
+    { "$type": "boxBrush", "id": "5e1d0a20-0000-4000-8000-000000000101", "name": "floor",
+      "position": [0, -0.5, 0], "size": [40, 1, 40], "material": "stone" },
+    { "$type": "instance", "id": "5e1d0a20-0000-4000-8000-000000000102", "name": "basin",
+      "source": "/meshes/basin.glb", "position": [0, 1, 0],
+      "children": [
+        { "path": "basin", "components": [
+          { "$type": "dh.collider", "state": "trigger", "shapes": [ { "type": "mesh", "material": "water" } ] } ] } ] }
+  ]
+}"#;
+
+fn basin_glb() -> Vec<u8> {
+    let mut g = support::GlbBuilder::new();
+    let (v, i) = support::box_geometry([8.0, 2.0, 8.0]);
+    let pos = g.positions(&v);
+    let idx = g.indices(&i);
+    g.finish(&format!(
+        r#""meshes":[{{"name":"BasinMesh","primitives":[{{"attributes":{{"POSITION":{pos}}},"indices":{idx}}}]}}],
+"nodes":[{{"name":"basin","mesh":0}}],"scenes":[{{"nodes":[0]}}],"scene":0"#
+    ))
+}
+
+#[test]
+fn a_pawn_in_a_mesh_shaped_water_trigger_swims_and_outside_it_does_not() {
+    let dir = std::env::temp_dir().join(format!("dh-map-water-basin-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "materials/stone.dh-mat",
+            br#"{ "surface": "stone" }"#.to_vec(),
+        ),
+        (
+            "materials/water.dh-mat",
+            br#"{ "alphaMode": "blend", "water": { "density": 1000 } }"#.to_vec(),
+        ),
+        ("meshes/basin.glb", basin_glb()),
+        ("maps/basin.dh-map", BASIN_MAP.as_bytes().to_vec()),
+    ];
+    let pallet = support::memory_pallet(&dir, "basin.pallet", MANIFEST, files);
+    let host = Host::start(&HostOptions {
+        map: "test.water:maps/basin.dh-map".into(),
+        pallets: vec![pallet],
+        sets: Vec::new(),
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut run = Run::new(host.unwrap_or_else(|e| panic!("{e}")));
+    assert_eq!(run.host.physics().water_body_count(), 1, "the basin");
+    // In it: feet on the floor at the middle, its middle (0.9 m up) 1.1 m under the
+    // surface at y = 2. Outside it: 2 m past its +X side, on the floor.
+    run.host
+        .spawn("in", Some(Vec3::new(0.0, 0.0, 0.0)), Some(0.0))
+        .unwrap_or_else(|e| panic!("{e}"));
+    run.host
+        .spawn("out", Some(Vec3::new(6.0, 0.0, 0.0)), Some(0.0))
+        .unwrap_or_else(|e| panic!("{e}"));
+    run.ticks(8);
+    assert!(run.flag("in", "swimming"), "swims in the mesh water");
+    assert!(!run.flag("out", "swimming"), "dry beside it");
+    assert!(run.flag("out", "grounded"));
+    // The trigger blocks nothing: the swimmer rises to float with its middle the float
+    // depth under the surface, feet at 2 - 0.3 - 0.9.
+    run.ticks(640);
+    let y = run.num("in", "y");
+    assert!((y - 0.8).abs() < 0.01, "y {y}, want 0.8");
+    assert!(run.flag("in", "swimming"));
+}

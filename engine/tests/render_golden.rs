@@ -225,9 +225,12 @@ fn the_lit_lamp_does_not_wash_out_door_view() {
 
 /// core:maps/vertex-color-eval's `view`: BoxVertexColors, whose COLOR_0 is its own glTF
 /// position, tints its flat white base color (spec 001, "Vertex colors": COLOR_0 multiplies
-/// the base color in linear light). The capture is checked against its golden and against
-/// the same frame with the box's color run taken away (the white box a mesh without COLOR_0
-/// draws).
+/// the base color in linear light), standing on LayerSlab, whose COLOR_1.r paints its
+/// material's green detail layer on two of its four stripes ("a ground slab whose COLOR_1.r
+/// paints a second layer on"). The capture is checked against its golden, against the same
+/// frame with the box's color run taken away (the white box a mesh without COLOR_0 draws),
+/// and against the frame with the slab's taken away (a slab with no COLOR_1: weight zero
+/// everywhere, all gray).
 ///
 /// Expected by hand: the camera (at [0, 1.6, 2.2], pitched 26.6° onto the box's center
 /// [0, 0.5, 0], fov 40: the half height is tan 20° × 2.46 m = 0.9 m there) sees the box's
@@ -240,6 +243,20 @@ fn the_lit_lamp_does_not_wash_out_door_view() {
 /// the +Z face and green 1 on the top, so the window keeps a bright channel: its brightest
 /// channel stays within 30 levels of the white box's (a box drawn dark or as the missing
 /// checker would not).
+/// Windows on LayerSlab's top in a 320 × 180 capture of vertex-color-eval's `view`: name,
+/// whether the stripe under it is red (COLOR_1.r = 1), and `[x0, y0, x1, y1]` in pixels of
+/// that size. The camera at [0, 1.6, 2.2] pitched -26.6°, fov 40, 16:9, sees the slab's top
+/// (y = 0.02) at z = -0.3 on row 116 (z = 0.3 on row 148), where x = -1.3 is column 50,
+/// x = -0.75 column 91, x = 0.75 column 229 and x = 1.3 column 270; each window lies inside
+/// one stripe ([-2, -1] red, [-1, 0] green, [0, 1] red, [1, 2] green) and clear of the box
+/// (x, z in [-0.5, 0.5]); the x -0.75 window lies in the box's shadow, the same in both frames.
+const SLAB_WINDOWS: [(&str, bool, [u32; 4]); 4] = [
+    ("x -1.3 (red stripe)", true, [44, 108, 58, 124]),
+    ("x -0.75 (green stripe)", false, [84, 140, 94, 152]),
+    ("x 0.75 (red stripe)", true, [226, 140, 236, 152]),
+    ("x 1.3 (green stripe)", false, [262, 108, 278, 124]),
+];
+
 #[test]
 fn vertex_color_eval_paints_the_box_with_its_color0() {
     let gpu = testing::test_gpu();
@@ -265,10 +282,12 @@ fn vertex_color_eval_paints_the_box_with_its_color0() {
             .render(&x.frame, &cam.view, size[0], size[1])
             .unwrap_or_else(|e| panic!("{e}"))
             .image;
+        // The box stands 1 m tall; the slab 2 cm.
+        let is_box = |inst: &dh_gpu::render::frame::MeshInstance| inst.mesh.bounds.1.y > 0.5;
         let mut white_frame = x.frame.clone();
         let mut stripped = 0;
         for inst in &mut white_frame.meshes {
-            if inst.mesh.packed.color_offset.is_some() {
+            if inst.mesh.packed.color_offset.is_some() && is_box(inst) {
                 let mut asset = (*inst.mesh).clone();
                 asset.packed.color_offset = None;
                 // A key of its own, so the renderer uploads it rather than reusing the
@@ -278,7 +297,7 @@ fn vertex_color_eval_paints_the_box_with_its_color0() {
                 stripped += 1;
             }
         }
-        assert_eq!(stripped, 1, "the box is the one mesh with a color run");
+        assert_eq!(stripped, 1, "the box has a color run");
         let white = renderer
             .render(&white_frame, &cam.view, size[0], size[1])
             .unwrap_or_else(|e| panic!("{e}"))
@@ -301,6 +320,54 @@ fn vertex_color_eval_paints_the_box_with_its_color0() {
             brightest(p) > brightest(q) - 30.0,
             "the painted box keeps a bright channel: {p:?} painted against {q:?} white"
         );
+        // The slab's layer: its COLOR_1 reaches the GPU because its material reads it.
+        let mut gray_frame = x.frame.clone();
+        let mut slabs = 0;
+        for inst in &mut gray_frame.meshes {
+            if inst.mesh.packed.color_offset.is_some() && !is_box(inst) {
+                let mut asset = (*inst.mesh).clone();
+                asset.packed.color_offset = None;
+                asset.key = !asset.key;
+                inst.mesh = std::sync::Arc::new(asset);
+                slabs += 1;
+            }
+        }
+        assert_eq!(
+            slabs, 1,
+            "the slab ships a color run (its material reads COLOR_1.r)"
+        );
+        let gray = renderer
+            .render(&gray_frame, &cam.view, size[0], size[1])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .image;
+        if let Ok(dir) = std::env::var("DH_RENDER_OUT") {
+            let _ = gray.write_png(&std::path::Path::new(&dir).join("vertex-color-eval-gray.png"));
+        }
+        // Windows on the slab's top beside the box (by hand from the camera, see
+        // SLAB_WINDOWS): a red stripe is painted green, a green stripe stays as the gray
+        // slab draws it.
+        for (name, red, [x0, y0, x1, y1]) in SLAB_WINDOWS {
+            let win = |img: &RgbaImage| {
+                mean_rgb(img, w * x0 / 320, h * y0 / 180, w * x1 / 320, h * y1 / 180)
+            };
+            let (p, g) = (win(&painted), win(&gray));
+            eprintln!("vertex-color-eval slab {name}: painted {p:?}, gray {g:?}");
+            assert!(
+                (g[0] - g[1]).abs() < 12.0 && (g[1] - g[2]).abs() < 12.0 && g[1] > 40.0,
+                "the slab without COLOR_1 is lit gray at {name}: {g:?}"
+            );
+            if red {
+                assert!(
+                    p[1] > p[0] + 40.0 && p[1] > p[2] + 40.0,
+                    "COLOR_1.r high: the green layer is painted at {name}: {p:?}"
+                );
+            } else {
+                assert!(
+                    p.iter().zip(&g).all(|(a, b)| (a - b).abs() < 3.0),
+                    "COLOR_1.r zero: the slab stays gray at {name}: {p:?} against {g:?}"
+                );
+            }
+        }
         check_golden("vertex-color-eval-view", &painted);
     }
     testing::finish(gpu);

@@ -205,18 +205,26 @@ fn a_water_box_answers_inside_with_its_top_and_is_dry_outside() {
         w.remove_water_body(turned),
         Err(PhysicsError::UnknownWater(turned))
     );
-    // A mesh has no cooked triangles to be water with; a medium must be above zero.
-    let mesh = ColliderShape::Mesh {
-        vertices: vec![Vec3::ZERO, Vec3::X, Vec3::Z],
-        indices: vec![[0, 1, 2]],
-    };
-    assert!(w
-        .add_water_body(
-            Pose::IDENTITY,
-            &[(Pose::IDENTITY, mesh)],
-            WaterMedium::default()
-        )
-        .is_err());
+    // A mesh with no triangles, or an index past its vertices, is refused; a medium must
+    // be above zero.
+    for mesh in [
+        ColliderShape::Mesh {
+            vertices: vec![Vec3::ZERO, Vec3::X, Vec3::Z],
+            indices: vec![],
+        },
+        ColliderShape::Mesh {
+            vertices: vec![Vec3::ZERO, Vec3::X, Vec3::Z],
+            indices: vec![[0, 1, 3]],
+        },
+    ] {
+        assert!(w
+            .add_water_body(
+                Pose::IDENTITY,
+                &[(Pose::IDENTITY, mesh)],
+                WaterMedium::default()
+            )
+            .is_err());
+    }
     let bad = WaterMedium {
         density: 0.0,
         viscosity: 1.0,
@@ -447,4 +455,114 @@ fn a_props_mass_reads_before_the_first_step() {
     let (w, c) = floor_and_crate(PhysicsParams::default(), STONE);
     let mass = w.body_mass(c).unwrap_or_else(|e| panic!("{e}"));
     near(mass, 30.0, 1e-4, "mass before a step");
+}
+
+/// An L-shaped basin of water as one closed mesh wound outward (a trigger part's own
+/// triangles, spec 000:209: "a water node marked "trigger" becomes a water body the mover
+/// swims in"): the L's footprint is x, z in [-2, 2] less the notch x, z in [0, 2], from the
+/// pool's floor (y = -2) to its surface at y = 0. Each triangle is turned to face the way
+/// its face looks out (the caps up and down, the sides out of the L), so the winding is
+/// right by construction.
+fn l_basin() -> ColliderShape {
+    // The outline (x, z), around the L.
+    let outline = [
+        (-2.0, -2.0),
+        (2.0, -2.0),
+        (2.0, 0.0),
+        (0.0, 0.0),
+        (0.0, 2.0),
+        (-2.0, 2.0),
+    ];
+    let (bottom, top) = (-2.0, 0.0);
+    let mut vertices = Vec::new();
+    let mut indices = Vec::new();
+    let mut tri = |a: Vec3, b: Vec3, c: Vec3, out: Vec3| {
+        let n = (b - a).cross(c - a);
+        let k = vertices.len() as u32;
+        vertices.extend([a, b, c]);
+        indices.push(if n.dot(out) > 0.0 {
+            [k, k + 1, k + 2]
+        } else {
+            [k, k + 2, k + 1]
+        });
+    };
+    let at = |(x, z): (f32, f32), y: f32| Vec3::new(x, y, z);
+    // The caps: a fan from the outer corner, which sees the whole L.
+    for i in 1..outline.len() - 1 {
+        let (p, q, r) = (outline[0], outline[i], outline[i + 1]);
+        tri(at(p, top), at(q, top), at(r, top), Vec3::Y);
+        tri(at(p, bottom), at(q, bottom), at(r, bottom), -Vec3::Y);
+    }
+    // The sides: out of the L is away from a point just inside it beside the edge's middle.
+    for i in 0..outline.len() {
+        let (p, q) = (outline[i], outline[(i + 1) % outline.len()]);
+        let edge = Vec3::new(q.0 - p.0, 0.0, q.1 - p.1);
+        let mut out = edge.cross(Vec3::Y).normalize();
+        let mid = Vec3::new((p.0 + q.0) * 0.5, -1.0, (p.1 + q.1) * 0.5);
+        let probe = mid - out * 0.1;
+        let in_l = probe.x.abs() < 2.0 && probe.z.abs() < 2.0 && !(probe.x > 0.0 && probe.z > 0.0);
+        if !in_l {
+            out = -out;
+        }
+        tri(at(p, bottom), at(q, bottom), at(q, top), out);
+        tri(at(p, bottom), at(q, top), at(p, top), out);
+    }
+    ColliderShape::Mesh { vertices, indices }
+}
+
+#[test]
+fn a_pawn_in_a_mesh_water_body_swims_and_not_in_its_notch() {
+    let mut w = PhysicsWorld::new(PhysicsParams::default()).unwrap_or_else(|e| panic!("{e}"));
+    w.add_static_box(
+        Pose::from_position(Vec3::new(0.0, -2.5, 0.0)),
+        Vec3::new(6.0, 0.5, 6.0),
+        STONE,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let medium = WaterMedium {
+        density: 1000.0,
+        viscosity: 2.0,
+    };
+    w.add_water_body(Pose::IDENTITY, &[(Pose::IDENTITY, l_basin())], medium)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // In both arms of the L: water, its surface the L's top.
+    for p in [
+        Vec3::new(-1.0, -1.0, 1.0),
+        Vec3::new(1.0, -1.0, -1.0),
+        Vec3::new(-1.5, -0.1, -1.5),
+    ] {
+        assert_eq!(
+            w.map_water_at(p),
+            Some(WaterAt {
+                surface: 0.0,
+                medium
+            }),
+            "{p} is in the L"
+        );
+    }
+    // The notch is inside the mesh's bounds and dry; so is over the surface and beside it.
+    for p in [
+        Vec3::new(1.0, -1.0, 1.0),
+        Vec3::new(-1.0, 0.1, 1.0),
+        Vec3::new(2.5, -1.0, -1.0),
+    ] {
+        assert_eq!(w.map_water_at(p), None, "{p} is out of the L");
+    }
+    // A pawn in an arm, its middle (0.9 m over its feet) 1 m under the surface, swims; one
+    // standing in the notch walks.
+    let wet = w
+        .spawn_pawn(Vec3::new(-1.0, -1.9, 1.0), 0.0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dry = w
+        .spawn_pawn(Vec3::new(1.0, -2.0, 1.0), 0.0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    run(&mut w, 40);
+    assert_eq!(w.pawn_swimming(wet), Ok(true));
+    assert_eq!(w.pawn_swimming(dry), Ok(false));
+    assert_eq!(
+        w.pawn_map_water(wet).map(|a| a.medium),
+        Some(medium),
+        "the L's medium"
+    );
+    assert_eq!(w.pawn_map_water(dry), None);
 }

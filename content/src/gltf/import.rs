@@ -564,7 +564,12 @@ fn read_primitive(
         uvs.push(attribute(doc, prim, Semantic::TexCoords(k), place, n)?);
     }
     let color0 = attribute(doc, prim, Semantic::Colors(0), place, n)?;
-    let color1 = attribute(doc, prim, Semantic::Colors(1), place, n)?;
+    // A COLOR_1 the caller does not keep is never read (nor checked, nor allocated).
+    let color1 = if opts.color1 {
+        attribute(doc, prim, Semantic::Colors(1), place, n)?
+    } else {
+        None
+    };
     // The authored count reaches the highest lane the source fills (a file that authors
     // TEXCOORD_3 alone has four sets, three of them zero), so every authored lane is kept.
     let uv_sets = uvs.iter().rposition(Option::is_some).map_or(0, |k| k + 1) as u8;

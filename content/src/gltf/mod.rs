@@ -72,6 +72,11 @@ pub struct ImportOptions {
     pub max_indices: usize,
     /// The most nodes a file may declare.
     pub max_nodes: usize,
+    /// Whether COLOR_1 is read (spec 001, "Vertex colors": a map keeps COLOR_1 only when a
+    /// material in its materials table reads it through `detail.vertexWeight`, decided
+    /// before the geometry is read). `false` leaves the attribute unread, so the set is never
+    /// decoded or allocated; `true` (the default) reads it as COLOR_0 is read.
+    pub color1: bool,
 }
 
 impl Default for ImportOptions {
@@ -81,6 +86,7 @@ impl Default for ImportOptions {
             max_vertices: 1 << 25,
             max_indices: 3 << 26,
             max_nodes: 1 << 20,
+            color1: true,
         }
     }
 }

@@ -5,7 +5,11 @@
 //!   a box, whose material has a `water` block are water; the host hands them here
 //!   ([`PhysicsWorld::add_water_body`]) with their medium. They are not bodies: nothing
 //!   collides with them. A point is in one when it is inside one of its shapes; the surface
-//!   over it is the top of that shape straight above it.
+//!   over it is the top of that shape straight above it. A mesh shape (a trigger part's own
+//!   triangles, 000:209: "an imported water surface be water") is taken as a closed surface
+//!   wound outward: a point is inside it by the triangles' angle-weighted pseudo-normals
+//!   (parry's oriented trimesh), within its bounds, so a concave basin holds water only where
+//!   its mesh does; an open or flat mesh holds none beyond its bounds.
 //! * [`WaterQuery`] is the seam map water and voxel water answer alike (spec `dh.voxel`
 //!   004:481: "one query"): the engine's voxel fluids implement it, and
 //!   [`PhysicsWorld::step_with_water`] asks it wherever the map's own bodies hold no water.
@@ -36,6 +40,7 @@ use std::f32::consts::TAU;
 use rapier3d::math::{Pose as RPose, Vector};
 use rapier3d::parry::bounding_volume::{Aabb, BoundingVolume};
 use rapier3d::parry::mass_properties::MassProperties;
+use rapier3d::parry::shape::TriMeshFlags;
 use rapier3d::prelude::{Collider, ColliderHandle, QueryFilter, Ray, SharedShape};
 
 use super::types::{BodyHandle, ColliderShape, PawnId, PhysicsError, Pose};
@@ -239,14 +244,31 @@ pub(crate) fn local_bounds(shapes: &[(RPose, SharedShape)]) -> (Vector, Vector) 
     (all.center(), all.half_extents())
 }
 
+/// A water body's shape: as a collider's, but a mesh is an oriented trimesh (its vertices
+/// merged and its pseudo-normals computed), which is what answers "is this point inside".
+fn water_shape(shape: &ColliderShape) -> Result<SharedShape, PhysicsError> {
+    let ColliderShape::Mesh { vertices, indices } = shape else {
+        return shared_shape(shape);
+    };
+    // The collider path checks every vertex and index first.
+    shared_shape(shape)?;
+    SharedShape::trimesh_with_flags(
+        vertices.clone(),
+        indices.clone(),
+        TriMeshFlags::ORIENTED | TriMeshFlags::MERGE_DUPLICATE_VERTICES,
+    )
+    .map_err(|e| PhysicsError::InvalidMesh(e.to_string()))
+}
+
 impl PhysicsWorld {
     // ── Water bodies ─────────────────────────────────────────────────────
 
     /// Adds a water body at `pose` made of `shapes` (each in the owner's frame: a trigger
     /// collider's shapes, or a box's), of `medium`. Nothing collides with it; pawns swim in
-    /// it and props float in it from the next step. Refused when a shape is out of range
-    /// or a mesh (a trigger part's triangles are not cooked, so a mesh has none to be water
-    /// with), or the medium is not above zero.
+    /// it and props float in it from the next step. A mesh shape is a closed surface wound
+    /// outward (see the module's docs). Refused when a shape is out of range (a mesh with no
+    /// triangles, a vertex that is not finite or an index past its vertices included), or
+    /// the medium is not above zero.
     pub fn add_water_body(
         &mut self,
         pose: Pose,
@@ -271,16 +293,8 @@ impl PhysicsWorld {
         }
         let mut built = Vec::with_capacity(shapes.len());
         for (local, shape) in shapes {
-            if matches!(shape, ColliderShape::Mesh { .. }) {
-                return Err(PhysicsError::InvalidShape {
-                    shape: "mesh",
-                    reason: "cannot be a water body: only boxes, spheres, capsules and hulls \
-                             can"
-                    .into(),
-                });
-            }
             let world = at * to_rapier(local, "a water shape's pose")?;
-            let s = shared_shape(shape)?;
+            let s = water_shape(shape)?;
             let aabb = s.compute_aabb(&world);
             built.push((world, s, aabb));
         }
