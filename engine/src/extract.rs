@@ -13,6 +13,13 @@
 //! * COLOR_1 (spec 001, "Vertex colors"): a map's geometry reads it only when a material of
 //!   the map's table has a `detail.vertexWeight` ([`map_keeps_color1`], decided once at the
 //!   map's first extraction, before its geometry is read); an object's parts always do.
+//! * Mip chains: each decoded base color gets its full chain, reduced with the filter its
+//!   material needs (`alphaMode: "mask"` keeps its coverage at `alphaCutoff`, default 0.5;
+//!   every other mode the linear-light box, [`dh_content::mips`]), through the on-disk cache
+//!   ([`crate::mip_cache`], persisted only while `client.cache.mipmaps` is on, read at each
+//!   extraction so a change is observed at the next texture). `client.display.mipmaps` off
+//!   samples the top level alone ([`Mipmaps::Off`]); the chains stay, so turning it on again
+//!   needs no reload.
 //! * Physics props stand where the solver carried them, turned as it turned them
 //!   ([`Host::prop_pose`]).
 //! * The static batch's generation is a hash of the static boxes and the materials, so the
@@ -37,7 +44,7 @@ use dh_content::schema::map::render::{classify_look, LookRef, LookSeed, Tonemap 
 use dh_content::schema::map::Map;
 use dh_gpu::render::frame::{
     Ambient, Bloom, BoxInstance, ClusterConfig, DetailLayer, Falloff, Light, LightKind, Lighting,
-    Material, MeshInstance, Post, Projection, RenderFrame, Shading, Sky, Texture, View,
+    Material, MeshInstance, Mipmaps, Post, Projection, RenderFrame, Shading, Sky, Texture, View,
 };
 use dh_gpu::render::math::{normalize_or, rotate, srgb_to_linear, trs};
 use dh_gpu::render::tonemap::{Hable, Tonemap};
@@ -48,7 +55,9 @@ use dh_sims::{
 use glam::{DVec3, Vec3};
 
 use crate::catalog::Found;
+use crate::mip_cache::MipCache;
 use crate::models::ModelCache;
+use dh_content::mips::MipFilter;
 
 use crate::catalog::Catalog;
 use crate::host::Host;
@@ -471,31 +480,58 @@ pub fn settings(
     (lighting, post, falloff, clusters)
 }
 
-/// What extraction keeps from frame to frame: the decoded base color textures by barcode
-/// (each image is read and decoded once; a failure is kept too, so it is noted each frame
-/// without reading again).
+/// What extraction keeps from frame to frame: the decoded base color textures, with their
+/// mip chains, by barcode and mip filter (each image is read, decoded and reduced once; a
+/// failure is kept too, so it is noted each frame without reading again).
 ///
 /// It also holds the session's model geometry ([`ModelCache`]): each placed model's GLB is
-/// imported once however many placements and frames draw it. A map switch drops it all
+/// imported once however many placements and frames draw it, and the on-disk mip chain
+/// cache ([`MipCache`]). A map switch drops the textures and models
 /// ([`ExtractCache::map_switched`]).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ExtractCache {
-    textures: HashMap<String, Result<Arc<Texture>, String>>,
+    textures: HashMap<(String, Vec<u8>), Result<Arc<Texture>, String>>,
     models: ModelCache,
     /// Whether the map keeps COLOR_1 ([`map_keeps_color1`]), decided once at the first
     /// extraction of the map, before any of its geometry is read; a map switch asks again.
     map_color1: Option<bool>,
+    mips: MipCache,
+    /// `client.cache.mipmaps` as the current extraction read it.
+    persist_mips: bool,
+}
+
+impl Default for ExtractCache {
+    fn default() -> ExtractCache {
+        ExtractCache::with_mip_cache(MipCache::new())
+    }
 }
 
 impl ExtractCache {
-    /// An empty cache.
+    /// An empty cache whose mip chains go through the engine's user cache folder
+    /// ([`crate::mip_cache::user_cache_dir`]).
     pub fn new() -> ExtractCache {
         ExtractCache::default()
+    }
+
+    /// An empty cache whose mip chains go through `mips`.
+    pub fn with_mip_cache(mips: MipCache) -> ExtractCache {
+        ExtractCache {
+            textures: HashMap::new(),
+            models: ModelCache::default(),
+            map_color1: None,
+            mips,
+            persist_mips: true,
+        }
     }
 
     /// Textures decoded (or refused) so far.
     pub fn textures(&self) -> usize {
         self.textures.len()
+    }
+
+    /// The mip chain cache (its counters say what was read, written and generated).
+    pub fn mip_cache(&self) -> &MipCache {
+        &self.mips
     }
 
     /// The model geometry cache.
@@ -518,8 +554,24 @@ impl ExtractCache {
     }
 }
 
+/// The mip filter a material's textures need: coverage kept at its `alphaCutoff` (default
+/// 0.5) under `alphaMode: "mask"`, else the box.
+pub fn mip_filter(json: &Value) -> MipFilter {
+    match json.get("alphaMode").and_then(Value::as_str) {
+        Some("mask") => MipFilter::Coverage {
+            cutoff: json
+                .get("alphaCutoff")
+                .and_then(Value::as_f64)
+                .unwrap_or(dh_content::schema::material::Material::DEFAULT_ALPHA_CUTOFF)
+                .clamp(0.0, 1.0) as f32,
+        },
+        _ => MipFilter::Box,
+    }
+}
+
 /// The base color texture a material names (`baseColor`, a reference relative to the
-/// material's own file), decoded once per cache; `None` with a note when it cannot be read.
+/// material's own file), decoded and given its mip chain once per cache; `None` with a
+/// note when it cannot be read.
 fn base_color_texture(
     catalog: &Catalog,
     material: &str,
@@ -540,16 +592,21 @@ fn base_color_texture(
             }
         };
     let key = barcode.to_string();
-    let entry = cache.textures.entry(key.clone()).or_insert_with(|| {
-        let found = Found {
-            pallet: barcode.pallet,
-            path: barcode.path,
-        };
-        let bytes = catalog.read(&found).map_err(|e| e.to_string())?;
-        Texture::decode(&found.path, &bytes)
-            .map(Arc::new)
-            .map_err(|e| e.to_string())
-    });
+    let filter = mip_filter(json);
+    let (mips, persist) = (&cache.mips, cache.persist_mips);
+    let entry = cache
+        .textures
+        .entry((key.clone(), filter.key_bytes()))
+        .or_insert_with(|| {
+            let found = Found {
+                pallet: barcode.pallet,
+                path: barcode.path,
+            };
+            let bytes = catalog.read(&found).map_err(|e| e.to_string())?;
+            let mut t = Texture::decode(&found.path, &bytes).map_err(|e| e.to_string())?;
+            t.mips = mips.chain(t.width, t.height, &t.rgba, filter, persist, notes);
+            Ok(Arc::new(t))
+        });
     match entry {
         Ok(t) => Some(Arc::clone(t)),
         Err(e) => {
@@ -617,6 +674,7 @@ pub fn extract_with(
 ) -> Extracted {
     let sim = host.sim();
     let mut notes = Vec::new();
+    cache.persist_mips = host.prefs.bool("client.cache.mipmaps").unwrap_or(true);
     let (lighting, post, world_falloff, clusters) = settings(map, &host.prefs, &mut notes);
     // Materials, slot for slot.
     let table = sim.materials();
@@ -645,6 +703,11 @@ pub fn extract_with(
         lighting,
         post,
         clusters,
+        mipmaps: if host.prefs.bool("client.display.mipmaps").unwrap_or(true) {
+            Mipmaps::On
+        } else {
+            Mipmaps::Off
+        },
         ..RenderFrame::default()
     };
     let mut cameras = Vec::new();

@@ -159,6 +159,45 @@ fn mean_rgb(img: &RgbaImage, x0: u32, y0: u32, x1: u32, y1: u32) -> [f64; 3] {
     s.map(|c| c / n.max(1.0))
 }
 
+/// The 5th and 95th percentiles of the luma of the pixels in a box.
+fn luma_spread(img: &RgbaImage, x0: u32, y0: u32, x1: u32, y1: u32) -> (f64, f64) {
+    let mut v = Vec::new();
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.pixel(x, y).unwrap_or([0; 4]);
+            v.push(0.2126 * f64::from(p[0]) + 0.7152 * f64::from(p[1]) + 0.0722 * f64::from(p[2]));
+        }
+    }
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((v.len() - 1) as f64 * q) as usize];
+    (at(0.05), at(0.95))
+}
+
+/// The Debug Map reads as a dev map: its floor and walls wear the measure grid (dark 1 m
+/// lines over a light base, tinted dev gray), the orange block its grid in orange.
+#[test]
+fn the_debug_map_reads_as_a_dev_map() {
+    let gpu = testing::test_gpu();
+    {
+        let mut renderer = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let shots = shoot(&mut renderer, "debug-map", None, &["overview"]);
+        let img = &shots[0].1;
+        if let Ok(d) = std::env::var("DH_RENDER_OUT") {
+            let _ = img.write_png(&std::path::Path::new(&d).join("debug-map-overview-shot.png"));
+        }
+        // The near floor, the frame's bottom fifth: lit evenly, so the spread is the grid's
+        // (untextured it is a few levels of shading; the 1 m lines are sRGB 72 on 224).
+        let (w, h) = (img.width, img.height);
+        let (lo, hi) = luma_spread(img, w / 4, h * 4 / 5, w * 3 / 4, h);
+        assert!(
+            hi - lo > 10.0,
+            "the floor shows its grid: luma 5th to 95th percentile {lo:.1} to {hi:.1}"
+        );
+        check_golden("debug-map-overview", img);
+    }
+    testing::finish(gpu);
+}
+
 #[test]
 fn the_lit_lamp_does_not_wash_out_door_view() {
     let gpu = testing::test_gpu();

@@ -3,8 +3,9 @@
 //! looks straight at one panel. Extraction decodes the PNG (sRGB), the renderer uploads it
 //! through the staging ring (once with the default budget, once with a 1 KB budget that
 //! takes many frames), and both captures are compared, within a tolerance, with the picture
-//! worked out on the CPU: ray to the panel, UV in meters × uvScale, bilinear repeat in linear
-//! light, × tint, tonemap none.
+//! worked out on the CPU: ray to the panel, UV in meters × uvScale, trilinear repeat in linear
+//! light (the level the footprint asks for, between the top and its 16 × 16 level), × tint,
+//! tonemap none.
 
 mod support;
 
@@ -28,10 +29,16 @@ const FOV: f32 = 60.0;
 
 /// The texture: four 16 × 16 quadrants, red, green / blue, white (sRGB bytes).
 fn texels() -> Vec<u8> {
-    let mut out = Vec::with_capacity(32 * 32 * 4);
-    for y in 0..32 {
-        for x in 0..32 {
-            out.extend_from_slice(match (x < 16, y < 16) {
+    quadrants(32)
+}
+
+/// Four `edge / 2` quadrants, as [`texels`], `edge` on a side: level 0 of the texture at
+/// 32, and (each quadrant one colour, so the 2x2 box keeps it) level 1 at 16.
+fn quadrants(edge: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(edge * edge * 4);
+    for y in 0..edge {
+        for x in 0..edge {
+            out.extend_from_slice(match (x < edge / 2, y < edge / 2) {
                 (true, true) => &[220, 40, 30, 255],
                 (false, true) => &[30, 200, 60, 255],
                 (true, false) => &[40, 60, 210, 255],
@@ -67,14 +74,15 @@ fn build_pallet(dir: &std::path::Path) -> PathBuf {
     support::memory_pallet(dir, "textured.pallet", manifest, sources)
 }
 
-/// The texture sampled bilinearly with repeat, in linear light.
-fn sample(t: &[u8], u: f32, v: f32) -> [f32; 3] {
+/// An `edge`-square level sampled bilinearly with repeat, in linear light.
+fn sample(t: &[u8], edge: usize, u: f32, v: f32) -> [f32; 3] {
+    let n = edge as i32;
     let at = |x: i32, y: i32| -> [f32; 3] {
-        let (x, y) = (x.rem_euclid(32) as usize, y.rem_euclid(32) as usize);
-        let i = (y * 32 + x) * 4;
+        let (x, y) = (x.rem_euclid(n) as usize, y.rem_euclid(n) as usize);
+        let i = (y * edge + x) * 4;
         [0, 1, 2].map(|k| srgb_to_linear(f32::from(t[i + k]) / 255.0))
     };
-    let (x, y) = (u * 32.0 - 0.5, v * 32.0 - 0.5);
+    let (x, y) = (u * edge as f32 - 0.5, v * edge as f32 - 0.5);
     let (x0, y0) = (x.floor(), y.floor());
     let (fx, fy) = (x - x0, y - y0);
     let (x0, y0) = (x0 as i32, y0 as i32);
@@ -92,9 +100,17 @@ fn sample(t: &[u8], u: f32, v: f32) -> [f32; 3] {
 }
 
 /// The expected picture, and the pixels that fall well inside the panel.
+///
+/// The panel faces the camera, so every pixel spans the same footprint: 2 × 1.95 m ×
+/// tan 30° / 64 = 0.0352 m, which is 0.0352 × 1.5 × 32 = 1.69 texels along U and 1.13
+/// along V. Trilinear sampling reads level log2(1.69) = 0.756 (Vulkan's λ = log2 of the
+/// larger footprint): 24.4 % of level 0 bilinear and 75.6 % of level 1 (16 × 16) bilinear.
 fn reference() -> (RgbaImage, Vec<(u32, u32)>) {
-    let t = texels();
+    let (t0, t1) = (texels(), quadrants(16));
     let half = (FOV.to_radians() * 0.5).tan();
+    let footprint = 2.0 * (EYE[2] - PANEL_Z) * half / SIZE as f32;
+    let rho = (footprint * UV_SCALE[0] * 32.0).max(footprint * UV_SCALE[1] * 32.0);
+    let lod = rho.log2().clamp(0.0, 1.0);
     let mut pixels = vec![0u8; (SIZE * SIZE * 4) as usize];
     let mut inside = Vec::new();
     for py in 0..SIZE {
@@ -107,7 +123,8 @@ fn reference() -> (RgbaImage, Vec<(u32, u32)>) {
             let (lx, ly) = (hit[0], hit[1] - 1.0);
             // The +Z face: U along +X from the left edge, V down from the top, meters.
             let (u, v) = ((lx + 1.0) * UV_SCALE[0], (1.0 - ly) * UV_SCALE[1]);
-            let c = sample(&t, u, v);
+            let (a, b) = (sample(&t0, 32, u, v), sample(&t1, 16, u, v));
+            let c: [f32; 3] = std::array::from_fn(|k| a[k] + (b[k] - a[k]) * lod);
             let i = ((py * SIZE + px) * 4) as usize;
             for k in 0..3 {
                 // The tint is sRGB, multiplied in linear light.

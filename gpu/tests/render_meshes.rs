@@ -168,6 +168,7 @@ fn texture(width: u32, texels: &[[u8; 4]]) -> Arc<Texture> {
         width,
         height: texels.len() as u32 / width,
         rgba: texels.iter().flatten().copied().collect(),
+        mips: Vec::new(),
     })
 }
 

@@ -192,6 +192,9 @@ pub fn atlas_texture(atlas: &PaletteAtlas) -> Texture {
         width: atlas.width as u32,
         height: atlas.height as u32,
         rgba,
+        // Spec 004:376: "The palette colors need no reduction: a built-in cube samples one
+        // texel at a fixed UV and always reads the top level."
+        mips: Vec::new(),
     }
 }
 

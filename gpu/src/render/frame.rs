@@ -23,7 +23,7 @@ pub enum Shading {
     Missing,
 }
 
-/// An RGBA8 texture in sRGB, decoded.
+/// An RGBA8 texture in sRGB, decoded, with the levels of its mip chain below the top.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Texture {
     /// Width in pixels.
@@ -32,6 +32,12 @@ pub struct Texture {
     pub height: u32,
     /// `width × height × 4` bytes, rows top to bottom.
     pub rgba: Vec<u8>,
+    /// Levels 1 to the last of its mip chain ([`dh_content::mips::generate_chain`]), each
+    /// half the one above on each edge, rounded down, never below 1, rows top to bottom;
+    /// empty for a texture drawn from its top level alone. The renderer uploads them
+    /// level by level into an image of [`Texture::level_count`] levels; a chain that is not
+    /// the full one for the size is refused there.
+    pub mips: Vec<Vec<u8>>,
 }
 
 impl Texture {
@@ -48,7 +54,23 @@ impl Texture {
             width: img.width,
             height: img.height,
             rgba: img.rgba,
+            mips: Vec::new(),
         })
+    }
+
+    /// Levels in the texture: 1 and its mip chain's.
+    pub fn level_count(&self) -> u32 {
+        1 + self.mips.len() as u32
+    }
+
+    /// The size and texels of level `level` (0 the top), `None` past the last.
+    pub fn level(&self, level: u32) -> Option<(u32, u32, &[u8])> {
+        let bytes = match level {
+            0 => &self.rgba,
+            l => self.mips.get(l as usize - 1)?,
+        };
+        let (w, h) = dh_content::mips::level_size(self.width, self.height, level);
+        Some((w, h, bytes))
     }
 }
 
@@ -87,6 +109,18 @@ pub struct DetailLayer {
     pub channel: u8,
     /// The layer's color, linear; its alpha scales the weight.
     pub color: glam::Vec4,
+}
+
+/// Whether authored textures are sampled through their mip chains
+/// (`client.display.mipmaps`, spec 004:376: it "turns the chain off with every other
+/// texture's").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mipmaps {
+    /// Trilinear: linear within a level and between levels, down the whole chain.
+    #[default]
+    On,
+    /// The top level alone, bilinear (the sampler's maxLod is 0).
+    Off,
 }
 
 /// How a material's base color texture is filtered.
@@ -607,6 +641,8 @@ pub struct RenderFrame {
     pub static_generation: u64,
     /// The light field window hybrid shading reads (`None`: no instance reads one).
     pub voxel_light: Option<VoxelLightWindow>,
+    /// Whether authored textures sample their mip chains.
+    pub mipmaps: Mipmaps,
 }
 
 impl RenderFrame {

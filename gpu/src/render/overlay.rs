@@ -280,6 +280,8 @@ impl GlyphAtlas {
                 width: ATLAS_WIDTH,
                 height,
                 rgba,
+                // Glyphs are drawn at their own size: the top level alone.
+                mips: Vec::new(),
             },
             glyphs,
             fallback,

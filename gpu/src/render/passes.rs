@@ -104,7 +104,12 @@ pub(super) struct Pipelines {
     pub up: Pipeline,
     pub post: Pipeline,
     pub linear: vk::Sampler,
+    /// Authored textures: trilinear (linear within a level and between levels, every
+    /// level), repeating.
     pub repeat: vk::Sampler,
+    /// Authored textures with `client.display.mipmaps` off: bilinear on the top level
+    /// alone (maxLod 0), repeating.
+    pub repeat_top: vk::Sampler,
     /// Nearest texel, clamped ([`super::frame::Sampling::Nearest`]).
     pub nearest: vk::Sampler,
     pub compare: vk::Sampler,
@@ -112,7 +117,13 @@ pub(super) struct Pipelines {
 
 impl Drop for Pipelines {
     fn drop(&mut self) {
-        for s in [self.linear, self.repeat, self.nearest, self.compare] {
+        for s in [
+            self.linear,
+            self.repeat,
+            self.repeat_top,
+            self.nearest,
+            self.compare,
+        ] {
             self.gpu.retire_pending(crate::Retired::Sampler(s));
         }
     }

@@ -47,7 +47,7 @@ use dh_content::mesh::{self, MeshVertex, MeshVertexLayout, VertexFormat};
 use super::camera::{self, ViewSetup};
 use super::exec::{Executor, Serial, Task};
 use super::frame::{
-    Ambient, BoxInstance, LightKind, RenderFrame, Sampling, Shading, Texture, View,
+    Ambient, BoxInstance, LightKind, Mipmaps, RenderFrame, Sampling, Shading, Texture, View,
 };
 use super::gpu_data::{FrameUniform, LightData, MaterialData, VoxelLightHeader};
 use super::light_window::{self, LightResidency};
@@ -73,6 +73,8 @@ use glam::{Mat4, Vec3, Vec4};
 pub const FRAME_UNIFORM_BYTES: usize = std::mem::size_of::<FrameUniform>();
 /// The widest or tallest base color texture the renderer takes, texels.
 pub const MAX_TEXTURE_EDGE: u32 = Texture::MAX_EDGE;
+/// The most levels a base color texture has: the full chain of a [`MAX_TEXTURE_EDGE`] edge.
+pub const MAX_TEXTURE_LEVELS: u32 = 32 - MAX_TEXTURE_EDGE.leading_zeros();
 /// How long a capture waits for its frame.
 const CAPTURE_WAIT: Duration = Duration::from_secs(120);
 
@@ -523,16 +525,32 @@ fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
         "linear clamp",
     )?;
     let repeat_mode = vk::SamplerAddressMode::REPEAT;
+    // Trilinear through the whole chain: maxLod is the longest chain's last level (a
+    // texture's own view holds its levels, so each reads to its own 1x1).
     let repeat = sampler(
         gpu,
         &vk::SamplerCreateInfo::default()
             .mag_filter(vk::Filter::LINEAR)
             .min_filter(vk::Filter::LINEAR)
+            .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
+            .address_mode_u(repeat_mode)
+            .address_mode_v(repeat_mode)
+            .address_mode_w(repeat_mode)
+            .min_lod(0.0)
+            .max_lod(MAX_TEXTURE_LEVELS as f32),
+        "base color",
+    )?;
+    let repeat_top = sampler(
+        gpu,
+        &vk::SamplerCreateInfo::default()
+            .mag_filter(vk::Filter::LINEAR)
+            .min_filter(vk::Filter::LINEAR)
+            .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
             .address_mode_u(repeat_mode)
             .address_mode_v(repeat_mode)
             .address_mode_w(repeat_mode)
             .max_lod(0.0),
-        "base color",
+        "base color top level",
     )?;
     let nearest = sampler(
         gpu,
@@ -580,6 +598,7 @@ fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
         post,
         linear,
         repeat,
+        repeat_top,
         nearest,
         compare,
     })
@@ -884,6 +903,7 @@ impl Renderer {
             width: 1,
             height: 1,
             rgba: vec![255; 4],
+            mips: Vec::new(),
         });
         let white_image = texture_image(gpu, &white_texture)?;
         let job = uploads.push_texture(white_image.raw(), Arc::clone(&white_texture));
@@ -1461,9 +1481,10 @@ impl Renderer {
         let mut texture_sets = Vec::with_capacity(textured.len());
         for (e, sampling) in &textured {
             let set = slot.allocate(texture_layout)?;
-            let sampler = match sampling {
-                Sampling::Linear => self.pipes.repeat,
-                Sampling::Nearest => self.pipes.nearest,
+            let sampler = match (sampling, frame.mipmaps) {
+                (Sampling::Linear, Mipmaps::On) => self.pipes.repeat,
+                (Sampling::Linear, Mipmaps::Off) => self.pipes.repeat_top,
+                (Sampling::Nearest, _) => self.pipes.nearest,
             };
             write_texture_set(&gpu, set, &e.image, sampler);
             texture_sets.push(set);
@@ -1681,7 +1702,9 @@ fn record_worker(
         .collect()
 }
 
-/// A sampled RGBA8 sRGB image for `t` (checked against [`MAX_TEXTURE_EDGE`]).
+/// A sampled RGBA8 sRGB image for `t`, one level for the top and each of its mip chain's
+/// (checked against [`MAX_TEXTURE_EDGE`]; a chain is the full one for the size, every level
+/// its size's bytes).
 fn texture_image(gpu: &Gpu, t: &Texture) -> Result<Image> {
     let edges_ok =
         (1..=MAX_TEXTURE_EDGE).contains(&t.width) && (1..=MAX_TEXTURE_EDGE).contains(&t.height);
@@ -1696,13 +1719,43 @@ fn texture_image(gpu: &Gpu, t: &Texture) -> Result<Image> {
             ),
         ));
     }
-    gpu.create_image(&ImageDesc::new_2d(
-        "base color",
-        vk::Format::R8G8B8A8_SRGB,
-        t.width,
-        t.height,
-        vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::SAMPLED,
-    ))
+    let full = dh_content::mips::level_count(t.width, t.height);
+    let levels = t.level_count();
+    if levels != 1 && levels != full {
+        return Err(invalid(
+            "texture",
+            format!(
+                "{}x{} with {levels} levels (1, or the full chain's {full})",
+                t.width, t.height
+            ),
+        ));
+    }
+    for l in 1..levels {
+        if let Some((w, h, bytes)) = t.level(l) {
+            if bytes.len() != w as usize * h as usize * 4 {
+                return Err(invalid(
+                    "texture",
+                    format!(
+                        "{}x{} level {l}: {} bytes where {w}x{h} takes {}",
+                        t.width,
+                        t.height,
+                        bytes.len(),
+                        w as usize * h as usize * 4
+                    ),
+                ));
+            }
+        }
+    }
+    gpu.create_image(&ImageDesc {
+        mip_levels: levels,
+        ..ImageDesc::new_2d(
+            "base color",
+            vk::Format::R8G8B8A8_SRGB,
+            t.width,
+            t.height,
+            vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::SAMPLED,
+        )
+    })
 }
 
 fn write_frame_set(

@@ -27,27 +27,48 @@ enum Source {
 }
 
 impl Source {
-    fn bytes(&self) -> &[u8] {
+    /// The bytes of level `level` (a buffer's source has only level 0).
+    fn bytes(&self, level: u32) -> &[u8] {
         match self {
-            Source::Bytes(b) => b,
-            Source::Texture(t) => &t.rgba,
-            Source::Streams(m) => &m.packed.bytes,
+            Source::Bytes(b) if level == 0 => b,
+            Source::Streams(m) if level == 0 => &m.packed.bytes,
+            Source::Texture(t) => t.level(level).map_or(&[][..], |(_, _, b)| b),
+            _ => &[],
         }
     }
 }
 
 enum Dest {
     Buffer(vk::Buffer),
-    /// An RGBA8 image of this width and height (rows go in whole).
-    Image(vk::Image, u32, u32),
+    /// An RGBA8 image of this top-level width and height and this many mip levels, filled
+    /// level by level from the top (rows go in whole).
+    Image(vk::Image, u32, u32, u32),
 }
 
 struct Job {
     id: u64,
     dest: Dest,
     source: Source,
-    /// Bytes (buffers) or rows (images) already staged.
+    /// The image level being staged (0 for a buffer).
+    level: u32,
+    /// Bytes (buffers) or rows of `level` (images) already staged.
     done: u64,
+}
+
+impl Job {
+    /// Bytes not yet staged.
+    fn bytes_left(&self) -> u64 {
+        match self.dest {
+            Dest::Buffer(_) => self.source.bytes(0).len() as u64 - self.done,
+            Dest::Image(_, w, h, levels) => (self.level..levels)
+                .map(|l| {
+                    let (lw, lh) = dh_content::mips::level_size(w, h, l);
+                    let rows = u64::from(lh) - if l == self.level { self.done } else { 0 };
+                    u64::from(lw) * 4 * rows
+                })
+                .sum(),
+        }
+    }
 }
 
 /// Pending uploads, oldest first.
@@ -82,6 +103,7 @@ impl UploadQueue {
             id: self.next_id,
             dest,
             source,
+            level: 0,
             done: 0,
         });
         self.next_id
@@ -98,11 +120,13 @@ impl UploadQueue {
         self.push(Dest::Buffer(buffer), Source::Streams(mesh))
     }
 
-    /// Queues `texture` for `image` (RGBA8, the texture's size, mip 0), left in
-    /// `SHADER_READ_ONLY_OPTIMAL`; returns the job's id.
+    /// Queues `texture` for `image` (RGBA8, the texture's size, one level for the top and
+    /// each of its mip chain's, [`Texture::level_count`]), level by level from the top, each
+    /// level left in `SHADER_READ_ONLY_OPTIMAL`; returns the job's id (the job leaves the
+    /// queue once its last level is staged).
     pub fn push_texture(&mut self, image: vk::Image, texture: Arc<Texture>) -> u64 {
-        let (w, h) = (texture.width, texture.height);
-        self.push(Dest::Image(image, w, h), Source::Texture(texture))
+        let (w, h, levels) = (texture.width, texture.height, texture.level_count());
+        self.push(Dest::Image(image, w, h, levels), Source::Texture(texture))
     }
 
     /// Drops a job (its destination is going away).
@@ -127,13 +151,7 @@ impl UploadQueue {
 
     /// Bytes not yet staged.
     pub fn bytes_left(&self) -> u64 {
-        self.jobs
-            .iter()
-            .map(|j| match j.dest {
-                Dest::Buffer(_) => j.source.bytes().len() as u64 - j.done,
-                Dest::Image(_, w, h) => u64::from(w) * 4 * (u64::from(h) - j.done),
-            })
-            .sum()
+        self.jobs.iter().map(Job::bytes_left).sum()
     }
 
     /// Stages as much as this frame's budget and the ring allow, oldest job first, and
@@ -157,7 +175,7 @@ impl UploadQueue {
             if left == 0 {
                 break;
             }
-            let bytes = job.source.bytes();
+            let bytes = job.source.bytes(job.level);
             let complete = match job.dest {
                 Dest::Buffer(buffer) => {
                     let total = bytes.len() as u64;
@@ -171,7 +189,8 @@ impl UploadQueue {
                     out.bytes += n;
                     job.done >= total
                 }
-                Dest::Image(image, w, h) => {
+                Dest::Image(image, top_w, top_h, levels) => {
+                    let (w, h) = dh_content::mips::level_size(top_w, top_h, job.level);
                     let row = u64::from(w) * 4;
                     let rows_left = u64::from(h) - job.done;
                     // Whole rows; at least one (a row wider than a chunk goes alone).
@@ -189,7 +208,7 @@ impl UploadQueue {
                         ImageUpload {
                             image,
                             aspect: vk::ImageAspectFlags::COLOR,
-                            mip_level: 0,
+                            mip_level: job.level,
                             base_layer: 0,
                             layer_count: 1,
                             offset: vk::Offset3D {
@@ -203,7 +222,8 @@ impl UploadQueue {
                                 depth: 1,
                             },
                             row_length: 0,
-                            // The first chunk discards; later ones keep the rows before.
+                            // A level's first chunk discards; later ones keep the rows
+                            // before.
                             old_layout: if job.done == 0 {
                                 vk::ImageLayout::UNDEFINED
                             } else {
@@ -214,7 +234,11 @@ impl UploadQueue {
                     );
                     job.done += rows;
                     out.bytes += rows * row;
-                    job.done >= u64::from(h)
+                    if job.done >= u64::from(h) {
+                        job.level += 1;
+                        job.done = 0;
+                    }
+                    job.level >= levels
                 }
             };
             if complete {
