@@ -654,6 +654,8 @@ impl BenchRender {
             },
         )
         .map_err(|e| format!("--render: renderer: {e}"))?;
+        // The device lowering the samples at start is said once, as `render` says it.
+        let log: Vec<String> = msaa_lowered_line(&renderer).into_iter().collect();
         let mut cache = ExtractCache::new();
         let first = extract::extract_with(host, &catalog, &map, &mut cache);
         let voxel_bounds = crate::voxel::draw::volume_bounds(host);
@@ -666,7 +668,7 @@ impl BenchRender {
             cache,
             voxels: VoxelDraw::new(&host.prefs),
             voxel_bounds,
-            log: Vec::new(),
+            log,
             size,
             camera,
             pending: VecDeque::new(),

@@ -754,3 +754,34 @@ fn a_live_msaa_change_reaches_the_next_frame() {
     );
     render.finish(&timer).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// The bench's renderer says at start, once, that the device lowered the samples, as
+/// `render` does (before, only a live change said it).
+#[test]
+fn the_bench_renderer_says_at_start_that_the_samples_were_lowered() {
+    if !vulkan() {
+        return;
+    }
+    let mut host = Host::start(&HostOptions {
+        map: "logic-map".into(),
+        ..HostOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    host.prefs
+        .set("client.render.msaa", "8")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut render = dh_engine::render_cmd::BenchRender::start([32, 32], &[], &host, 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Lavapipe's framebuffers take 1 and 4 samples.
+    assert_eq!(render.msaa(), 4);
+    let log = render.take_log();
+    let lowered: Vec<_> = log
+        .iter()
+        .filter(|l| {
+            l.starts_with("client.render.msaa 8: this device's framebuffers take at most 4")
+        })
+        .collect();
+    assert_eq!(lowered.len(), 1, "said once at start: {log:?}");
+    let timer = dh_jobs::FrameTimer::new();
+    render.finish(&timer).unwrap_or_else(|e| panic!("{e}"));
+}
