@@ -477,6 +477,7 @@ fn compile_inner(
     if let Some(manifest) = &manifest {
         generated = convert_voxel_sources(manifest, &mut read);
         let roots = resolve_objects(manifest, &mut read, deps, &mut reach);
+        check_material_chains(manifest, &mut read, deps);
         let (w, companions, t) = check_maps(manifest, &mut read, &roots, deps, &mut reach);
         writes = w;
         thumb_maps = t;
@@ -641,7 +642,7 @@ fn read_asset(s: &SourceEntry) -> ReadAsset {
     } else {
         if matches!(
             s.kind,
-            AssetKind::Object | AssetKind::Avatar | AssetKind::Voxel
+            AssetKind::Object | AssetKind::Avatar | AssetKind::Voxel | AssetKind::Material
         ) {
             r.source = crate::jsonc::parse(&file.text).ok();
         }
@@ -1222,6 +1223,75 @@ fn resolve_objects(
         }
     }
     roots
+}
+
+/// Checks each material's `inherits` chain inside the pallet and into the mounted
+/// dependencies ([`crate::fold::resolve_material_chain`]'s walk): a circular chain or a
+/// parent that is not a dh.material is an error at the material whose `inherits` states
+/// the faulty link (the engine folds the chain at load, where every pallet is mounted).
+fn check_material_chains(
+    manifest: &PalletManifestSource,
+    read: &mut [ReadAsset],
+    deps: &Dependencies,
+) {
+    use crate::fold::{gather_chain_within, ChainKind, Level};
+    let levels: BTreeMap<String, Level> = read
+        .iter()
+        .filter(|r| r.kind == AssetKind::Material)
+        .filter_map(|r| {
+            let json = r.source.clone()?;
+            let barcode = Barcode {
+                pallet: manifest.id.clone(),
+                path: r.path.clone(),
+            };
+            Some((
+                r.path.clone(),
+                Level::new(barcode, json, manifest.dependencies.clone()),
+            ))
+        })
+        .collect();
+    let within = |p: &str| p == manifest.id || deps.contains(p);
+    let lookup = |b: &Barcode| {
+        if b.pallet == manifest.id {
+            levels.get(&b.path).cloned()
+        } else {
+            deps.level(b)
+        }
+    };
+    // Each faulty link once, at the material that states it (a loop is met from each of
+    // its materials, at a different link each time).
+    let mut found: BTreeMap<(String, String), crate::fold::ChainProblem> = BTreeMap::new();
+    for r in read.iter() {
+        if r.kind != AssetKind::Material || r.diags.has_errors() {
+            continue;
+        }
+        let Some(leaf) = levels.get(&r.path).cloned() else {
+            continue;
+        };
+        if leaf.json.get("inherits").is_none() {
+            continue;
+        }
+        let (_, problems) = gather_chain_within(leaf, ChainKind::Material, &within, lookup);
+        // A link to a file that is not a `.dh-mat` is the reference check's to report.
+        let names_material = |p: &crate::fold::ChainProblem| {
+            levels
+                .get(&p.at.path)
+                .and_then(|l| Some(l.resolve(l.json.get("inherits")?.as_str()?).ok()?.path))
+                .is_none_or(|path| path.ends_with(".dh-mat"))
+        };
+        for p in problems
+            .into_iter()
+            .filter(|p| p.at.pallet == manifest.id && names_material(p))
+        {
+            let key = (p.at.path.clone(), p.message.clone());
+            found.entry(key).or_insert(p);
+        }
+    }
+    for ((path, _), p) in found {
+        if let Some(r) = read.iter_mut().find(|r| r.path == path) {
+            r.diags.items.push(p.to_diagnostic(r.file.as_ref()));
+        }
+    }
 }
 
 /// A rig held as compiled JSON, read in load mode (its own build checked it).

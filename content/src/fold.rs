@@ -283,6 +283,8 @@ pub enum ChainKind {
     Map,
     /// dh.object variants (`.dh-obj`, and `.dh-avatar`, which extends dh.object).
     Object,
+    /// dh.material chains (`.dh-mat`; dh.material is ours, ARCHITECTURE "Content").
+    Material,
 }
 
 impl ChainKind {
@@ -292,12 +294,14 @@ impl ChainKind {
             ChainKind::Object => {
                 barcode.path.ends_with(".dh-obj") || barcode.path.ends_with(".dh-avatar")
             }
+            ChainKind::Material => barcode.path.ends_with(".dh-mat"),
         };
         let type_ok = match non_null(json.get("$type")).map(|t| t.as_str()) {
             None => true,
             Some(Some(t)) => match self {
                 ChainKind::Map => t == "dh.map",
                 ChainKind::Object => t == "dh.object" || t == "dh.avatar",
+                ChainKind::Material => t == "dh.material",
             },
             Some(None) => false,
         };
@@ -308,6 +312,7 @@ impl ChainKind {
         match self {
             ChainKind::Map => "dh.map",
             ChainKind::Object => "dh.object",
+            ChainKind::Material => "dh.material",
         }
     }
 }
@@ -950,6 +955,74 @@ pub fn rewrite_object_refs(level: &Level) -> (Value, Vec<ChainProblem>) {
     }
     .object(&mut json);
     (json, problems)
+}
+
+/// The members of a dh.material that hold a reference (besides `inherits`).
+pub const MATERIAL_REFERENCES: &[&str] = &["baseColor", "emissiveTexture"];
+
+/// `level`'s material JSON with every reference it states (`baseColor`, `emissiveTexture`,
+/// `inherits`) rewritten to a full barcode, so a member inherited from a parent means what
+/// it meant in the parent's file.
+pub fn rewrite_material_refs(level: &Level) -> (Value, Vec<ChainProblem>) {
+    let mut problems = Vec::new();
+    let mut json = level.json.clone();
+    let mut w = Rewriter {
+        level,
+        problems: &mut problems,
+    };
+    for key in MATERIAL_REFERENCES
+        .iter()
+        .chain(std::iter::once(&"inherits"))
+    {
+        w.fix_member(&mut json, key, "");
+    }
+    (json, problems)
+}
+
+/// Folds a material's `inherits` chain, `levels` root first and the material itself last
+/// (ours: dh.material is the project's schema, ARCHITECTURE "Content"): every level's
+/// references rewritten to barcodes, then each laid over the one beneath by the one merge
+/// rule ([`merge::merge`]) — a member the material does not set is its parent's, and a
+/// block it restates (`detail`, `water`) merges member by member. `inherits` is left out.
+pub fn resolve_material(levels: &[Level]) -> Result<Folded, FoldError> {
+    if levels.is_empty() {
+        return Err(FoldError::Empty);
+    }
+    let mut problems = Vec::new();
+    let mut layers = Vec::with_capacity(levels.len());
+    for level in levels {
+        let (json, p) = rewrite_material_refs(level);
+        problems.extend(p);
+        layers.push(json);
+    }
+    let merged = merge::merge_all(layers.iter());
+    let value = match merged.kind {
+        Kind::Object(members) => Value {
+            kind: Kind::Object(
+                members
+                    .into_iter()
+                    .filter(|m| m.key != "inherits")
+                    .collect(),
+            ),
+            span: merged.span,
+        },
+        _ => merged,
+    };
+    Ok(Folded { value, problems })
+}
+
+/// Gathers a material's chain with `lookup` (every pallet: a parent may live in a declared
+/// dependency) and folds it ([`resolve_material`]); the chain's problems (a circular chain,
+/// a parent that is not a dh.material or cannot be found) come first.
+pub fn resolve_material_chain(
+    leaf: Level,
+    lookup: impl Fn(&Barcode) -> Option<Level>,
+) -> Result<Folded, FoldError> {
+    let (chain, mut problems) = gather_chain(leaf, ChainKind::Material, ChainScope::Whole, lookup);
+    let mut folded = resolve_material(&chain)?;
+    problems.append(&mut folded.problems);
+    folded.problems = problems;
+    Ok(folded)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -766,3 +766,51 @@ fn a_graft_s_base_bone_must_be_one_the_rig_maps() {
         "'graft' hangs the chain 'CollarRoot' from the base bone 'Nek', which the rig 'dev.example.conform:rigs/cat.dh-rig' does not have: a base bone is a standard humanoid name the rig maps or one of its customBones; did you mean `Neck`?",
     );
 }
+
+// ---- A material's inherits chain (dh.material is ours; the one merge rule) ----------------
+
+/// Two materials that inherit each other are refused at build, each at its own `inherits`,
+/// naming the loop; a material inheriting a non-material is refused; a plain chain builds.
+#[test]
+fn a_material_chain_that_loops_or_leaves_dh_material_is_refused() {
+    let a = br#"{ "inherits": "b.dh-mat", "tint": [1, 0, 0] }"#;
+    let b = br#"{ "inherits": "a.dh-mat" }"#;
+    let out = build(&[("materials/a.dh-mat", a), ("materials/b.dh-mat", b)]);
+    let errors = of(&out, Severity::Error);
+    assert_eq!(errors.len(), 2, "{}", out.diagnostics);
+    for (file, lp) in [
+        ("materials/a.dh-mat", "dev.example.conform:materials/b.dh-mat -> dev.example.conform:materials/a.dh-mat -> dev.example.conform:materials/b.dh-mat"),
+        ("materials/b.dh-mat", "dev.example.conform:materials/a.dh-mat -> dev.example.conform:materials/b.dh-mat -> dev.example.conform:materials/a.dh-mat"),
+    ] {
+        assert!(
+            errors.iter().any(|d| d.file == file
+                && d.path == "inherits"
+                && d.message == format!("circular inherits chain: {lp}")),
+            "{file}: {}",
+            out.diagnostics
+        );
+    }
+
+    // A parent that is a map is not a material: one error, the reference check's.
+    let map = br#"{ "name": "M" }"#;
+    let c = br#"{ "inherits": "/maps/m.dh-map" }"#;
+    let out = build(&[("materials/c.dh-mat", c), ("maps/m.dh-map", map)]);
+    let errors = of(&out, Severity::Error);
+    assert_eq!(errors.len(), 1, "{}", out.diagnostics);
+    assert_eq!(errors[0].file, "materials/c.dh-mat");
+    assert_eq!(
+        errors[0].message,
+        "'inherits': '/maps/m.dh-map' must name a .dh-mat file"
+    );
+
+    // A chain of three builds clean.
+    let root = MAT.as_bytes();
+    let mid = br#"{ "inherits": "root.dh-mat", "uvScale": [2, 2] }"#;
+    let leaf = br#"{ "inherits": "mid.dh-mat", "shader": "unlit" }"#;
+    let out = build(&[
+        ("materials/root.dh-mat", root),
+        ("materials/mid.dh-mat", mid),
+        ("materials/leaf.dh-mat", leaf),
+    ]);
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+}

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use dh_content::diag::{Diagnostics, Severity, SourceFile};
 use dh_content::fold::{
-    fold_map_chain, gather_chain, resolve_object, ChainKind, ChainScope, Level, Looks,
+    fold_map_chain, gather_chain, resolve_material_chain, resolve_object, ChainKind, ChainScope,
+    Level, Looks,
 };
 use dh_content::jsonc::{Kind, Member, Span, Value};
 use dh_content::pallet::Pallet;
@@ -478,11 +479,48 @@ impl Catalog {
             barcode: barcode.to_string(),
             message: diags.to_string(),
         })?;
+        if path.ends_with(".dh-mat") && json.get("inherits").is_some() {
+            return self.resolve_material(&found, json);
+        }
         let is_object = path.ends_with(".dh-obj") || path.ends_with(".dh-avatar");
         if !is_object || json.get("resolved").is_some() || json.get("inherits").is_none() {
             return Ok(json);
         }
         self.resolve_variant(&found, json)
+    }
+
+    /// Folds a material's `inherits` chain through the mounted pallets
+    /// ([`dh_content::fold::resolve_material_chain`]): what every reader of a material (the
+    /// renderer, water, surfaces, the COLOR_1 keep rule) sees is the folded material, its
+    /// inherited references rebased to barcodes. A chain that does not resolve is an error,
+    /// so the slot draws the missing material and says why.
+    fn resolve_material(&self, found: &Found, json: Value) -> Result<Value, CatalogError> {
+        let leaf = Level::new(
+            Barcode {
+                pallet: found.pallet.clone(),
+                path: found.path.clone(),
+            },
+            without_type(json),
+            self.dependencies(&found.pallet),
+        );
+        let folded =
+            resolve_material_chain(leaf, |b| self.level(b)).map_err(|e| CatalogError::Read {
+                barcode: found.barcode(),
+                message: e.to_string(),
+            })?;
+        let fatal: Vec<String> = folded
+            .problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .map(|p| format!("{}: {}", p.at, p.message))
+            .collect();
+        if !fatal.is_empty() {
+            return Err(CatalogError::Read {
+                barcode: found.barcode(),
+                message: format!("its inherits chain does not resolve: {}", fatal.join("; ")),
+            });
+        }
+        Ok(folded.value)
     }
 
     /// Resolves a variant's chain at load (see [`Catalog::object_json`]).

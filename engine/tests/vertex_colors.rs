@@ -74,6 +74,23 @@ const PLAIN_MAT: &str = r#"{ "tint": [0.8, 0.8, 0.8] }"#;
 const LAYER_MAT: &str =
     r#"{ "tint": [0.8, 0.8, 0.8], "detail": { "vertexWeight": "g", "tint": [0.2, 0.6, 0.15] } }"#;
 
+/// Inherits the layer and restates only its scale: the layer's detail (and so COLOR_1) is
+/// its parent's.
+const CHILD_MAT: &str = r#"{ "inherits": "layer.dh-mat", "uvScale": [2, 2] }"#;
+/// Inherits the core's dev orange across pallets: its measure-grid texture is named in
+/// core's file, relative to it.
+const CRATE_MAT: &str = r#"{ "inherits": "core:materials/dev-orange.dh-mat", "shader": "unlit" }"#;
+
+const INHERITED: &str = r#"{
+  "name": "Inherited",
+  "autoCollision": false,
+  "materials": { "stone": "/materials/child.dh-mat", "crate": "/materials/crate.dh-mat" },
+  "objects": [
+    { "$type": "instance", "id": "5e0c7a10-6a51-4c1e-9d0b-3f2a1b4c5d81", "name": "a", "source": "/meshes/cube.glb" }
+  ]
+}
+"#;
+
 const PALLET: &str = "dev.example.painted";
 
 fn pallet(tag: &str) -> std::path::PathBuf {
@@ -85,6 +102,9 @@ fn pallet(tag: &str) -> std::path::PathBuf {
     pallet.write("objects/cube.dh-obj", OBJECT.as_bytes());
     pallet.write("maps/plain.dh-map", PLAIN.as_bytes());
     pallet.write("maps/layered.dh-map", LAYERED.as_bytes());
+    pallet.write("materials/child.dh-mat", CHILD_MAT.as_bytes());
+    pallet.write("materials/crate.dh-mat", CRATE_MAT.as_bytes());
+    pallet.write("maps/inherited.dh-map", INHERITED.as_bytes());
     let out = pallet.compile(true, "painted");
     pallet.save("painted.pallet", &pallet_bytes(&out))
 }
@@ -188,4 +208,67 @@ fn a_map_keeps_color1_only_when_a_material_reads_it_and_objects_always() {
         detail.color
     );
     assert_eq!(detail.color.w, 1.0);
+}
+
+/// A material reads what it does not set from its `inherits` chain (dh.material is ours:
+/// the one merge rule, references meaning what they meant in their own file): the child
+/// of the layer keeps COLOR_1 for the map and draws the layer's detail at its own scale;
+/// the child of core's dev orange wears core's tint and its measure-grid texture.
+#[test]
+fn a_material_reads_what_it_does_not_set_from_its_parent() {
+    let file = pallet("inherits");
+    let (host, catalog, m) = host_and_map(&[file], &format!("{PALLET}:maps/inherited"));
+    let mut cache = ExtractCache::new();
+    let x = extract::extract_with(&host, &catalog, &m, &mut cache);
+    assert!(x.missing.is_empty(), "{:?}", x.missing);
+    assert_eq!(
+        cache.map_keeps_color1(),
+        Some(true),
+        "the parent's detail reads COLOR_1"
+    );
+    let inst = at_x(&x.frame, 0.0);
+    for (v, (_, c1)) in color_run(inst).iter().enumerate() {
+        assert_eq!(*c1, [0, 255, 0, 255], "vertex {v}: COLOR_1 kept");
+    }
+    let stone = &x.frame.materials[inst.materials[0] as usize];
+    assert_eq!(stone.uv_scale, [2.0, 2.0], "its own member");
+    let detail = stone
+        .detail
+        .unwrap_or_else(|| panic!("the inherited detail: {stone:?}"));
+    assert_eq!(detail.channel, 1, "the parent's vertexWeight g");
+    // The parent's tint 0.8 sRGB is linear 0.6038.
+    assert!(
+        (stone.base_color.x - 0.6038).abs() < 0.002,
+        "{:?}",
+        stone.base_color
+    );
+
+    // The map's second slot, bound to the cross-pallet child.
+    let slot = host
+        .sim()
+        .materials()
+        .references
+        .iter()
+        .position(|r| r.ends_with("materials/crate.dh-mat"))
+        .unwrap_or_else(|| panic!("the crate slot"));
+    let crate_mat = &x.frame.materials[slot];
+    assert_eq!(
+        crate_mat.shading,
+        dh_gpu::render::frame::Shading::Unlit,
+        "its own member"
+    );
+    let texture = crate_mat.base_color_texture.as_ref().unwrap_or_else(|| {
+        panic!(
+            "core's texture, named relative to core's file: {:?}",
+            x.notes
+        )
+    });
+    // content/core/textures/dev-measure.png is 128 x 128 (one tile a metre).
+    assert_eq!((texture.width, texture.height), (128, 128));
+    // dev-orange's tint is not white: the red channel leads.
+    assert!(
+        crate_mat.base_color.x > crate_mat.base_color.z,
+        "{:?}",
+        crate_mat.base_color
+    );
 }
