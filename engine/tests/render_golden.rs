@@ -198,6 +198,84 @@ fn the_debug_map_reads_as_a_dev_map() {
     testing::finish(gpu);
 }
 
+/// The debug map's dev crate (`core:models/DevCrate.glb`, a static model placement) draws
+/// its own texture through `materials/dev-crate.dh-mat`, not the missingMaterial's red
+/// checker and not a flat colour.
+///
+/// `crateView` (at [-8, 0.75, 9.5], pitched 18.4° down, fov 40, 16:9) faces the crate's +Z
+/// face, x ∈ [-8.25, -7.75], y ∈ [0, 0.5], z = 8.25, from 1.25 m. Its top edge is 0.158 m
+/// above the view axis at 1.265 m deep, tan⁻¹ 0.125 / tan 20° = 0.34 of the half height
+/// above the middle, so at 0.33 h; its bottom edge 0.316 m below at 1.423 m deep, 0.61 of
+/// the half height below, at 0.80 h. Its sides are ±0.25 m at 1.265 to 1.423 m deep against
+/// a half width of tan 20° × 16/9 = 0.647, so ±0.27 to ±0.31 of the half width: x ∈
+/// [0.365 w, 0.635 w] at the bottom. The box measured, x ∈ [0.38 w, 0.62 w], y ∈ [0.35 h,
+/// 0.78 h], is face alone.
+///
+/// What the texture puts there (content/tests/core_models.rs): about 66 % base, luma 173
+/// (sRGB (214, 168, 104)), 27 % frame and "DH" mark, luma 57 (84, 52, 26), the rest lines,
+/// luma 110. Over the box (face minus its outer rim) the dark share is still above 5 %, so
+/// the 5th percentile is dark and the 95th base. One light over a flat face scales every
+/// texel alike, so on screen the dark reads near a third of the base (57 / 173), a little
+/// more after filtering and the tone curve: a textured face has its 5th percentile under
+/// 0.6 of its 95th, where a flat one has them equal. The face's mean keeps the texture's
+/// hue, red above green above blue with green above half of red (168 / 214 = 0.79 for the
+/// base), where the missing checker is red and black.
+#[test]
+fn the_dev_crate_wears_its_own_texture() {
+    let gpu = testing::test_gpu();
+    {
+        let mut renderer = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let shots = shoot(&mut renderer, "debug-map", None, &["crateView"]);
+        let img = &shots[0].1;
+        if let Ok(d) = std::env::var("DH_RENDER_OUT") {
+            let _ = img.write_png(&std::path::Path::new(&d).join("debug-map-crate-shot.png"));
+        }
+        let (w, h) = (img.width, img.height);
+        let (x0, y0, x1, y1) = (w * 38 / 100, h * 35 / 100, w * 62 / 100, h * 78 / 100);
+        let (lo, hi) = luma_spread(img, x0, y0, x1, y1);
+        let mean = mean_rgb(img, x0, y0, x1, y1);
+        eprintln!("crateView: face luma 5th {lo:.1}, 95th {hi:.1}; mean {mean:?}");
+        assert!(
+            hi > 40.0 && lo < 0.6 * hi,
+            "the crate's face shows its frame and mark: luma 5th to 95th percentile {lo:.1} to {hi:.1}"
+        );
+        assert!(
+            mean[0] > mean[1] && mean[1] > mean[2] && mean[1] > 0.5 * mean[0],
+            "the crate's face reads as its wood, not the red checker: mean {mean:?}"
+        );
+        check_golden("debug-map-crate", img);
+    }
+    testing::finish(gpu);
+}
+
+/// The dev crate is solid as its exact box (its part's authored dh.collider; the debug map
+/// has no world instance, so nothing is generated): a pawn dropped onto its middle from
+/// 1.5 m stands on its top, y 0.5, and one dropped 2 m in front of it the floor, y 0.
+#[test]
+fn the_dev_crate_is_solid_as_its_box() {
+    let start = || {
+        Host::start(&HostOptions {
+            map: "debug-map".into(),
+            ..HostOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let on = support::drop_pawn(&mut start(), [-8.0, 1.5, 8.0]);
+    assert!(on.grounded, "on the crate: {on:?}");
+    assert!(
+        (on.feet[1] - 0.5).abs() < 0.02,
+        "the pawn stands on the crate's top: feet {:?}",
+        on.feet
+    );
+    let off = support::drop_pawn(&mut start(), [-8.0, 1.5, 10.0]);
+    assert!(off.grounded, "beside the crate: {off:?}");
+    assert!(
+        off.feet[1].abs() < 0.02,
+        "the pawn stands on the floor: feet {:?}",
+        off.feet
+    );
+}
+
 #[test]
 fn the_lit_lamp_does_not_wash_out_door_view() {
     let gpu = testing::test_gpu();
