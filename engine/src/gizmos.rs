@@ -256,11 +256,6 @@ impl EdgeSink {
         o.line(a, b, color);
         self.lines += 1;
     }
-
-    /// Counts `n` segments of a shape that did not fit as left out.
-    fn skip(&mut self, n: usize) {
-        self.left_out += n;
-    }
 }
 
 /// [`collider_lines_within`] with [`COLLIDER_LINE_BUDGET`], nearest the origin first.
@@ -418,13 +413,11 @@ pub fn collider_lines_within(
         if physics.body_wire_edges(b, &mut edges).is_err() || edges.is_empty() {
             continue;
         }
-        // A chunk's edges each come three times or fewer (once per triangle): a whole
-        // chunk that cannot fit even then is left out whole.
-        if !sink.fits(1) {
-            sink.skip(unique_edges(&edges));
-            continue;
+        if sink.fits(1) {
+            counts.chunk_bodies += 1;
         }
-        counts.chunk_bodies += 1;
+        // Past the budget the sink still matches each edge, so the ones left out are
+        // counted once each, as the drawn ones are.
         for [a, z] in &edges {
             sink.edge(o, *a, *z, STATIC_COLLIDER_COLOR);
         }
@@ -432,19 +425,6 @@ pub fn collider_lines_within(
     counts.lines = sink.lines;
     counts.left_out = sink.left_out;
     counts
-}
-
-/// How many distinct edges `edges` holds (ends matched as the sink matches them).
-fn unique_edges(edges: &[[Vec3; 2]]) -> usize {
-    let q = |p: Vec3| (p * EDGE_GRID).round().to_array().map(|c| c as i64);
-    let mut seen = std::collections::HashSet::new();
-    for [a, b] in edges {
-        let (qa, qb) = (q(*a), q(*b));
-        if qa != qb {
-            seen.insert(if qa <= qb { (qa, qb) } else { (qb, qa) });
-        }
-    }
-    seen.len()
 }
 
 /// One label per voxel volume with chunk bodies alive (spec 004:313: "labeled with the
