@@ -1145,7 +1145,12 @@ pub fn overlay(host: &Host, prefs: &Prefs, view: &View, size: [u32; 2]) -> Overl
     overlay_with_notes(host, prefs, view, size).0
 }
 
-/// [`overlay`], and its log lines (the collider gizmo's budget, when it was hit).
+/// What the overlay's notes say when the collider gizmo is on over a map with voxel volumes
+/// but no chunk body is alive to draw (spec 004: chunks are solid only around players).
+pub const NO_CHUNK_BODIES: &str = "client.debug.colliderGizmo: no voxel chunk body is alive to draw (chunks are solid only around pawns, and no pawn is near a volume)";
+
+/// [`overlay`], and its log lines: the collider gizmo's budget when it was hit, and
+/// [`NO_CHUNK_BODIES`].
 pub fn overlay_with_notes(
     host: &Host,
     prefs: &Prefs,
@@ -1173,6 +1178,9 @@ pub fn overlay_with_notes(
     if prefs.bool("client.debug.colliderGizmo").unwrap_or(false) {
         let counts = collider_lines_within(&mut o, host, view.position, COLLIDER_LINE_BUDGET);
         notes.extend(counts.budget_note(COLLIDER_LINE_BUDGET));
+        if counts.chunk_bodies == 0 && !host.voxel_volumes().is_empty() {
+            notes.push(NO_CHUNK_BODIES.to_string());
+        }
         if let Ok(atlas) = GlyphAtlas::shared() {
             let screen = Screen::new(view, size[0], size[1]);
             voxel_label_items(&mut o, atlas, &screen, &voxel_labels(host));

@@ -221,6 +221,24 @@ fn the_collider_gizmo_draws_a_chunk_bodys_triangle_edges_once_each() {
 }
 
 #[test]
+fn with_no_pawn_near_the_volume_there_is_no_chunk_body_and_the_overlay_says_so() {
+    let (run, _, dir) = start(false, &["client.debug.colliderGizmo=1"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(run.host.voxel_bodies().is_empty());
+    let view = dh_gpu::render::frame::View {
+        position: Vec3::new(0.0, 5.0, 10.0),
+        rotation: glam::Quat::IDENTITY,
+        projection: dh_gpu::render::frame::Projection::Perspective { fov_y: 60.0 },
+        near: 0.1,
+        far: None,
+    };
+    let (o, notes) = gizmos::overlay_with_notes(&run.host, &run.host.prefs, &view, [64, 36]);
+    // The floor brush's box alone.
+    assert_eq!(o.lines.len(), 12 * 2);
+    assert_eq!(notes, vec![gizmos::NO_CHUNK_BODIES.to_string()]);
+}
+
+#[test]
 fn a_collider_budget_that_is_hit_draws_that_many_and_says_how_many_were_left_out() {
     let (mut run, _, dir) = start(false, &[]);
     let _ = std::fs::remove_dir_all(&dir);
