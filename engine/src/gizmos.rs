@@ -34,9 +34,9 @@
 //!
 //! `client.debug.contacts` is a log, not an overlay: see [`crate::contacts`].
 //!
-//! Not drawn yet, said once per run by [`not_drawn`]: under `client.debug.colliderGizmo`,
-//! the hull and mesh colliders of triggers (they stand as no body, so there are no cooked
-//! triangles to draw).
+//! A trigger's hull and mesh shapes stand as no body: they are drawn from the shape itself
+//! (the hull of its points, the triangles cooked for it at load). [`not_drawn`] names what
+//! an overlay pref still leaves undrawn, once per run: nothing now.
 
 use std::collections::BTreeSet;
 
@@ -187,8 +187,8 @@ pub struct ColliderCounts {
     /// Shapes drawn (boxes, spheres, capsules, and hull and mesh shapes standing as a
     /// body).
     pub drawn: usize,
-    /// Hull and mesh shapes of a record that stands as no body (a trigger's: no cooked
-    /// triangles to draw), not drawn.
+    /// Hull and mesh shapes with nothing to draw: a hull of points with no volume, or a
+    /// mesh with no cooked triangles, on a record that stands as no body.
     pub skipped: usize,
     /// Voxel chunk bodies drawn (wholly or in part).
     pub chunk_bodies: usize,
@@ -275,7 +275,9 @@ pub fn collider_lines(o: &mut Overlay, host: &Host) -> ColliderCounts {
 /// (boxes, spheres and capsules, a few dozen segments each, are not counted): the records'
 /// first, then the chunk bodies nearest `eye` first; what does not fit is counted in
 /// [`ColliderCounts::left_out`]. A hull or mesh shape on a record that stands as no body (a
-/// trigger) is counted in [`ColliderCounts::skipped`].
+/// trigger) is drawn from the shape itself at the record's pose: the hull of its points, or
+/// the triangles cooked for it at load; one with neither is counted in
+/// [`ColliderCounts::skipped`].
 pub fn collider_lines_within(
     o: &mut Overlay,
     host: &Host,
@@ -375,7 +377,37 @@ pub fn collider_lines_within(
                 dh_sims::ColliderShape::Hull { .. } | dh_sims::ColliderShape::Mesh { .. } => {
                     let bodies = host.bodies_of(e);
                     if bodies.is_empty() {
-                        counts.skipped += 1;
+                        // No body (a trigger's): from the shape itself, at the pose.
+                        edges.clear();
+                        match shape {
+                            dh_sims::ColliderShape::Hull { points, .. } => {
+                                edges.extend(dh_sims::physics::hull_edges(points));
+                            }
+                            dh_sims::ColliderShape::Mesh { index, .. } => {
+                                if let Some(m) = host.cooked_mesh(e, *index) {
+                                    let v = |i: u32| {
+                                        m.vertices.get(i as usize).copied().map(Vec3::from_array)
+                                    };
+                                    for t in &m.triangles {
+                                        let (Some(a), Some(b), Some(c)) =
+                                            (v(t[0]), v(t[1]), v(t[2]))
+                                        else {
+                                            continue;
+                                        };
+                                        edges.extend([[a, b], [b, c], [c, a]]);
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                        if edges.is_empty() {
+                            counts.skipped += 1;
+                            continue;
+                        }
+                        for [a, z] in &edges {
+                            sink.edge(o, pose.apply(*a), pose.apply(*z), color);
+                        }
+                        counts.drawn += 1;
                         continue;
                     }
                     counts.drawn += 1;
@@ -1195,16 +1227,19 @@ pub fn overlay_with_notes(
     (o, notes)
 }
 
-/// One line per overlay pref that is on but not drawn yet, naming what is not.
+/// What each overlay pref still leaves undrawn, as `(pref, what)`: nothing now (every
+/// collider, the voxel chunk bodies and the contacts are drawn or logged); a pref that
+/// gains an undrawn part names it here.
+const NOT_DRAWN: &[(&str, &str)] = &[];
+
+/// One line per overlay pref that is on but not wholly drawn yet, naming what is not
+/// (none now: see [`NOT_DRAWN`]).
 pub fn not_drawn(prefs: &Prefs) -> Vec<String> {
-    [(
-        "client.debug.colliderGizmo",
-        "hull and mesh colliders of triggers (they stand as no body) are not drawn yet (every body's colliders and the voxel chunk bodies are)",
-    )]
-    .iter()
-    .filter(|(p, _)| prefs.bool(p).unwrap_or(false))
-    .map(|(p, what)| format!("{p} is on: {what}"))
-    .collect()
+    NOT_DRAWN
+        .iter()
+        .filter(|(p, _)| prefs.bool(p).unwrap_or(false))
+        .map(|(p, what)| format!("{p} is on: {what}"))
+        .collect()
 }
 
 #[cfg(test)]

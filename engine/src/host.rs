@@ -1362,6 +1362,21 @@ impl Host {
         })
     }
 
+    /// The cooked triangles model part `e`'s `mesh` shape `index` stands as, in the part's
+    /// own frame, unscaled: the solid cook's, else the trigger cook's (what a trigger that
+    /// stands as no body is drawn as); `None` for a record that is no model part or a
+    /// shape with none.
+    pub fn cooked_mesh(
+        &self,
+        e: hecs::Entity,
+        index: u32,
+    ) -> Option<&dh_content::colcook::CookedMesh> {
+        let id = self.sim.get::<dh_sims::ModelPart>(e)?.object_id?;
+        self.mesh_colliders
+            .mesh(id, index)
+            .or_else(|| self.mesh_colliders.water_mesh(id, index))
+    }
+
     /// The bodies record `e` stands as (empty when it stands as none).
     pub fn bodies_of(&self, e: hecs::Entity) -> &[BodyHandle] {
         self.bodies.of.get(&e).map_or(&[], |v| v.as_slice())

@@ -5,7 +5,7 @@
 
 use rapier3d::math::Vector;
 use rapier3d::parry::query;
-use rapier3d::parry::shape::Capsule;
+use rapier3d::parry::shape::{Capsule, ConvexPolyhedron};
 use rapier3d::prelude::QueryFilter;
 
 use super::pawn;
@@ -27,6 +27,50 @@ pub struct PawnContact {
     pub normal: Vector,
     /// The gap between the pawn's capsule and the body, meters (negative: overlapping).
     pub distance: f32,
+}
+
+/// The edges of a hull's polygonal faces, each once (an edge between two coplanar
+/// triangles of the hull is no face's and is left out), mapped by `at`.
+fn polyhedron_edges(
+    hull: &ConvexPolyhedron,
+    at: impl Fn(Vector) -> Vector,
+    out: &mut Vec<[Vector; 2]>,
+) {
+    let v = hull.points();
+    let (edges, adjacent) = (hull.edges(), hull.edges_adj_to_face());
+    let mut seen = vec![false; edges.len()];
+    for f in hull.faces() {
+        let first = f.first_vertex_or_edge as usize;
+        let n = f.num_vertices_or_edges as usize;
+        for &id in adjacent.get(first..first + n).unwrap_or(&[]) {
+            let id = id as usize;
+            let (Some(e), Some(false)) = (edges.get(id), seen.get(id).copied()) else {
+                continue;
+            };
+            seen[id] = true;
+            let (Some(&a), Some(&b)) =
+                (v.get(e.vertices[0] as usize), v.get(e.vertices[1] as usize))
+            else {
+                continue;
+            };
+            out.push([at(a), at(b)]);
+        }
+    }
+}
+
+/// The edges of the convex hull of `points` (each once, coplanar faces merged), in the
+/// points' frame: what a hull shape on a record that stands as no body (a trigger's)
+/// is drawn as. Empty when the points have no hull with a volume (fewer than four, or
+/// all in a plane).
+pub fn hull_edges(points: &[Vector]) -> Vec<[Vector; 2]> {
+    let mut out = Vec::new();
+    if points.len() < 4 || points.iter().any(|p| !p.is_finite()) {
+        return out;
+    }
+    if let Some(hull) = ConvexPolyhedron::from_convex_hull(points) {
+        polyhedron_edges(&hull, |p| p, &mut out);
+    }
+    out
 }
 
 impl PhysicsWorld {
@@ -65,28 +109,7 @@ impl PhysicsWorld {
                     out.extend([[a, b], [b, c], [c, a]]);
                 }
             } else if let Some(hull) = shape.as_convex_polyhedron() {
-                // The polygonal faces' contours: an edge between two coplanar triangles
-                // of the hull is no face's and is not drawn.
-                let v = hull.points();
-                let (edges, adjacent) = (hull.edges(), hull.edges_adj_to_face());
-                let mut seen = vec![false; edges.len()];
-                for f in hull.faces() {
-                    let first = f.first_vertex_or_edge as usize;
-                    let n = f.num_vertices_or_edges as usize;
-                    for &id in adjacent.get(first..first + n).unwrap_or(&[]) {
-                        let id = id as usize;
-                        let (Some(e), Some(false)) = (edges.get(id), seen.get(id).copied()) else {
-                            continue;
-                        };
-                        seen[id] = true;
-                        let (Some(&a), Some(&b)) =
-                            (v.get(e.vertices[0] as usize), v.get(e.vertices[1] as usize))
-                        else {
-                            continue;
-                        };
-                        out.push([pose.transform_point(a), pose.transform_point(b)]);
-                    }
-                }
+                polyhedron_edges(hull, |p| pose.transform_point(p), out);
             }
         }
         Ok(out.len() - before)
@@ -200,6 +223,19 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let mut out = Vec::new();
         assert_eq!(w.body_wire_edges(hull, &mut out), Ok(12));
+        // The same hull with no body, in the points' own frame: the same twelve, 5 m lower.
+        let free = hull_edges(&corners);
+        assert_eq!(free.len(), 12);
+        for [a, b] in &free {
+            let up = Vec3::new(0.0, 5.0, 0.0);
+            assert!(out
+                .iter()
+                .any(|[c, d]| (*a + up - *c).length() < 1e-4 && (*b + up - *d).length() < 1e-4));
+        }
+        assert!(
+            hull_edges(&corners[..3]).is_empty(),
+            "three points have no hull"
+        );
         for [a, b] in &out {
             let d = *a - *b;
             // Along one axis, 2 m long, between two corners.

@@ -57,6 +57,7 @@
 //! // Debug overlays.
 //! body_wire_edges(body, &mut Vec<[Vec3; 2]>) -> Result<usize, _>  // mesh and hull edges, world
 //! pawn_contacts(pawn) -> Result<Vec<PawnContact { body, collider, point, normal, distance }>, _>
+//! hull_edges(points) -> Vec<[Vec3; 2]>                          // free function: a bodiless hull
 //!
 //! // Spawns.
 //! select_spawn(spawns: &[SpawnPose], spacing, occupied: Fn(SpawnCandidate) -> bool,
@@ -124,7 +125,7 @@ mod voxel;
 mod water;
 mod world;
 
-pub use debug::PawnContact;
+pub use debug::{hull_edges, PawnContact};
 pub use overlap::{PawnOverlaps, OVERLAP_CELL};
 pub use spawn::{select_spawn, spread_slot, SpawnCandidate, SpawnPose, SpawnRng, SPREAD_RINGS};
 pub use types::{
