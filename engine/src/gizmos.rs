@@ -23,13 +23,20 @@
 //!   at the top left, and the axis gizmo (the world axes as the view sees them) at the
 //!   bottom left.
 //!
-//! * `client.debug.colliderGizmo` (004:313), in the depth-tested line pass: each box,
-//!   sphere and capsule collider standing as a body, at its live pose, coloured by its role
-//!   ([`collider_lines`]).
+//! * `client.debug.colliderGizmo` (004:313), in the depth-tested line pass: each collider
+//!   standing as a body, at its live pose, coloured by its role ([`collider_lines`]):
+//!   boxes, spheres and capsules from their measures, hull and mesh shapes (a map's mesh
+//!   collision, cooked) by their edges as the physics world holds them; and each voxel
+//!   chunk body alive by its triangles' edges, as a map's mesh collision is drawn, with one
+//!   label per volume naming it ([`voxel_labels`]). Mesh edges are drawn once each, and at
+//!   most [`COLLIDER_LINE_BUDGET`] segments in all, nearest first; a budget that is hit
+//!   says how many were left out ([`overlay_with_notes`]).
 //!
-//! Not drawn yet, said once per run by [`not_drawn`]: under `client.debug.colliderGizmo`,
-//! hull and mesh colliders and the voxel chunk bodies (with their volume's name); and
-//! `client.debug.contacts` (naming voxel contacts).
+//! `client.debug.contacts` is a log, not an overlay: see [`crate::contacts`].
+//!
+//! A trigger's hull and mesh shapes stand as no body: they are drawn from the shape itself
+//! (the hull of its points, the triangles cooked for it at load). [`not_drawn`] names what
+//! an overlay pref still leaves undrawn, once per run: nothing now.
 
 use std::collections::BTreeSet;
 
@@ -41,6 +48,7 @@ use dh_gpu::render::math::rotate;
 use dh_gpu::render::overlay::GlyphAtlas;
 use dh_gpu::render::{Overlay, ScreenItem};
 use dh_sims::logic::WireAction;
+use dh_sims::physics::BodyHandle;
 use dh_sims::{
     Body, BodyRole, Button, Collider, Connections, Disabled, Light as SimLight, LogicNode, Mover,
     PressurePlate, RecordId, RecordKind,
@@ -167,24 +175,120 @@ pub const DYNAMIC_COLLIDER_COLOR: [u8; 4] = [90, 235, 120, 255];
 /// A sensor's or a passable trigger's wireframe.
 pub const TRIGGER_COLLIDER_COLOR: [u8; 4] = [235, 90, 235, 255];
 
+/// The most mesh, hull and voxel chunk edges the collider gizmo draws in one overlay (ours;
+/// about eight times the spec's 14,500 triangles around a player at the default radius):
+/// past it the rest are left out, farthest first, and the overlay's notes say how many
+/// ([`ColliderCounts::budget_note`]).
+pub const COLLIDER_LINE_BUDGET: usize = 200_000;
+
 /// What the collider gizmo drew and what it could not.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ColliderCounts {
-    /// Shapes drawn (boxes, spheres, capsules).
+    /// Shapes drawn (boxes, spheres, capsules, and hull and mesh shapes standing as a
+    /// body).
     pub drawn: usize,
-    /// Hull and mesh shapes, not drawn yet.
+    /// Hull and mesh shapes with nothing to draw: a hull of points with no volume, or a
+    /// mesh with no cooked triangles, on a record that stands as no body.
     pub skipped: usize,
+    /// Voxel chunk bodies drawn (wholly or in part).
+    pub chunk_bodies: usize,
+    /// Mesh, hull and chunk edges drawn (the budgeted segments).
+    pub lines: usize,
+    /// Mesh, hull and chunk edges left out past the budget.
+    pub left_out: usize,
+}
+
+impl ColliderCounts {
+    /// The log line for a budget that was hit (`None` when everything was drawn).
+    pub fn budget_note(&self, budget: usize) -> Option<String> {
+        (self.left_out > 0).then(|| {
+            format!(
+                "client.debug.colliderGizmo: {} collider edge(s) past the budget of {budget} are not drawn (the farthest)",
+                self.left_out
+            )
+        })
+    }
+}
+
+/// Mesh and hull edges, each drawn once (an edge two triangles share, or two chunks, is one
+/// line), until the budget runs out.
+struct EdgeSink {
+    seen: std::collections::HashSet<[i64; 6]>,
+    budget: usize,
+    lines: usize,
+    left_out: usize,
+}
+
+/// Edge ends are matched to 1/4096 m.
+const EDGE_GRID: f32 = 4096.0;
+
+impl EdgeSink {
+    fn new(budget: usize) -> EdgeSink {
+        EdgeSink {
+            seen: std::collections::HashSet::new(),
+            budget,
+            lines: 0,
+            left_out: 0,
+        }
+    }
+
+    /// Whether `n` more segments fit.
+    fn fits(&self, n: usize) -> bool {
+        self.lines + n <= self.budget
+    }
+
+    /// Draws `a`–`b` unless it was drawn already; counts it as left out past the budget.
+    fn edge(&mut self, o: &mut Overlay, a: Vec3, b: Vec3, color: [u8; 4]) {
+        let q = |p: Vec3| (p * EDGE_GRID).round().to_array().map(|c| c as i64);
+        let (qa, qb) = (q(a), q(b));
+        if qa == qb {
+            return;
+        }
+        let (lo, hi) = if qa <= qb { (qa, qb) } else { (qb, qa) };
+        let key = [lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]];
+        if !self.seen.insert(key) {
+            return;
+        }
+        if self.lines >= self.budget {
+            self.left_out += 1;
+            return;
+        }
+        o.line(a, b, color);
+        self.lines += 1;
+    }
+}
+
+/// [`collider_lines_within`] with [`COLLIDER_LINE_BUDGET`], nearest the origin first.
+pub fn collider_lines(o: &mut Overlay, host: &Host) -> ColliderCounts {
+    collider_lines_within(o, host, Vec3::ZERO, COLLIDER_LINE_BUDGET)
 }
 
 /// Adds the wireframe of every collider in the world that stands as a body (its state is
 /// not `"off"`), at its live pose (a prop where the solver has it), in the depth-tested
 /// line pass: boxes by their twelve edges, spheres by three great circles, capsules by
-/// their end rings, four sides and two end arcs. Hull and mesh shapes are counted, not
-/// drawn yet.
-pub fn collider_lines(o: &mut Overlay, host: &Host) -> ColliderCounts {
+/// their end rings, four sides and two end arcs, hull shapes by the hull's edges and mesh
+/// shapes (a map's mesh collision, the `.dh-colcook` companion's or the load-time cook's
+/// triangles) by their triangles' edges, as the physics world holds them; then each voxel
+/// chunk body alive (spec 004:313) by its triangles' edges, in the colour of static
+/// collision, as a map's mesh collision is drawn. Mesh and hull edges are drawn once each
+/// (deduplicated by their ends). At most `budget` mesh, hull and chunk segments are drawn
+/// (boxes, spheres and capsules, a few dozen segments each, are not counted): the records'
+/// first, then the chunk bodies nearest `eye` first; what does not fit is counted in
+/// [`ColliderCounts::left_out`]. A hull or mesh shape on a record that stands as no body (a
+/// trigger) is drawn from the shape itself at the record's pose: the hull of its points, or
+/// the triangles cooked for it at load; one with neither is counted in
+/// [`ColliderCounts::skipped`].
+pub fn collider_lines_within(
+    o: &mut Overlay,
+    host: &Host,
+    eye: Vec3,
+    budget: usize,
+) -> ColliderCounts {
     let sim = host.sim();
     let world = sim.world();
     let mut counts = ColliderCounts::default();
+    let mut sink = EdgeSink::new(budget);
+    let mut edges: Vec<[Vec3; 2]> = Vec::new();
     for &e in sim.records().iter().chain(sim.parts()) {
         if !sim.in_world(e) {
             continue;
@@ -209,6 +313,8 @@ pub fn collider_lines(o: &mut Overlay, host: &Host) -> ColliderCounts {
             _ if col.state == ColliderState::Trigger => TRIGGER_COLLIDER_COLOR,
             _ => STATIC_COLLIDER_COLOR,
         };
+        // Hull and mesh shapes are drawn from the record's bodies, once for all of them.
+        let mut body_edges_drawn = false;
         for shape in &col.shapes {
             match shape {
                 dh_sims::ColliderShape::Box {
@@ -269,12 +375,175 @@ pub fn collider_lines(o: &mut Overlay, host: &Host) -> ColliderCounts {
                     counts.drawn += 1;
                 }
                 dh_sims::ColliderShape::Hull { .. } | dh_sims::ColliderShape::Mesh { .. } => {
-                    counts.skipped += 1;
+                    let bodies = host.bodies_of(e);
+                    if bodies.is_empty() {
+                        // No body (a trigger's): from the shape itself, at the pose.
+                        edges.clear();
+                        match shape {
+                            dh_sims::ColliderShape::Hull { points, .. } => {
+                                edges.extend(dh_sims::physics::hull_edges(points));
+                            }
+                            dh_sims::ColliderShape::Mesh { index, .. } => {
+                                if let Some(m) = host.cooked_mesh(e, *index) {
+                                    let v = |i: u32| {
+                                        m.vertices.get(i as usize).copied().map(Vec3::from_array)
+                                    };
+                                    for t in &m.triangles {
+                                        let (Some(a), Some(b), Some(c)) =
+                                            (v(t[0]), v(t[1]), v(t[2]))
+                                        else {
+                                            continue;
+                                        };
+                                        edges.extend([[a, b], [b, c], [c, a]]);
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                        if edges.is_empty() {
+                            counts.skipped += 1;
+                            continue;
+                        }
+                        for [a, z] in &edges {
+                            sink.edge(o, pose.apply(*a), pose.apply(*z), color);
+                        }
+                        counts.drawn += 1;
+                        continue;
+                    }
+                    counts.drawn += 1;
+                    if body_edges_drawn {
+                        continue;
+                    }
+                    body_edges_drawn = true;
+                    for &b in bodies {
+                        edges.clear();
+                        if host.physics().body_wire_edges(b, &mut edges).is_ok() {
+                            for [a, z] in &edges {
+                                sink.edge(o, *a, *z, color);
+                            }
+                        }
+                    }
                 }
             }
         }
     }
+    // The voxel chunk bodies, nearest the eye first.
+    let physics = host.physics();
+    let mut chunks: Vec<(f32, BodyHandle)> = host
+        .voxel_bodies()
+        .into_iter()
+        .map(|(_, _, b, _)| {
+            let d = physics
+                .body_pose(b)
+                .map_or(f32::INFINITY, |p| p.position.distance_squared(eye));
+            (d, b)
+        })
+        .collect();
+    chunks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for (_, b) in chunks {
+        edges.clear();
+        if physics.body_wire_edges(b, &mut edges).is_err() || edges.is_empty() {
+            continue;
+        }
+        if sink.fits(1) {
+            counts.chunk_bodies += 1;
+        }
+        // Past the budget the sink still matches each edge, so the ones left out are
+        // counted once each, as the drawn ones are.
+        for [a, z] in &edges {
+            sink.edge(o, *a, *z, STATIC_COLLIDER_COLOR);
+        }
+    }
+    counts.lines = sink.lines;
+    counts.left_out = sink.left_out;
     counts
+}
+
+/// One label per voxel volume with chunk bodies alive (spec 004:313: "labeled with the
+/// volume's name"; ours: one per volume, not one per chunk, so a streamed world of a hundred
+/// chunks reads as one name): its anchor (the top centre of its bodies' edges' bounds,
+/// meters) and its lines (`voxel volume 'name'`, then how many chunk bodies and triangles).
+pub fn voxel_labels(host: &Host) -> Vec<(Vec3, Vec<String>)> {
+    let physics = host.physics();
+    let mut out: Vec<(String, Vec3, Vec3, usize, u64)> = Vec::new();
+    let mut edges = Vec::new();
+    for (name, _, b, tris) in host.voxel_bodies() {
+        edges.clear();
+        if physics.body_wire_edges(b, &mut edges).is_err() {
+            continue;
+        }
+        let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        for p in edges.iter().flatten() {
+            lo = lo.min(*p);
+            hi = hi.max(*p);
+        }
+        if !lo.is_finite() {
+            continue;
+        }
+        match out.iter_mut().find(|v| v.0 == name) {
+            Some(v) => {
+                v.1 = v.1.min(lo);
+                v.2 = v.2.max(hi);
+                v.3 += 1;
+                v.4 += u64::from(tris);
+            }
+            None => out.push((name, lo, hi, 1, u64::from(tris))),
+        }
+    }
+    out.into_iter()
+        .map(|(name, lo, hi, n, tris)| {
+            let anchor = Vec3::new((lo.x + hi.x) * 0.5, hi.y, (lo.z + hi.z) * 0.5);
+            (
+                anchor,
+                vec![
+                    format!("voxel volume '{name}'"),
+                    format!("{n} chunk bodies, {tris} triangles"),
+                ],
+            )
+        })
+        .collect()
+}
+
+/// Adds the voxel volumes' labels seen through `screen`, centred above their anchors, each
+/// on a backdrop; one whose anchor is behind the eye or off the picture is not drawn.
+pub fn voxel_label_items(
+    o: &mut Overlay,
+    atlas: &GlyphAtlas,
+    screen: &Screen,
+    labels: &[(Vec3, Vec<String>)],
+) {
+    for (anchor, lines) in labels {
+        let Some(px) = screen.project(*anchor) else {
+            continue;
+        };
+        if !screen.on_screen(px) {
+            continue;
+        }
+        let w = lines
+            .iter()
+            .map(|l| atlas.text_size(l)[0])
+            .fold(0.0, f32::max)
+            + 2.0 * LABEL_PAD;
+        let h = lines.len() as f32 * atlas.line_height + 2.0 * LABEL_PAD;
+        let (x, y) = ((px.x - w * 0.5).round(), (px.y - LABEL_GAP - h).round());
+        o.screen.push(ScreenItem::Rect {
+            at: [x, y],
+            size: [w, h],
+            color: LABEL_BACKDROP,
+        });
+        for (n, line) in lines.iter().enumerate() {
+            let tw = atlas.text_size(line)[0];
+            o.screen.push(ScreenItem::Text {
+                at: [
+                    (x + (w - tw) * 0.5).round(),
+                    y + LABEL_PAD + n as f32 * atlas.line_height,
+                ],
+                text: line.clone(),
+                color: STATIC_COLLIDER_COLOR,
+                backdrop: None,
+            });
+        }
+    }
 }
 
 /// The half circle of `radius` around `center` from `u` through `v` to `-u`.
@@ -905,6 +1174,22 @@ pub fn hud_items(
 /// The overlay the prefs ask for from `host`'s world, seen from `view` at `size` pixels
 /// (empty when none is on).
 pub fn overlay(host: &Host, prefs: &Prefs, view: &View, size: [u32; 2]) -> Overlay {
+    overlay_with_notes(host, prefs, view, size).0
+}
+
+/// What the overlay's notes say when the collider gizmo is on over a map with voxel volumes
+/// but no chunk body is alive to draw (spec 004: chunks are solid only around players).
+pub const NO_CHUNK_BODIES: &str = "client.debug.colliderGizmo: no voxel chunk body is alive to draw (chunks are solid only around pawns, and no pawn is near a volume)";
+
+/// [`overlay`], and its log lines: the collider gizmo's budget when it was hit, and
+/// [`NO_CHUNK_BODIES`].
+pub fn overlay_with_notes(
+    host: &Host,
+    prefs: &Prefs,
+    view: &View,
+    size: [u32; 2],
+) -> (Overlay, Vec<String>) {
+    let mut notes = Vec::new();
     let mut o = Overlay::default();
     if prefs.bool("client.debug.lights").unwrap_or(false) {
         light_lines(&mut o, &light_volumes(host));
@@ -923,7 +1208,15 @@ pub fn overlay(host: &Host, prefs: &Prefs, view: &View, size: [u32; 2]) -> Overl
         }
     }
     if prefs.bool("client.debug.colliderGizmo").unwrap_or(false) {
-        collider_lines(&mut o, host);
+        let counts = collider_lines_within(&mut o, host, view.position, COLLIDER_LINE_BUDGET);
+        notes.extend(counts.budget_note(COLLIDER_LINE_BUDGET));
+        if counts.chunk_bodies == 0 && !host.voxel_volumes().is_empty() {
+            notes.push(NO_CHUNK_BODIES.to_string());
+        }
+        if let Ok(atlas) = GlyphAtlas::shared() {
+            let screen = Screen::new(view, size[0], size[1]);
+            voxel_label_items(&mut o, atlas, &screen, &voxel_labels(host));
+        }
     }
     if prefs.bool("client.debug.hud").unwrap_or(false) {
         if let Ok(atlas) = GlyphAtlas::shared() {
@@ -931,22 +1224,22 @@ pub fn overlay(host: &Host, prefs: &Prefs, view: &View, size: [u32; 2]) -> Overl
             hud_items(&mut o, atlas, view.position, view.rotation, screen_size);
         }
     }
-    o
+    (o, notes)
 }
 
-/// One line per overlay pref that is on but not drawn yet, naming it.
+/// What each overlay pref still leaves undrawn, as `(pref, what)`: nothing now (every
+/// collider, the voxel chunk bodies and the contacts are drawn or logged); a pref that
+/// gains an undrawn part names it here.
+const NOT_DRAWN: &[(&str, &str)] = &[];
+
+/// One line per overlay pref that is on but not wholly drawn yet, naming what is not
+/// (none now: see [`NOT_DRAWN`]).
 pub fn not_drawn(prefs: &Prefs) -> Vec<String> {
-    [
-        (
-            "client.debug.colliderGizmo",
-            "hull and mesh colliders and voxel chunk bodies are not drawn yet (boxes, spheres and capsules are)",
-        ),
-        ("client.debug.contacts", "voxel contacts are not named yet"),
-    ]
-    .iter()
-    .filter(|(p, _)| prefs.bool(p).unwrap_or(false))
-    .map(|(p, what)| format!("{p} is on: {what}"))
-    .collect()
+    NOT_DRAWN
+        .iter()
+        .filter(|(p, _)| prefs.bool(p).unwrap_or(false))
+        .map(|(p, what)| format!("{p} is on: {what}"))
+        .collect()
 }
 
 #[cfg(test)]

@@ -150,6 +150,9 @@ struct Bodies {
     of: HashMap<hecs::Entity, Vec<BodyHandle>>,
     /// Each body's record: what a Use ray's hit maps back to.
     owners: HashMap<BodyHandle, hecs::Entity>,
+    /// Each body's colliders' material slots, in the order the physics world was given
+    /// them: what a contact's surface is read from.
+    slots: HashMap<BodyHandle, Vec<Option<dh_sims::MaterialSlot>>>,
     /// Kinematic bodies, in author order: moved to their records' carried poses each tick.
     kinematic: Vec<(hecs::Entity, BodyHandle)>,
     /// Each record's water bodies (spec `dh.map` 000:209, 000:464: its shapes whose
@@ -217,8 +220,9 @@ struct VoxelRecord {
     cells: Vec<Arc<RangeCells>>,
     /// Each shown grid's fluids (empty without a platform that declares fluids).
     water: Vec<GridWater>,
-    /// Its grids in the collision streamer while the record is in the world.
-    ids: Vec<VolumeId>,
+    /// Its grids in the collision streamer while the record is in the world, each with
+    /// its position in `opened.grids` (and `cells`).
+    ids: Vec<(VolumeId, usize)>,
 }
 
 /// The map's voxel volumes: the server's collision streamer and the water query.
@@ -232,7 +236,7 @@ struct Voxels {
 impl Voxels {
     /// Adds record `r`'s grids to the streamer (it is in the world).
     fn add(streamer: &mut CollisionStreamer, r: &mut VoxelRecord) {
-        for (g, cells) in r.opened.grids.iter().zip(&r.cells) {
+        for (k, (g, cells)) in r.opened.grids.iter().zip(&r.cells).enumerate() {
             let volume = RangeVolume {
                 name: r.opened.name.clone(),
                 cells: cells.clone(),
@@ -241,7 +245,7 @@ impl Voxels {
             };
             // A singular placement (a zero scale) has nothing to stand on.
             if let Some(id) = streamer.add_range_volume(volume) {
-                r.ids.push(id);
+                r.ids.push((id, k));
             }
         }
     }
@@ -252,7 +256,7 @@ impl Voxels {
         for r in &mut self.records {
             let in_world = sim.in_world(r.entity);
             if !in_world && !r.ids.is_empty() {
-                for id in r.ids.drain(..) {
+                for (id, _) in r.ids.drain(..) {
                     self.streamer.remove_volume(physics, id);
                 }
             } else if in_world && r.ids.is_empty() {
@@ -350,6 +354,8 @@ pub struct Host {
     voxels: Voxels,
     /// The cooked triangles model parts' `mesh` shapes stand as.
     mesh_colliders: crate::mesh_colliders::MeshColliders,
+    /// The pawns' contacts last tick, for `client.debug.contacts`.
+    contacts: crate::contacts::ContactLog,
 }
 
 impl std::fmt::Debug for Host {
@@ -360,6 +366,20 @@ impl std::fmt::Debug for Host {
             .field("pawns", &self.pawns)
             .finish()
     }
+}
+
+/// The surface preset a material slot is made of: its material's `surface`, stone where it
+/// names none (or one that is no preset) or cannot be read, as [`grip_of`] reads it.
+fn surface_of(catalog: &Catalog, sim: &SimWorld, slot: Option<dh_sims::MaterialSlot>) -> String {
+    slot.and_then(|slot| sim.materials().references.get(slot.0 as usize))
+        .and_then(|reference| catalog.object_json(reference).ok())
+        .and_then(|json| {
+            json.get("surface")
+                .and_then(|v| v.as_str())
+                .and_then(surface_preset)
+                .map(|p| p.name.to_string())
+        })
+        .unwrap_or_else(|| "stone".to_string())
 }
 
 fn grip_of(catalog: &Catalog, sim: &SimWorld, slot: Option<dh_sims::MaterialSlot>) -> f32 {
@@ -612,6 +632,7 @@ fn add_bodies(
     let Some(pose) = sim.world_pose(e) else {
         return Ok(());
     };
+    let mut slots = Vec::new();
     let shapes: Vec<ShapeSpec> = collider
         .shapes
         .iter()
@@ -630,7 +651,9 @@ fn add_bodies(
                     .and_then(|id| meshes.mesh(id, *index)),
                 _ => None,
             };
-            shape_spec(s, pose.scale, grip_of(catalog, sim, slot), cooked)
+            let spec = shape_spec(s, pose.scale, grip_of(catalog, sim, slot), cooked)?;
+            slots.push(slot);
+            Some(spec)
         })
         .collect();
     if shapes.is_empty() {
@@ -657,6 +680,7 @@ fn add_bodies(
     }
     bodies.of.entry(e).or_default().push(handle);
     bodies.owners.insert(handle, e);
+    bodies.slots.insert(handle, slots);
     Ok(())
 }
 
@@ -673,6 +697,7 @@ fn remove_bodies(physics: &mut PhysicsWorld, bodies: &mut Bodies, e: hecs::Entit
         // Every handle here was added and never removed, so this cannot refuse.
         let _ = physics.remove_body(h);
         bodies.owners.remove(&h);
+        bodies.slots.remove(&h);
     }
     bodies.kinematic.retain(|(k, _)| *k != e);
 }
@@ -776,6 +801,7 @@ impl Host {
                 last: CollisionStats::default(),
             },
             mesh_colliders,
+            contacts: crate::contacts::ContactLog::default(),
         };
         host.build_physics()?;
         host.open_voxels()?;
@@ -1203,8 +1229,171 @@ impl Host {
                     .map_err(|e| HostError::Physics(e.to_string()))?;
             }
         }
+        self.log_contacts()?;
         self.tick += 1;
         Ok(self.sim.take_trace())
+    }
+
+    /// `client.debug.contacts`: each pawn's contacts that began or ended this tick, one
+    /// line each ([`crate::contacts`]); nothing (and nothing remembered) while it is off.
+    fn log_contacts(&mut self) -> Result<(), HostError> {
+        if !self.prefs.bool("client.debug.contacts").unwrap_or(false) {
+            self.contacts.clear();
+            return Ok(());
+        }
+        let pawns: Vec<(PawnId, String)> =
+            self.names.iter().map(|(id, n)| (*id, n.clone())).collect();
+        let mut log = std::mem::take(&mut self.contacts);
+        for (id, name) in &pawns {
+            let now = self
+                .physics
+                .pawn_contacts(*id)
+                .map_err(|e| HostError::Physics(e.to_string()))?;
+            let lines = log.update(*id, name, &now, |c| self.contact_name(c));
+            self.output.extend(lines);
+        }
+        log.retain(|id| self.names.contains_key(&id));
+        self.contacts = log;
+        Ok(())
+    }
+
+    /// What a contact line calls the body `contact` touches: a voxel chunk by its volume,
+    /// grid, chunk, triangles and the cell, block and surface touched; any other body by
+    /// its record and the surface of the collider touched.
+    pub fn contact_name(&self, contact: &dh_sims::physics::PawnContact) -> String {
+        if let Some(v) = self.voxel_contact(contact) {
+            return v.describe();
+        }
+        let Some(&e) = self.bodies.owners.get(&contact.body) else {
+            return "a body no record owns".to_string();
+        };
+        let name = self
+            .sim
+            .name_of(e)
+            .map_or_else(|| "(unnamed)".to_string(), |n| format!("'{n}'"));
+        let at = match (
+            self.sim.get::<dh_sims::ModelPart>(e),
+            self.sim.get::<dh_sims::RecordIndex>(e),
+        ) {
+            (Some(part), _) => format!(
+                "part {} of {}",
+                part.id,
+                self.sim
+                    .name_of(part.instance)
+                    .map_or_else(|| "a placement".to_string(), |n| format!("'{n}'"))
+            ),
+            (None, Some(i)) => format!("objects[{}]", i.0),
+            (None, None) => "a record".to_string(),
+        };
+        let slot = self
+            .bodies
+            .slots
+            .get(&contact.body)
+            .and_then(|s| s.get(contact.collider))
+            .copied()
+            .flatten();
+        let surface = surface_of(&self.catalog, &self.sim, slot);
+        format!("{name} ({at}) | surface {surface}")
+    }
+
+    /// The voxel chunk a contact touches, named (`None` when its body is no chunk's).
+    pub fn voxel_contact(
+        &self,
+        contact: &dh_sims::physics::PawnContact,
+    ) -> Option<crate::contacts::VoxelContact> {
+        let streamer = &self.voxels.streamer;
+        let (volume, chunk) = streamer.chunk_of_body(contact.body)?;
+        let (r, k) = self.voxels.records.iter().find_map(|r| {
+            r.ids
+                .iter()
+                .find(|(id, _)| *id == volume)
+                .map(|&(_, k)| (r, k))
+        })?;
+        let grid = r.opened.grids.get(k)?;
+        let cells = r.cells.get(k)?;
+        // The cell just inside the surface at the contact point, in the grid's cells; where
+        // that one is not solid (the point on an edge or a corner), the first solid one of
+        // the eight the point touches.
+        let inverse = grid.placement.inverse()?;
+        let at = inverse.point(contact.point.as_dvec3());
+        let inward = inverse
+            .vector(contact.normal.as_dvec3())
+            .normalize_or_zero();
+        let e = cells.edge() as i32;
+        let index_at = |cell: [i32; 3]| {
+            let window = cells.window(cell.map(|c| c.div_euclid(e)), cell.map(|c| c.div_euclid(e)));
+            crate::voxel::cell_of(&window, cell)
+        };
+        let floor = |p: glam::DVec3| [p.x, p.y, p.z].map(|c| c.floor() as i32);
+        let first = floor(at - inward * 0.25);
+        let mut found = (first, index_at(first));
+        if !r.palette.block(found.1).solid {
+            for corner in 0..8 {
+                let off = glam::DVec3::new(
+                    if corner & 1 == 0 { -0.5 } else { 0.5 },
+                    if corner & 2 == 0 { -0.5 } else { 0.5 },
+                    if corner & 4 == 0 { -0.5 } else { 0.5 },
+                );
+                let c = floor(at + off);
+                let i = index_at(c);
+                if r.palette.block(i).solid {
+                    found = (c, i);
+                    break;
+                }
+            }
+        }
+        let (cell, index) = found;
+        let block = r.opened.palette.get(index as usize).map_or_else(
+            || "(unresolved)".to_string(),
+            |p| format!("{}:{}", p.ns, p.id),
+        );
+        let surface = dh_content::schema::surface::SURFACE_PRESETS
+            .get(r.palette.block(index).surface as usize)
+            .map_or("stone", |p| p.name);
+        Some(crate::contacts::VoxelContact {
+            volume: r.opened.name.clone(),
+            grid: grid.index,
+            grid_name: grid.name.clone(),
+            chunk,
+            triangles: streamer.body_triangles(contact.body).unwrap_or(0),
+            cell,
+            block,
+            surface: surface.to_string(),
+        })
+    }
+
+    /// The cooked triangles model part `e`'s `mesh` shape `index` stands as, in the part's
+    /// own frame, unscaled: the solid cook's, else the trigger cook's (what a trigger that
+    /// stands as no body is drawn as); `None` for a record that is no model part or a
+    /// shape with none.
+    pub fn cooked_mesh(
+        &self,
+        e: hecs::Entity,
+        index: u32,
+    ) -> Option<&dh_content::colcook::CookedMesh> {
+        let id = self.sim.get::<dh_sims::ModelPart>(e)?.object_id?;
+        self.mesh_colliders
+            .mesh(id, index)
+            .or_else(|| self.mesh_colliders.water_mesh(id, index))
+    }
+
+    /// The bodies record `e` stands as (empty when it stands as none).
+    pub fn bodies_of(&self, e: hecs::Entity) -> &[BodyHandle] {
+        self.bodies.of.get(&e).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The map's voxel volumes' chunk bodies alive, each with the name of its volume (its
+    /// record's), in volume and chunk order: what `client.debug.colliderGizmo` draws.
+    pub fn voxel_bodies(&self) -> Vec<(String, [i32; 3], BodyHandle, u32)> {
+        let streamer = &self.voxels.streamer;
+        streamer
+            .bodies()
+            .into_iter()
+            .filter_map(|(v, chunk, b, tris)| {
+                let name = streamer.volume_name(v)?.to_string();
+                Some((name, chunk, b, tris))
+            })
+            .collect()
     }
 
     fn entity(&self, name: &str) -> Result<hecs::Entity, String> {

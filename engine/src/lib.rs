@@ -4,6 +4,7 @@
 pub mod bench_scenes;
 pub mod catalog;
 pub mod cli;
+pub mod contacts;
 pub mod core_pallet;
 pub mod extract;
 pub mod gizmos;

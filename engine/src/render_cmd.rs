@@ -286,6 +286,7 @@ fn render_inner(
         let _ = writeln!(err, "dh-engine: {n}");
     }
     let mut shots: Vec<Shot> = Vec::new();
+    let mut overlay_notes: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut thumbnail = false;
     if o.capture_thumbnails {
         let cam = match &o.thumbnail_camera {
@@ -418,7 +419,15 @@ fn render_inner(
         renderer.set_overlay(if thumbnail {
             dh_gpu::render::Overlay::default()
         } else {
-            crate::gizmos::overlay(&world.host, &world.host.prefs, &cam.view, size)
+            let (overlay, notes) =
+                crate::gizmos::overlay_with_notes(&world.host, &world.host.prefs, &cam.view, size);
+            // Each note once per run, however many shots hit it.
+            for n in notes {
+                if overlay_notes.insert(n.clone()) {
+                    let _ = writeln!(err, "dh-engine: {n}");
+                }
+            }
+            overlay
         });
         let result = renderer
             .render_with(&frame, &cam.view, size[0], size[1], &ScopedThreads)

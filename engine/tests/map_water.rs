@@ -210,9 +210,10 @@ fn basin_glb() -> Vec<u8> {
     ))
 }
 
-#[test]
-fn a_pawn_in_a_mesh_shaped_water_trigger_swims_and_outside_it_does_not() {
-    let dir = std::env::temp_dir().join(format!("dh-map-water-basin-{}", std::process::id()));
+/// The basin map started (`sets` applied), from a pallet under a folder of its own
+/// (`tag`).
+fn basin_host(tag: &str, sets: &[&str]) -> Host {
+    let dir = std::env::temp_dir().join(format!("dh-map-water-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let files: Vec<(&str, Vec<u8>)> = vec![
@@ -231,10 +232,46 @@ fn a_pawn_in_a_mesh_shaped_water_trigger_swims_and_outside_it_does_not() {
     let host = Host::start(&HostOptions {
         map: "test.water:maps/basin.dh-map".into(),
         pallets: vec![pallet],
-        sets: Vec::new(),
+        sets: sets.iter().map(|s| s.to_string()).collect(),
     });
     let _ = std::fs::remove_dir_all(&dir);
-    let mut run = Run::new(host.unwrap_or_else(|e| panic!("{e}")));
+    host.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `client.debug.colliderGizmo` on the basin's trigger mesh, which stands as no body (a
+/// water body is no solid one): drawn from the triangles cooked for it at load, at the
+/// part's pose, in the trigger colour. The box's twelve triangles give its twelve edges and
+/// a diagonal across each face, 18 edges, each between two of its corners (x, z ±4, y 0 or
+/// 2); the floor brush adds its own box.
+#[test]
+fn the_collider_gizmo_draws_the_trigger_meshs_cooked_triangles() {
+    let host = basin_host("gizmo", &["client.debug.colliderGizmo=1"]);
+    let mut o = dh_gpu::render::Overlay::default();
+    let counts = dh_engine::gizmos::collider_lines(&mut o, &host);
+    assert_eq!((counts.drawn, counts.skipped), (2, 0), "{counts:?}");
+    assert_eq!((counts.lines, counts.left_out), (18, 0), "{counts:?}");
+    let trigger: Vec<&[dh_gpu::render::overlay::LineVertex]> = o
+        .lines
+        .chunks(2)
+        .filter(|p| p[0].color == dh_engine::gizmos::TRIGGER_COLLIDER_COLOR)
+        .collect();
+    assert_eq!(trigger.len(), 18);
+    let corner = |p: [f32; 3]| {
+        (p[0].abs() - 4.0).abs() < 1e-4
+            && (p[1].abs() < 1e-4 || (p[1] - 2.0).abs() < 1e-4)
+            && (p[2].abs() - 4.0).abs() < 1e-4
+    };
+    for pair in trigger {
+        assert!(
+            corner(pair[0].position) && corner(pair[1].position),
+            "{pair:?}"
+        );
+    }
+}
+
+#[test]
+fn a_pawn_in_a_mesh_shaped_water_trigger_swims_and_outside_it_does_not() {
+    let mut run = Run::new(basin_host("basin", &[]));
     assert_eq!(run.host.physics().water_body_count(), 1, "the basin");
     // In it: feet on the floor at the middle, its middle (0.9 m up) 1.1 m under the
     // surface at y = 2. Outside it: 2 m past its +X side, on the floor.

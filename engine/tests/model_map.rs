@@ -626,3 +626,57 @@ fn the_boxes_world_renders_in_a_capture() {
         "every slot is bound: no missingMaterial"
     );
 }
+
+/// `client.debug.colliderGizmo` on a map's mesh collision (spec 004:313: a voxel chunk is
+/// drawn "the same way it draws a map's mesh collision"): each part's cooked triangles'
+/// edges, once each, at the part's live pose, from the companion and from a load cook
+/// alike. The slab (4 × 1 × 4, x 0..4, y 0..1, z -2..2) and the moved post (0.5 × 2 × 0.5
+/// about (3, 3, 0)) are each a box of twelve triangles: the box's twelve edges and a
+/// diagonal across each of its six faces, 18 edges each.
+#[test]
+fn the_collider_gizmo_draws_each_mesh_parts_cooked_triangle_edges() {
+    for (tag, drop_companions) in [("gizmo-companion", false), ("gizmo-load", true)] {
+        let pallet = build_pallet_with(tag, drop_companions);
+        let host = Host::start(&HostOptions {
+            map: "dev.example.yard:maps/world-mesh".into(),
+            pallets: vec![pallet],
+            ..HostOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut o = dh_gpu::render::Overlay::default();
+        let counts = dh_engine::gizmos::collider_lines(&mut o, &host);
+        assert_eq!((counts.drawn, counts.skipped), (2, 0), "{tag}: {counts:?}");
+        assert_eq!(
+            (counts.lines, counts.left_out),
+            (36, 0),
+            "{tag}: {counts:?}"
+        );
+        assert_eq!(o.lines.len(), 36 * 2, "{tag}");
+        let on = |p: glam::Vec3, lo: glam::Vec3, hi: glam::Vec3| {
+            (0..3).all(|a| (p[a] - lo[a]).abs() < 1e-4 || (p[a] - hi[a]).abs() < 1e-4)
+        };
+        let slab = (
+            glam::Vec3::new(0.0, 0.0, -2.0),
+            glam::Vec3::new(4.0, 1.0, 2.0),
+        );
+        let post = (
+            glam::Vec3::new(2.75, 2.0, -0.25),
+            glam::Vec3::new(3.25, 4.0, 0.25),
+        );
+        let (mut on_slab, mut on_post) = (0, 0);
+        for pair in o.lines.chunks(2) {
+            let (a, b) = (
+                glam::Vec3::from(pair[0].position),
+                glam::Vec3::from(pair[1].position),
+            );
+            if on(a, slab.0, slab.1) && on(b, slab.0, slab.1) {
+                on_slab += 1;
+            } else if on(a, post.0, post.1) && on(b, post.0, post.1) {
+                on_post += 1;
+            } else {
+                panic!("{tag}: {a} {b} is on neither box");
+            }
+        }
+        assert_eq!((on_slab, on_post), (18, 18), "{tag}");
+    }
+}

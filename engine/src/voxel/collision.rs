@@ -1484,6 +1484,29 @@ impl CollisionStreamer {
         self.by_body.get(&body).copied()
     }
 
+    /// Every chunk body alive, in volume and chunk order: its volume, its chunk, its body
+    /// and its triangles (what `client.debug.colliderGizmo` draws).
+    pub fn bodies(&self) -> Vec<(VolumeId, [i32; 3], BodyHandle, u32)> {
+        let mut out: Vec<(VolumeId, [i32; 3], BodyHandle, u32)> = self
+            .chunks
+            .iter()
+            .filter_map(|(k, s)| match s {
+                ChunkState::Body(b, tris) => Some((k.0, k.1, *b, *tris)),
+                _ => None,
+            })
+            .collect();
+        out.sort_by_key(|&(v, c, _, _)| (v, c));
+        out
+    }
+
+    /// The triangles of a chunk body (`None` for a body that is no chunk's).
+    pub fn body_triangles(&self, body: BodyHandle) -> Option<u32> {
+        match self.chunks.get(self.by_body.get(&body)?) {
+            Some(ChunkState::Body(_, tris)) => Some(*tris),
+            _ => None,
+        }
+    }
+
     /// The body of a volume's chunk, when it has one.
     pub fn body_of_chunk(&self, volume: VolumeId, chunk: [i32; 3]) -> Option<BodyHandle> {
         match self.chunks.get(&(volume, chunk)) {

@@ -54,6 +54,11 @@
 //! use_target(pawn, max_distance) -> Result<Option<BodyHandle>, _>        // what Use hits
 //! pawn_at(feet) / blocked_at(feet) -> bool
 //!
+//! // Debug overlays.
+//! body_wire_edges(body, &mut Vec<[Vec3; 2]>) -> Result<usize, _>  // mesh and hull edges, world
+//! pawn_contacts(pawn) -> Result<Vec<PawnContact { body, collider, point, normal, distance }>, _>
+//! hull_edges(points) -> Vec<[Vec3; 2]>                          // free function: a bodiless hull
+//!
 //! // Spawns.
 //! select_spawn(spawns: &[SpawnPose], spacing, occupied: Fn(SpawnCandidate) -> bool,
 //!              rng: &mut SpawnRng) -> SpawnPose                           // free function
@@ -111,6 +116,7 @@
 //! (stacking only when all are taken), a deterministic spread around a single spawn, the
 //! origin when none is authored.
 
+mod debug;
 mod overlap;
 mod pawn;
 mod spawn;
@@ -119,6 +125,7 @@ mod voxel;
 mod water;
 mod world;
 
+pub use debug::{hull_edges, PawnContact};
 pub use overlap::{PawnOverlaps, OVERLAP_CELL};
 pub use spawn::{select_spawn, spread_slot, SpawnCandidate, SpawnPose, SpawnRng, SPREAD_RINGS};
 pub use types::{

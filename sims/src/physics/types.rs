@@ -70,6 +70,14 @@ pub struct BodyHandle {
     pub(crate) generation: u32,
 }
 
+impl BodyHandle {
+    /// The body's slot number (what a log names it by, `body #12`); a slot freed by a
+    /// removed body is reused by a later one, under another generation.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+}
+
 impl fmt::Display for BodyHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "body #{}.{}", self.index, self.generation)
