@@ -714,3 +714,36 @@ fn a_real_client_jar_imports_whole_when_one_is_named() {
     assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The compiler reads `.dh-block` through the schema: an unknown member and a face whose
+/// texture is not in the pallet are build errors naming the file.
+#[test]
+fn the_compiler_refuses_a_broken_block_naming_it() {
+    let (_dir, into, _) = imported("broken");
+    let path = into.join("blocks/glass.dh-block");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let broken = text
+        .replace("/textures/block/glass.png", "/textures/block/nope.png")
+        .replacen("\"id\":", "\"colour\": \"red\",\n  \"id\":", 1);
+    std::fs::write(&path, broken).unwrap_or_else(|e| panic!("{e}"));
+    let out = compile(
+        &into,
+        &CompileOptions {
+            write: false,
+            progress: None,
+        },
+    );
+    let msgs: Vec<String> = out
+        .diagnostics
+        .items
+        .iter()
+        .filter(|d| d.file == "blocks/glass.dh-block")
+        .map(|d| d.message.clone())
+        .collect();
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert!(
+        msgs[0].starts_with("unknown member 'colour' in dh.block"),
+        "{msgs:?}"
+    );
+    assert!(msgs[1].contains("/textures/block/nope.png"), "{msgs:?}");
+}

@@ -668,3 +668,69 @@ pub fn parse_block_def(path: &str, text: &str) -> Result<BlockDef, Diagnostics> 
         _ => Err(diags),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(text: &str) -> Vec<String> {
+        match parse_block_def("blocks/x.dh-block", text) {
+            Ok(_) => Vec::new(),
+            Err(d) => d.items.iter().map(|d| d.message.clone()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_block_reads_and_writes_back() {
+        let text = r##"{"id":"minecraft:oak_slab","multipart":true,"rules":[{"when":{"OR":[{"type":"bottom"},{"AND":[{"a":"1|2"}]}]},"apply":[{"model":"m","x":180,"y":90,"uvlock":true,"weight":3}]}],"models":{"m":{"ambientOcclusion":false,"elements":[{"from":[0,0,0],"to":[16,8,16],"rotation":{"origin":[8,8,8],"axis":"y","angle":45,"rescale":true},"shade":false,"lightEmission":3,"faces":{"up":{"uv":[0,0,16,16],"texture":"/t.png","cullFace":"up","rotation":90,"tintIndex":0}}}]}},"alphaMode":"mask","surface":"wood","tint":"#619961","lightEmission":{"level":1,"byState":[{"when":{"lit":"true"},"level":13}]},"lightShape":true,"fluid":{"name":"water","levelProperty":"level","loggedProperty":"waterlogged","still":"/s.png","flow":"/f.png"},"collision":[[0,0,0,16,8,16]],"collisionHeight":24}"##;
+        let b = parse_block_def("blocks/oak_slab.dh-block", text).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(crate::read::ToJson::to_json(&b).to_json(), text);
+        assert_eq!(
+            b.collision,
+            Some(Collision::Boxes(vec![[0.0, 0.0, 0.0, 16.0, 8.0, 16.0]]))
+        );
+        let l = b
+            .light_emission
+            .as_ref()
+            .map(|l| l.level_for(&|k| (k == "lit").then(|| "true".into())));
+        assert_eq!(l, Some(13));
+        // The OR's AND branch holds for a=2; neither holds for a=3.
+        let when = b.rules[0].when.as_ref().map(|c| {
+            (
+                c.holds(&|k| (k == "a").then(|| "2".into())),
+                c.holds(&|k| (k == "a").then(|| "3".into())),
+            )
+        });
+        assert_eq!(when, Some((true, false)));
+    }
+
+    #[test]
+    fn the_field_set_is_closed_and_the_rules_are_checked() {
+        let e = errors(r#"{"id":"minecraft:a","colour":"red"}"#);
+        assert_eq!(e.len(), 1);
+        assert!(e[0].starts_with("unknown member 'colour' in dh.block; the fields of dh.block are: id, inherits, multipart, rules, models"), "{e:?}");
+        let e = errors(
+            r#"{"id":"a","rules":[{"apply":[{"model":"nope","y":45,"weight":0}]}],"surface":"lava","tint":"blue","collision":"solid"}"#,
+        );
+        assert_eq!(
+            e,
+            vec![
+                "'solid' is not a valid collision; expected one of: cube, none, model, a list of boxes".to_string(),
+                "'id' must be namespace:id, such as minecraft:stone; found 'a'".to_string(),
+                "'model' 'nope' is not a key of this block's models".to_string(),
+                "'y' must be 0, 90, 180 or 270, found 45".to_string(),
+                "'weight' must be at least 1".to_string(),
+                format!("'lava' is not a surface preset; expected one of {}", surface_names().join(", ")),
+                "'blue' is not a tint; expected one of grass, foliage, water, redstone, stem, or #rrggbb"
+                    .to_string(),
+            ]
+        );
+        let e = errors(r#"{"id":"minecraft:a","rules":[{"when":{"a":"1","OR":[]},"apply":[]}]}"#);
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(
+            e[0].starts_with("'OR' must be a condition's only member"),
+            "{e:?}"
+        );
+        assert_eq!(e[1], "a rule must apply at least one choice");
+    }
+}

@@ -259,10 +259,10 @@ fn read_model(file: &str, bytes: &[u8]) -> Result<RawModel, PlatformError> {
             .as_object()
             .ok_or_else(|| j.err(t, "'textures' must be an object"))?;
         for mem in members {
-            m.textures.push((
-                mem.key.clone(),
-                j.string(&mem.value, "textures")?.to_string(),
-            ));
+            // A texture is a string, or (newer jars) an object naming its `sprite`.
+            let v = mem.value.get("sprite").unwrap_or(&mem.value);
+            m.textures
+                .push((mem.key.clone(), j.string(v, "textures")?.to_string()));
         }
     }
     if let Some(es) = v.get("elements") {
@@ -305,14 +305,24 @@ fn read_element(j: &Json, e: &Value) -> Result<RawElement, PlatformError> {
                 .map(|o| j.numbers::<3>(o, "origin"))
                 .transpose()?
                 .unwrap_or([8.0; 3]);
-            let axis_v = r
-                .get("axis")
-                .ok_or_else(|| j.err(r, "a rotation needs 'axis'"))?;
-            let axis = crate::schema::block::Axis::parse(j.string(axis_v, "axis")?)
-                .ok_or_else(|| j.err(axis_v, "'axis' must be x, y or z"))?;
-            let angle_v = r
-                .get("angle")
-                .ok_or_else(|| j.err(r, "a rotation needs 'angle'"))?;
+            // `axis` and `angle`, or (newer jars) the angle under the axis's own name.
+            let (axis, angle_v) = match r.get("axis") {
+                Some(axis_v) => {
+                    let axis = crate::schema::block::Axis::parse(j.string(axis_v, "axis")?)
+                        .ok_or_else(|| j.err(axis_v, "'axis' must be x, y or z"))?;
+                    let angle_v = r
+                        .get("angle")
+                        .ok_or_else(|| j.err(r, "a rotation needs 'angle'"))?;
+                    (axis, angle_v)
+                }
+                None => ["x", "y", "z"]
+                    .into_iter()
+                    .find_map(|a| {
+                        let axis = crate::schema::block::Axis::parse(a)?;
+                        r.get(a).map(|v| (axis, v))
+                    })
+                    .ok_or_else(|| j.err(r, "a rotation needs 'axis' and 'angle'"))?,
+            };
             let angle = angle_v
                 .as_f64()
                 .filter(|a| a.is_finite() && a.abs() <= 360.0)
