@@ -40,12 +40,21 @@ fn pairs(c: &Condition) -> Vec<(String, String)> {
     }
 }
 
-fn imported(tag: &str) -> (std::path::PathBuf, std::path::PathBuf, PlatformReport) {
+/// A temporary folder removed when the test ends.
+struct Cleanup(std::path::PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn imported(tag: &str) -> (Cleanup, std::path::PathBuf, PlatformReport) {
     let dir = pack::temp(tag);
     let jar = pack::client_jar(&dir, &[]);
     let into = dir.join("com.mojang.minecraft");
     let r = import(&jar, &into);
-    (dir, into, r)
+    (Cleanup(dir), into, r)
 }
 
 #[test]
@@ -477,7 +486,7 @@ fn the_written_pallet_builds_and_a_rerun_writes_nothing() {
             .any(|a| a.path == "blocks/oak_stairs.dh-block"),
         "the compiled pallet holds the blocks"
     );
-    let jar = dir.join("client.jar");
+    let jar = dir.0.join("client.jar");
     let again = import(&jar, &into);
     assert!(again.written.is_empty(), "{:?}", again.written);
     assert_eq!(again.unchanged, first.written.len());
@@ -516,13 +525,13 @@ fn the_written_pallet_builds_and_a_rerun_writes_nothing() {
 #[test]
 fn an_unpacked_assets_folder_imports_to_the_same_bytes_as_the_jar() {
     let (dir, from_jar, _) = imported("folder");
-    let unpacked = dir.join("unpacked");
+    let unpacked = dir.0.join("unpacked");
     for (name, bytes) in pack::entries() {
         let p = unpacked.join(&name);
         std::fs::create_dir_all(p.parent().unwrap_or(&unpacked)).unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(&p, bytes).unwrap_or_else(|e| panic!("{e}"));
     }
-    let into = dir.join("from-folder");
+    let into = dir.0.join("from-folder");
     // The assets/ folder itself.
     let r = import(&unpacked.join("assets"), &into);
     assert_eq!(r.blocks, 12);
@@ -587,9 +596,9 @@ fn crc32(b: &[u8]) -> u32 {
 }
 
 fn refused(tag: &str, extra: &[(&str, Vec<u8>)]) -> String {
-    let dir = pack::temp(tag);
-    let jar = pack::client_jar(&dir, extra);
-    let into = dir.join("out");
+    let dir = Cleanup(pack::temp(tag));
+    let jar = pack::client_jar(&dir.0, extra);
+    let into = dir.0.join("out");
     let e = import_platform(&jar, &into, &PlatformOptions::default())
         .err()
         .unwrap_or_else(|| panic!("{tag}: the import went through"));

@@ -139,6 +139,12 @@ pub fn read_jar(jar: &str, bytes: &[u8], limits: &Limits) -> Result<Assets, Plat
             out.files.insert(rel.to_string(), buf);
         }
     }
+    if !out.files.keys().any(|k| k.starts_with("blockstates/")) {
+        return Err(PlatformError::NotAssets {
+            path: jar.to_string(),
+            why: format!("it holds no {ASSETS_PREFIX}blockstates/*.json"),
+        });
+    }
     Ok(out)
 }
 
