@@ -756,3 +756,64 @@ fn the_compiler_refuses_a_broken_block_naming_it() {
     );
     assert!(msgs[1].contains("/textures/block/nope.png"), "{msgs:?}");
 }
+
+/// A bomb whose headers lie (they declare 1000 bytes for 17 MiB of deflated zeros) is
+/// still stopped: inflating is capped whatever the header says.
+#[test]
+fn a_zip_bomb_with_a_lying_header_is_stopped_too() {
+    let dir = Cleanup(pack::temp("liar"));
+    let name = "assets/minecraft/textures/block/liar.png";
+    let jar = pack::client_jar(&dir.0, &[(name, vec![0u8; 17 << 20])]);
+    let mut bytes = std::fs::read(&jar).unwrap_or_else(|e| panic!("{e}"));
+    // Patch the uncompressed size of the entry in its local header (offset 22) and in the
+    // central directory (offset 24), found by the name that follows each header.
+    let mut patched = 0;
+    for (sig, name_at, size_at) in [(b"PK\x03\x04", 30usize, 22usize), (b"PK\x01\x02", 46, 24)] {
+        let mut i = 0;
+        while let Some(p) = bytes[i..].windows(4).position(|w| w == sig) {
+            let at = i + p;
+            if bytes.get(at + name_at..at + name_at + name.len()) == Some(name.as_bytes()) {
+                bytes[at + size_at..at + size_at + 4].copy_from_slice(&1000u32.to_le_bytes());
+                patched += 1;
+            }
+            i = at + 4;
+        }
+    }
+    assert_eq!(patched, 2, "both headers found");
+    std::fs::write(&jar, &bytes).unwrap_or_else(|e| panic!("{e}"));
+    let e = import_platform(&jar, &dir.0.join("out"), &PlatformOptions::default())
+        .err()
+        .map(|e| {
+            e.to_string()
+                .replace(&jar.display().to_string(), "client.jar")
+        })
+        .unwrap_or_default();
+    // The zip reader stops at the declared size and says so; past a truthful header
+    // the importer's own cap would.
+    assert_eq!(
+        e,
+        "client.jar!/assets/minecraft/textures/block/liar.png: cannot be inflated: File is larger than its declared uncompressed size"
+    );
+    assert!(!dir.0.join("out").exists());
+}
+
+#[test]
+fn progress_counts_every_blockstate() {
+    let dir = Cleanup(pack::temp("progress"));
+    let jar = pack::client_jar(&dir.0, &[]);
+    let calls = std::sync::Mutex::new(Vec::new());
+    let progress = |done: usize, total: usize| {
+        if let Ok(mut c) = calls.lock() {
+            c.push((done, total));
+        }
+    };
+    let opts = PlatformOptions {
+        progress: Some(&progress),
+        ..PlatformOptions::default()
+    };
+    import_platform(&jar, &dir.0.join("out"), &opts).unwrap_or_else(|e| panic!("{e}"));
+    let c = calls.into_inner().unwrap_or_default();
+    assert_eq!(c.len(), 13);
+    assert_eq!(c.first(), Some(&(1, 13)));
+    assert_eq!(c.last(), Some(&(13, 13)));
+}
