@@ -817,3 +817,44 @@ fn progress_counts_every_blockstate() {
     assert_eq!(c.first(), Some(&(1, 13)));
     assert_eq!(c.last(), Some(&(13, 13)));
 }
+
+/// A hand-written block may inherit another: the reference resolves in the pallet, and
+/// one naming no block is a build error.
+#[test]
+fn inherits_names_another_block_of_the_pallet() {
+    let (_dir, into, _) = imported("inherits");
+    std::fs::write(
+        into.join("blocks/tinted_glass.dh-block"),
+        r#"{ "id": "minecraft:tinted_glass", "inherits": "glass.dh-block", "surface": "glass" }"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = compile(
+        &into,
+        &CompileOptions {
+            write: false,
+            progress: None,
+        },
+    );
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+    std::fs::write(
+        into.join("blocks/tinted_glass.dh-block"),
+        r#"{ "id": "minecraft:tinted_glass", "inherits": "nope.dh-block" }"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = compile(
+        &into,
+        &CompileOptions {
+            write: false,
+            progress: None,
+        },
+    );
+    let msgs: Vec<String> = out
+        .diagnostics
+        .items
+        .iter()
+        .filter(|d| d.file == "blocks/tinted_glass.dh-block")
+        .map(|d| d.message.clone())
+        .collect();
+    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    assert!(msgs[0].contains("nope.dh-block"), "{msgs:?}");
+}
