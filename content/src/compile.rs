@@ -45,6 +45,8 @@ pub enum AssetKind {
     Voxel,
     /// `.dh-model`, a model's sidecar
     ModelSidecar,
+    /// `.dh-block`, a platform pallet's block (dh.block)
+    Block,
     /// Any other packed file (models, textures, sounds, lightmap sidecars, payloads).
     Raw,
 }
@@ -73,6 +75,7 @@ impl AssetKind {
             ".dh-mat" => AssetKind::Material,
             ".dh-vox" => AssetKind::Voxel,
             ".dh-model" => AssetKind::ModelSidecar,
+            ".dh-block" => AssetKind::Block,
             // Packed as they stand: a bake's lightmap sidecar, a voxel payload.
             // A probe group's file ships byte for byte (000, dh.lightProbeGroup).
             ".dh-lightmap" | ".bin" | ".dh-colcook" | ".dh-probegroup" | ".dh-mapthumb" => {
@@ -80,7 +83,7 @@ impl AssetKind {
             }
             e if e.starts_with(".dh-") => {
                 return Err(format!(
-                    "'{e}' is not an asset type this compiler knows; expected one of: .dh-map, .dh-obj, .dh-avatar, .dh-rig, .dh-mat, .dh-vox, .dh-model"
+                    "'{e}' is not an asset type this compiler knows; expected one of: .dh-map, .dh-obj, .dh-avatar, .dh-rig, .dh-mat, .dh-vox, .dh-model, .dh-block"
                 ))
             }
             _ => AssetKind::Raw,
@@ -97,6 +100,7 @@ impl AssetKind {
             AssetKind::Material => Some("dh.material"),
             AssetKind::Voxel => Some("dh.voxel"),
             AssetKind::ModelSidecar => Some("dh.model"),
+            AssetKind::Block => Some(crate::schema::block::TYPE_ID),
             AssetKind::Raw => None,
         }
     }
@@ -116,6 +120,7 @@ pub fn mime_of(path: &str) -> &'static str {
         "dh-mat" => "application/vnd.dh.material+json",
         "dh-vox" => "application/vnd.dh.voxel+json",
         "dh-model" => "application/vnd.dh.model+json",
+        "dh-block" => "application/vnd.dh.block+json",
         "dh-colcook" => "application/vnd.dh.colcook",
         "dh-mapthumb" => "application/vnd.dh.mapthumb",
         "dh-probegroup" => "application/vnd.dh.probegroup",
@@ -761,6 +766,33 @@ fn read_typed(
         AssetKind::ModelSidecar => {
             let sidecar = crate::schema::model::read_model_sidecar(file, diags, Mode::Build);
             (sidecar.map(|s| s.to_json()), Vec::new())
+        }
+        AssetKind::Block => {
+            let Some(b) = crate::schema::block::read_block_def(file, diags, Mode::Build) else {
+                return (None, Vec::new());
+            };
+            let refs = b
+                .references()
+                .into_iter()
+                .map(|(what, reference, span)| StatedRef {
+                    path: if what == "'inherits'" {
+                        "inherits".into()
+                    } else {
+                        String::new()
+                    },
+                    expect: if what == "'inherits'" {
+                        &[".dh-block"]
+                    } else {
+                        &[]
+                    },
+                    what,
+                    reference: reference.to_string(),
+                    span,
+                    rooted: false,
+                    content: None,
+                })
+                .collect();
+            (Some(b.to_json()), refs)
         }
         AssetKind::Raw => (None, Vec::new()),
     }

@@ -98,6 +98,13 @@ pub fn fuzz_minecraft(data: &[u8]) {
     crate::voxel::minecraft::fuzz_import(data);
 }
 
+/// The platform pallet importer's readers: Minecraft JSON models (a parent chain through
+/// itself), blockstates, a jar's entries and PNG headers, under small caps (see
+/// `dh_content::voxel::minecraft::platform::fuzz_assets`).
+pub fn fuzz_mc_assets(data: &[u8]) {
+    crate::voxel::minecraft::platform::fuzz_assets(data);
+}
+
 /// The block table parser and look resolution (see
 /// `dh_content::voxel::blocks::fuzz_table`).
 pub fn fuzz_blocks(data: &[u8]) {

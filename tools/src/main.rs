@@ -8,6 +8,7 @@
 //! dh import gltf <file.glb|.gltf> [--into <pallet dir>] [--quiet]
 //! dh import minecraft-world <save> --into <pallet dir> [--quiet]
 //! dh import minecraft <file.schem|.litematic|.nbt|.schematic> [--into <pallet dir>] [--quiet]
+//! dh import minecraft <client.jar|assets folder> --into <dir> [--quiet]
 //! dh new pallet <dir> [--barcode <id>] [--quiet] | dh new map|object <pallet dir>/<path> [--quiet]
 //! dh completions <shell>
 //! ```
@@ -79,6 +80,14 @@ USAGE:
         Import a Minecraft structure (Sponge, Litematica, structure block, MCEdit):
         writes <name>.dh-vox and its <name>.dh-vox.bin payload into the pallet folder
         (default: beside the file).
+    dh import minecraft <client.jar | assets folder> --into <dir> [--quiet]
+        Generate the Minecraft platform pallet (com.mojang.minecraft) from this
+        machine's own game files, never shipped: pallet.dh, blocks/<id>.dh-block for
+        every block with a model (rules, folded models, surface, light, collision), the
+        textures they name with their .mcmeta and the colormaps,
+        maps/environment.dh-map (the sun, sky and look imported worlds inherit) and
+        blocks.fingerprint. Progress on a terminal; a rerun on an unchanged jar writes
+        nothing.
     dh new pallet <dir> [--barcode <id>] [--quiet]
     dh new map <pallet dir>/<path> [--quiet]
     dh new object <pallet dir>/<path> [--quiet]
@@ -202,13 +211,16 @@ enum Command {
     /// detected when not given. gltf copies a .glb (or packs a .gltf) as <name>.glb,
     /// writes a .dh-mat per glTF material and its images under <name>/ and <name>.dh-obj
     /// binding every slot; a re-run leaves hand-edited files alone and says so.
+    /// minecraft with a client .jar or an assets folder generates the platform pallet
+    /// com.mojang.minecraft into --into.
     #[command(args_override_self = true)]
     Import {
         /// The importer.
         #[arg(value_name = "format", value_parser = ["vox", "gltf", "minecraft", "minecraft-world"], required = true)]
         format: Option<String>,
         /// The file to import (a .vox; for gltf a .glb or .gltf; for minecraft a .schem,
-        /// .litematic, .nbt or .schematic).
+        /// .litematic, .nbt or .schematic, or a client .jar or assets folder for the
+        /// platform pallet).
         #[arg(value_name = "file", required = true)]
         file: Option<PathBuf>,
         /// The platform the .vox follows (magicavoxel, teardown, or an id).
@@ -943,9 +955,15 @@ fn import_gltf(args: &Args) -> Result<bool, CliError> {
 fn import_minecraft(args: &Args) -> Result<bool, CliError> {
     let file = args.input.clone().ok_or_else(|| {
         CliError::Usage(
-            "`dh import minecraft` needs the .schem, .litematic, .nbt or .schematic".into(),
+            "`dh import minecraft` needs the .schem, .litematic, .nbt or .schematic, or a client .jar or assets folder".into(),
         )
     })?;
+    let jar = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("jar") || e.eq_ignore_ascii_case("zip"));
+    if jar || file.is_dir() {
+        return import_platform(args, &file);
+    }
     if args.platform.is_some() {
         return Err(CliError::Usage(
             "`--platform` is for a .vox; a Minecraft structure follows com.mojang.minecraft".into(),
@@ -966,6 +984,69 @@ fn import_minecraft(args: &Args) -> Result<bool, CliError> {
             report.voxels,
             report.palette_entries,
             report.extras
+        );
+    }
+    Ok(true)
+}
+
+/// `dh import minecraft <client.jar | assets folder> --into <dir>`: the platform pallet.
+fn import_platform(args: &Args, input: &Path) -> Result<bool, CliError> {
+    use dh_content::voxel::minecraft::platform::{import_platform, PlatformOptions};
+    let into = args.into.clone().ok_or_else(|| {
+        CliError::Usage(
+            "`dh import minecraft <client.jar>` needs --into <dir>, the platform pallet's folder"
+                .into(),
+        )
+    })?;
+    if args.platform.is_some() {
+        return Err(CliError::Usage(
+            "`--platform` is for a .vox; the platform pallet is com.mojang.minecraft".into(),
+        ));
+    }
+    let tty = !args.quiet && std::io::stderr().is_terminal();
+    let progress = move |done: usize, total: usize| {
+        if !tty {
+            return;
+        }
+        let width = 30;
+        let filled = done * width / total.max(1);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r[{}{}] {done}/{total} blockstates",
+            "#".repeat(filled),
+            " ".repeat(width - filled)
+        );
+        if done == total {
+            let _ = writeln!(err);
+        }
+    };
+    let start = std::time::Instant::now();
+    let opts = PlatformOptions {
+        progress: Some(&progress),
+        ..PlatformOptions::default()
+    };
+    let r = import_platform(input, &into, &opts).map_err(|e| CliError::Failed(e.to_string()))?;
+    for w in &r.warnings {
+        eprintln!("dh: warning: {w}");
+    }
+    if !args.quiet {
+        eprintln!(
+            "dh: imported {} into {} ({}, {}): {} of {} blockstates as blocks ({} left to the colour table), {} models, {} textures; {} file(s) written, {} unchanged, {} stale block(s) removed; blocks {}, in {:.2} s",
+            input.display(),
+            into.display(),
+            dh_content::schema::voxel::MINECRAFT,
+            r.version.as_deref().unwrap_or("version unknown"),
+            r.blocks,
+            r.blockstates,
+            r.skipped.len(),
+            r.models,
+            r.textures,
+            r.written.len(),
+            r.unchanged,
+            r.removed.len(),
+            &r.fingerprint[..r.fingerprint.len().min(12)],
+            start.elapsed().as_secs_f64()
         );
     }
     Ok(true)

@@ -1,5 +1,6 @@
 //! The typed schema of every source asset and component.
 
+pub mod block;
 pub mod common;
 pub mod components;
 pub mod manifest;

@@ -26,6 +26,7 @@
 pub mod legacy;
 pub mod litematic;
 pub mod nbt;
+pub mod platform;
 pub mod sponge;
 pub mod structure;
 pub mod world;
