@@ -876,7 +876,9 @@ impl LightField {
         lit
     }
 
-    /// Loads the lit columns' cells inside the window's interior.
+    /// Loads the lit columns' cells inside the window's interior: per brick column and
+    /// brick, its three bricks are matched once and its rows copied (or filled) at
+    /// offsets stepped row by row.
     fn load(&self, w: &mut Window, with_light: bool) {
         let d = w.dims;
         let lo = [w.min[0] + 1, w.min[1] + 1, w.min[2] + 1];
@@ -887,6 +889,7 @@ impl LightField {
         ];
         let ylo = lo[1].max(self.y_min);
         let yhi = hi[1].min(self.y_min + self.height() as i32);
+        let sy = d[0];
         for bz in lo[2].div_euclid(16)..=(hi[2] - 1).div_euclid(16) {
             for bx in lo[0].div_euclid(16)..=(hi[0] - 1).div_euclid(16) {
                 let Some(col) = self.columns.get(&[bx, bz]) else {
@@ -896,36 +899,46 @@ impl LightField {
                 let x1 = hi[0].min(bx * 16 + 16);
                 let z0 = lo[2].max(bz * 16);
                 let z1 = hi[2].min(bz * 16 + 16);
+                if x0 >= x1 || z0 >= z1 {
+                    continue;
+                }
                 let nx = (x1 - x0) as usize;
-                for z in z0..z1 {
-                    for y in ylo..yhi {
-                        let by = ((y - self.y_min) / 16) as usize;
-                        let s = (x0 - bx * 16) as usize
+                let mut y = ylo;
+                while y < yhi {
+                    let by = ((y - self.y_min) / 16) as usize;
+                    let y_end = yhi.min(self.y_min + 16 * (by as i32 + 1));
+                    let rows = (y_end - y) as usize;
+                    let (props, shapes, light) = (&col.props[by], &col.shapes[by], &col.light[by]);
+                    if !matches!(shapes, Brick::Uniform(0)) {
+                        w.with_shapes();
+                    }
+                    for z in z0..z1 {
+                        let o0 = w.index([x0, y, z]);
+                        let s0 = (x0 - bx * 16) as usize
                             + BRICK
                                 * ((y - self.y_min) as usize % 16 + BRICK * (z - bz * 16) as usize);
-                        let o = w.index([x0, y, z]);
-                        match &col.props[by] {
-                            Brick::Uniform(v) => w.props[o..o + nx].fill(*v),
-                            Brick::Cells(c) => copy16(&mut w.props[o..o + nx], &c[s..s + nx]),
-                        }
-                        match &col.shapes[by] {
-                            Brick::Uniform(0) => {}
-                            Brick::Uniform(v) => {
-                                w.with_shapes();
-                                w.shape[o..o + nx].fill(*v);
+                        for r in 0..rows {
+                            let (o, s) = (o0 + sy * r, s0 + BRICK * r);
+                            match props {
+                                Brick::Uniform(v) => w.props[o..o + nx].fill(*v),
+                                Brick::Cells(c) => copy16(&mut w.props[o..o + nx], &c[s..s + nx]),
                             }
-                            Brick::Cells(c) => {
-                                w.with_shapes();
-                                copy16(&mut w.shape[o..o + nx], &c[s..s + nx]);
+                            match shapes {
+                                Brick::Uniform(0) => {}
+                                Brick::Uniform(v) => w.shape[o..o + nx].fill(*v),
+                                Brick::Cells(c) => copy16(&mut w.shape[o..o + nx], &c[s..s + nx]),
                             }
-                        }
-                        if with_light {
-                            match &col.light[by] {
-                                Brick::Uniform(v) => w.light[o..o + nx].fill(*v),
-                                Brick::Cells(c) => copy16(&mut w.light[o..o + nx], &c[s..s + nx]),
+                            if with_light {
+                                match light {
+                                    Brick::Uniform(v) => w.light[o..o + nx].fill(*v),
+                                    Brick::Cells(c) => {
+                                        copy16(&mut w.light[o..o + nx], &c[s..s + nx])
+                                    }
+                                }
                             }
                         }
                     }
+                    y = y_end;
                 }
             }
         }
