@@ -394,10 +394,7 @@ impl Window {
         let n = dims[0] * dims[1] * dims[2];
         bufs.light.clear();
         bufs.light.resize(n, 0);
-        // Props: the wall everywhere, written as one fill over the kept memory (a
-        // resize from empty writes cell by cell).
-        bufs.props.truncate(n);
-        bufs.props.fill(PAD);
+        bufs.props.clear();
         bufs.props.resize(n, PAD);
         bufs.shape.clear();
         Window {
