@@ -262,7 +262,7 @@ fn copy16<T: Copy>(dst: &mut [T], src: &[T]) {
 /// The brick of window cells whose lowest corner is at index `o` (`sy` cells a window
 /// row, `ny` rows a window layer): one value when every cell holds it (checked before
 /// anything is allocated), else its cells.
-fn brick_from<T: Copy + PartialEq + Default>(
+fn brick_from<T: Copy + PartialEq + Default + Into<u32>>(
     cells: &[T],
     o: usize,
     sy: usize,
@@ -273,7 +273,16 @@ fn brick_from<T: Copy + PartialEq + Default>(
         &cells[s..s + BRICK]
     };
     let first = cells[o];
-    let uniform = (0..BRICK).all(|z| (0..BRICK).all(|y| row(y, z).iter().all(|&v| v == first)));
+    // A row at a time, each row's differences from the first cell gathered without a
+    // branch (one vector compare, not 16 scalar ones), stopping at the first row that
+    // differs.
+    let f: u32 = first.into();
+    let uniform = (0..BRICK * BRICK).all(|k| {
+        row(k % BRICK, k / BRICK)
+            .iter()
+            .fold(0u32, |a, &v| a | (v.into() ^ f))
+            == 0
+    });
     if uniform {
         return Brick::Uniform(first);
     }
@@ -610,19 +619,18 @@ fn decrease_rgb(w: &mut Window, dq: &mut Vec<u64>, iq: &mut Vec<u32>) {
             let mut next = cur;
             let mut cleared = 0u16;
             let mut again = false;
+            // Each channel apart, without a branch: a lit channel dimmer than the level
+            // cleared is cleared to its emission (the props keep it in the same four
+            // bits) and queued again if it gives off light; a lit one at least as
+            // bright may light the cleared cells again.
             for ch in Channel::BLOCK {
-                let nl = ch.get(cur);
-                if nl == 0 {
-                    continue;
-                }
-                if nl < ch.get(levels) {
-                    let em = ch.emission(p);
-                    next = ch.set(next, em);
-                    cleared = ch.set(cleared, nl);
-                    again |= em > 0;
-                } else {
-                    again = true;
-                }
+                let m = 15u16 << ch.shift();
+                let (nl, lv) = (cur & m, levels & m);
+                let clear = nl != 0 && nl < lv;
+                let cm = if clear { m } else { 0 };
+                next = (next & !cm) | (p & cm);
+                cleared |= cur & cm;
+                again |= (nl != 0 && !clear) || p & cm != 0;
             }
             if cleared != 0 {
                 w.light[n] = next;
@@ -865,7 +873,9 @@ impl LightField {
         lit
     }
 
-    /// Loads the lit columns' cells inside the window's interior.
+    /// Loads the lit columns' cells inside the window's interior: per brick column and
+    /// brick, its three bricks are matched once and its rows copied (or filled) at
+    /// offsets stepped row by row.
     fn load(&self, w: &mut Window, with_light: bool) {
         let d = w.dims;
         let lo = [w.min[0] + 1, w.min[1] + 1, w.min[2] + 1];
@@ -876,6 +886,7 @@ impl LightField {
         ];
         let ylo = lo[1].max(self.y_min);
         let yhi = hi[1].min(self.y_min + self.height() as i32);
+        let sy = d[0];
         for bz in lo[2].div_euclid(16)..=(hi[2] - 1).div_euclid(16) {
             for bx in lo[0].div_euclid(16)..=(hi[0] - 1).div_euclid(16) {
                 let Some(col) = self.columns.get(&[bx, bz]) else {
@@ -885,36 +896,46 @@ impl LightField {
                 let x1 = hi[0].min(bx * 16 + 16);
                 let z0 = lo[2].max(bz * 16);
                 let z1 = hi[2].min(bz * 16 + 16);
+                if x0 >= x1 || z0 >= z1 {
+                    continue;
+                }
                 let nx = (x1 - x0) as usize;
-                for z in z0..z1 {
-                    for y in ylo..yhi {
-                        let by = ((y - self.y_min) / 16) as usize;
-                        let s = (x0 - bx * 16) as usize
+                let mut y = ylo;
+                while y < yhi {
+                    let by = ((y - self.y_min) / 16) as usize;
+                    let y_end = yhi.min(self.y_min + 16 * (by as i32 + 1));
+                    let rows = (y_end - y) as usize;
+                    let (props, shapes, light) = (&col.props[by], &col.shapes[by], &col.light[by]);
+                    if !matches!(shapes, Brick::Uniform(0)) {
+                        w.with_shapes();
+                    }
+                    for z in z0..z1 {
+                        let o0 = w.index([x0, y, z]);
+                        let s0 = (x0 - bx * 16) as usize
                             + BRICK
                                 * ((y - self.y_min) as usize % 16 + BRICK * (z - bz * 16) as usize);
-                        let o = w.index([x0, y, z]);
-                        match &col.props[by] {
-                            Brick::Uniform(v) => w.props[o..o + nx].fill(*v),
-                            Brick::Cells(c) => copy16(&mut w.props[o..o + nx], &c[s..s + nx]),
-                        }
-                        match &col.shapes[by] {
-                            Brick::Uniform(0) => {}
-                            Brick::Uniform(v) => {
-                                w.with_shapes();
-                                w.shape[o..o + nx].fill(*v);
+                        for r in 0..rows {
+                            let (o, s) = (o0 + sy * r, s0 + BRICK * r);
+                            match props {
+                                Brick::Uniform(v) => w.props[o..o + nx].fill(*v),
+                                Brick::Cells(c) => copy16(&mut w.props[o..o + nx], &c[s..s + nx]),
                             }
-                            Brick::Cells(c) => {
-                                w.with_shapes();
-                                copy16(&mut w.shape[o..o + nx], &c[s..s + nx]);
+                            match shapes {
+                                Brick::Uniform(0) => {}
+                                Brick::Uniform(v) => w.shape[o..o + nx].fill(*v),
+                                Brick::Cells(c) => copy16(&mut w.shape[o..o + nx], &c[s..s + nx]),
                             }
-                        }
-                        if with_light {
-                            match &col.light[by] {
-                                Brick::Uniform(v) => w.light[o..o + nx].fill(*v),
-                                Brick::Cells(c) => copy16(&mut w.light[o..o + nx], &c[s..s + nx]),
+                            if with_light {
+                                match light {
+                                    Brick::Uniform(v) => w.light[o..o + nx].fill(*v),
+                                    Brick::Cells(c) => {
+                                        copy16(&mut w.light[o..o + nx], &c[s..s + nx])
+                                    }
+                                }
                             }
                         }
                     }
+                    y = y_end;
                 }
             }
         }
@@ -1069,10 +1090,17 @@ impl LightField {
                     }
                     let o = w.index([c[0] * 16, y, c[1] * 16 + lz as i32]);
                     let props = &w.props[o..o + 16];
-                    let mut stop = props
-                        .iter()
-                        .enumerate()
-                        .fold(0u16, |a, (k, &p)| a | (u16::from(opacity(p) != 0) << k));
+                    // A row with no opacity anywhere (air, most rows above the ground)
+                    // is found with one vector OR; only other rows are looked at a cell
+                    // at a time.
+                    let mut stop = if props.iter().fold(0u16, |a, &p| a | p) & 0xF000 == 0 {
+                        0
+                    } else {
+                        props
+                            .iter()
+                            .enumerate()
+                            .fold(0u16, |a, (k, &p)| a | (u16::from(opacity(p) != 0) << k))
+                    };
                     let mut covers_down = 0u16;
                     if shaped {
                         for (k, &sh) in w.shape[o..o + 16].iter().enumerate() {
@@ -1127,31 +1155,43 @@ impl LightField {
             }
             floors.insert(*c, fl);
         }
-        let floor_of = |floors: &HashMap<[i32; 2], Vec<i32>>, x: i32, z: i32| -> Option<i32> {
-            let k = [x.div_euclid(16), z.div_euclid(16)];
-            let i = (x.rem_euclid(16) + 16 * z.rem_euclid(16)) as usize;
-            if let Some(f) = floors.get(&k) {
-                return f.get(i).copied();
+        // A brick column's sky floors: the new columns' just found, else a lit column's.
+        let floors_at = |k: [i32; 2]| -> Option<&[i32]> {
+            match floors.get(&k) {
+                Some(f) => Some(f.as_slice()),
+                None => self.columns.get(&k).map(|c| &c.sky_floor[..]),
             }
-            self.columns
-                .get(&k)
-                .and_then(|c| c.sky_floor.get(i).copied())
         };
-        // Seeds: the run cells beside a lower neighbor, and each run's bottom.
+        // Seeds: the run cells beside a lower neighbor, and each run's bottom. The five
+        // brick columns a column's cells read (its own and its four sides) are looked up
+        // once per column, not once per cell.
+        const SIDES: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
         for c in new {
+            let Some(here) = floors_at(*c) else {
+                continue;
+            };
+            let sides = SIDES.map(|(dx, dz)| floors_at([c[0] + dx, c[1] + dz]));
             for lz in 0..16 {
                 for lx in 0..16 {
                     let x = c[0] * 16 + lx;
                     let z = c[1] * 16 + lz;
-                    let Some(f) = floor_of(&floors, x, z) else {
+                    let Some(&f) = here.get((lx + 16 * lz) as usize) else {
                         continue;
                     };
                     if f > top {
                         continue;
                     }
                     let mut hi = f + 1;
-                    for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                        if let Some(nf) = floor_of(&floors, x + dx, z + dz) {
+                    for (&(dx, dz), side) in SIDES.iter().zip(&sides) {
+                        let (nx, nz) = (lx + dx, lz + dz);
+                        let nf = if (0..16).contains(&nx) && (0..16).contains(&nz) {
+                            here.get((nx + 16 * nz) as usize)
+                        } else {
+                            side.and_then(|f| {
+                                f.get((nx.rem_euclid(16) + 16 * nz.rem_euclid(16)) as usize)
+                            })
+                        };
+                        if let Some(&nf) = nf {
                             hi = hi.max(nf.min(top + 1));
                         }
                     }
