@@ -320,8 +320,10 @@ pub enum Filled<'c> {
     /// indices into it (an index past it reads as global 0).
     Indexed(&'c [u16]),
     /// As [`Filled::Indexed`], with how many cells hold each buffer entry (one count per
-    /// entry), which spares the encoder counting them. Counts that do not sum to the
-    /// cells, or not one per entry, are ignored and the cells counted.
+    /// entry), which spares the encoder counting them; every cell must then index the
+    /// buffer (exact counts of such cells give the bytes of [`Filled::Indexed`]). Counts
+    /// that do not sum to the cells, or not one per entry, are ignored and the cells
+    /// counted.
     IndexedCounted(&'c [u16], &'c [u32]),
     /// Every cell holds this global index (the buffer is not read).
     Uniform(u32),
