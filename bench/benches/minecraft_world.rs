@@ -1,9 +1,10 @@
 //! Converting the Minecraft region fixtures, side by side with `fastanvil` + `fastnbt`
 //! merely decoding the same chunks' block states into a palette array.
 //!
-//! `cargo bench -p dh-bench --bench minecraft_world`. The fixtures are read from
+//! `cargo bench --workspace --bench minecraft_world`. The fixtures are read from
 //! `../shared/fixtures/minecraft/region/` beside the repository; without them a line
-//! says so and nothing runs. Per fixture, five runs each, the median printed:
+//! says so and nothing runs. Per fixture, one warm-up of each side, then five runs of
+//! each interleaved (ours, ours on one thread, the peer, and again), the medians printed:
 //!
 //! * `ours`: `convert_world` on the save (read every chunk, inflate, NBT, palettes,
 //!   unpack, block entities, encode and write the payload shards in memory), on the
@@ -12,6 +13,10 @@
 //! * `fastanvil`: for every chunk of the same region file, `Region::read_chunk` (inflate),
 //!   `fastnbt::from_bytes::<CurrentJavaChunk>`, and for every full chunk's sections each
 //!   cell's palette index into a 4096-entry array (`try_iter_indices`), on one thread.
+//!
+//! Both sides run on the system allocator (glibc's). The `dh` binary, whose
+//! `dh import minecraft-world` runs `convert_world`, uses mimalloc; under it both sides
+//! ran slower here, by about the same share (docs/PERFORMANCE.md).
 //!
 //! Chunks a second count every chunk in the region file (full or skipped). Peak memory
 //! is each side's own run in a child process (`VmHWM`, the resident high-water mark).
@@ -137,29 +142,32 @@ fn main() {
     );
     for (name, dir) in fx {
         let n = chunks_in(&dir);
-        let time = |f: &dyn Fn()| -> f64 {
-            f();
-            median(
-                (0..5)
-                    .map(|_| {
-                        let t = Instant::now();
-                        f();
-                        t.elapsed().as_secs_f64() * 1e3
-                    })
-                    .collect(),
-            )
-        };
-        let a = time(&|| {
-            std::hint::black_box(ours(&dir));
-        });
-        let b = time(&|| {
-            one.install(|| {
+        let sides: [&dyn Fn(); 3] = [
+            &|| {
                 std::hint::black_box(ours(&dir));
-            })
-        });
-        let c = time(&|| {
-            std::hint::black_box(peer(&dir));
-        });
+            },
+            &|| {
+                one.install(|| {
+                    std::hint::black_box(ours(&dir));
+                })
+            },
+            &|| {
+                std::hint::black_box(peer(&dir));
+            },
+        ];
+        for f in sides {
+            f();
+        }
+        // Interleaved, so that a change in the machine's load falls on every side.
+        let mut times = [Vec::new(), Vec::new(), Vec::new()];
+        for _ in 0..5 {
+            for (f, t) in sides.iter().zip(&mut times) {
+                let start = Instant::now();
+                f();
+                t.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        let [a, b, c] = times.map(median);
         let mem = |side: &str| -> f64 {
             let out = std::process::Command::new(std::env::current_exe().expect("exe"))
                 .env("DH_MCW_SIDE", side)

@@ -98,15 +98,29 @@ impl Layout {
                 }
             }
         } else {
-            let per = (64 / self.bits) as usize;
-            for word_cells in cells.chunks(per) {
-                let mut w = 0u64;
-                for (s, &v) in word_cells.iter().enumerate() {
-                    w |= (local_of(v) as u64) << (s as u32 * self.bits);
-                }
-                out.u64(w);
+            // The width fixed at compile time, so each word's loop unrolls.
+            match self.bits {
+                1 => pack::<1, T>(out, cells, local_of),
+                2 => pack::<2, T>(out, cells, local_of),
+                4 => pack::<4, T>(out, cells, local_of),
+                8 => pack::<8, T>(out, cells, local_of),
+                _ => pack::<16, T>(out, cells, local_of),
             }
         }
+    }
+}
+
+/// Packs each cell's local index (through `local_of`) at `BITS` bits into little-endian
+/// words, `64 / BITS` to a word, the lowest bits first; the last word may be short.
+#[inline]
+fn pack<const BITS: u32, T: Copy>(out: &mut Out, cells: &[T], local_of: &mut impl FnMut(T) -> u32) {
+    let per = (64 / BITS) as usize;
+    for word_cells in cells.chunks(per) {
+        let mut w = 0u64;
+        for (s, &v) in word_cells.iter().enumerate() {
+            w |= (local_of(v) as u64) << (s as u32 * BITS);
+        }
+        out.u64(w);
     }
 }
 
@@ -126,6 +140,9 @@ pub(crate) enum ChunkCells<'a> {
         palette: &'a [u32],
         /// One local index per cell.
         cells: &'a [u16],
+        /// How many cells hold each local entry, when the converter counted them (used
+        /// only when one per entry and summing to the cells).
+        counts: Option<&'a [u32]>,
     },
     /// Every cell holds this global index.
     Uniform(u32),
@@ -153,6 +170,9 @@ pub(crate) struct ChunkEncoder {
     counts: Vec<u32>,
     by_value: Vec<(u32, u32)>,
     lut: Vec<u32>,
+    /// `lut` over every `u16` local index (65536 entries once made; those past the
+    /// chunk's palette left from earlier chunks).
+    lut16: Vec<u16>,
     /// The largest global index of the last chunk encoded.
     pub(crate) max: u32,
 }
@@ -286,8 +306,15 @@ impl ChunkEncoder {
 
     /// [`ChunkEncoder::body`] of the cells `palette[cells[i]]` (an index past the
     /// palette reading as 0), without writing them out: the distinct values and their
-    /// counts come from a histogram over the local entries. The bytes are `body`'s.
-    fn body_indexed(&mut self, palette: &[u32], cells: &[u16]) -> Option<&[u8]> {
+    /// counts come from a histogram over the local entries (or from `counts`, the cells
+    /// per local entry, when one is given per entry summing to the cells: the caller
+    /// vouches that every cell then indexes the palette). The bytes are `body`'s.
+    fn body_indexed(
+        &mut self,
+        palette: &[u32],
+        cells: &[u16],
+        counts: Option<&[u32]>,
+    ) -> Option<&[u8]> {
         let n = cells.len();
         if n == 0 || n > MAX_CHUNK_CELLS {
             self.body.buf.clear();
@@ -295,13 +322,36 @@ impl ChunkEncoder {
         }
         // Cells per local entry; the slot past the palette counts out-of-range indices.
         let k_local = palette.len();
+        // Four histograms side by side, a cell in four to each: cells come in runs, and
+        // one counter bumped cell after cell waits on its own store each time (the
+        // histogram was most of `record_cells` in perf).
+        let w = k_local + 1;
         self.counts.clear();
-        self.counts.resize(k_local + 1, 0);
-        for &c in cells {
-            let slot = (c as usize).min(k_local);
-            if let Some(x) = self.counts.get_mut(slot) {
-                *x += 1;
+        let given = counts.filter(|c| {
+            c.len() == k_local && c.iter().map(|&x| u64::from(x)).sum::<u64>() == n as u64
+        });
+        if let Some(c) = given {
+            self.counts.extend_from_slice(c);
+            self.counts.push(0);
+        } else {
+            self.counts.resize(4 * w, 0);
+            let (h0, rest) = self.counts.split_at_mut(w);
+            let (h1, rest) = rest.split_at_mut(w);
+            let (h2, h3) = rest.split_at_mut(w);
+            let mut quads = cells.chunks_exact(4);
+            for q in &mut quads {
+                h0[(q[0] as usize).min(k_local)] += 1;
+                h1[(q[1] as usize).min(k_local)] += 1;
+                h2[(q[2] as usize).min(k_local)] += 1;
+                h3[(q[3] as usize).min(k_local)] += 1;
             }
+            for &c in quads.remainder() {
+                h0[(c as usize).min(k_local)] += 1;
+            }
+            for (j, x) in h0.iter_mut().enumerate() {
+                *x += h1[j] + h2[j] + h3[j];
+            }
+            self.counts.truncate(w);
         }
         let value_of = |slot: usize| palette.get(slot).copied().unwrap_or(0);
         // The distinct global values with their counts, ascending (equal values of two
@@ -351,6 +401,19 @@ impl ChunkEncoder {
                 out.u32(d.0);
             }
         }
+        // When no cell indexes past the palette, a table over every u16 (its entries past
+        // the palette stale, never read) turns a cell into its index with no clamp and no
+        // bounds check (the lookup showed in perf).
+        if self.counts.get(k_local) == Some(&0) && k_local < 1 << 16 {
+            self.lut16.resize(1 << 16, 0);
+            for (d, &l) in self.lut16.iter_mut().zip(&self.lut) {
+                *d = l as u16;
+            }
+            if let Ok(t) = <&[u16; 1 << 16]>::try_from(self.lut16.as_slice()) {
+                layout.write_cells(out, cells, &mut |c: u16| u32::from(t[usize::from(c)]));
+                return Some(&self.body.buf);
+            }
+        }
         let lut = &self.lut;
         let mut local_of = |c: u16| lut.get((c as usize).min(k_local)).copied().unwrap_or(0);
         layout.write_cells(out, cells, &mut local_of);
@@ -363,7 +426,11 @@ impl ChunkEncoder {
     pub(crate) fn record_cells(&mut self, cells: ChunkCells<'_>, out: &mut Vec<u8>) -> bool {
         let some = match cells {
             ChunkCells::Global(c) => self.body(c).is_some(),
-            ChunkCells::Indexed { palette, cells } => self.body_indexed(palette, cells).is_some(),
+            ChunkCells::Indexed {
+                palette,
+                cells,
+                counts,
+            } => self.body_indexed(palette, cells, counts).is_some(),
             ChunkCells::Uniform(v) => self.body_uniform(v).is_some(),
         };
         some && self.compress_body_into(out)
@@ -374,9 +441,11 @@ impl ChunkEncoder {
     fn compress_body_into(&mut self, out: &mut Vec<u8>) -> bool {
         let body = &self.body.buf;
         let raw_len = body.len() as u32;
-        self.lz.clear();
-        self.lz
-            .resize(lz4_flex::block::get_maximum_output_size(body.len()), 0);
+        // The output buffer only grows (no zero fill of it per chunk).
+        let need = lz4_flex::block::get_maximum_output_size(body.len());
+        if self.lz.len() < need {
+            self.lz.resize(need, 0);
+        }
         let lz_len = lz4_flex::block::compress_into(body, &mut self.lz).unwrap_or(usize::MAX);
         if lz_len < body.len() {
             out.push(CODEC_LZ4);
@@ -703,6 +772,7 @@ mod tests {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let (mut a, mut b) = (ChunkEncoder::default(), ChunkEncoder::default());
         let mut shapes = [0usize; 3];
+        let mut counted = 0;
         for case in 0..600 {
             let n = [4096usize, 64, 4096, 512][case % 4];
             // Palettes with repeats, zeros and wide values; indices past the palette too.
@@ -732,8 +802,26 @@ mod tests {
                 .map(|&c| palette.get(c as usize).copied().unwrap_or(0))
                 .collect();
             let want = a.body(&written).map(<[u8]>::to_vec);
-            let got = b.body_indexed(&palette, &cells).map(<[u8]>::to_vec);
+            let got = b.body_indexed(&palette, &cells, None).map(<[u8]>::to_vec);
             assert_eq!(got, want, "case {case}");
+            // Counts given by the caller (only when every cell indexes the palette, as
+            // the contract says): the same bytes; counts that do not add up are ignored.
+            if cells.iter().all(|&c| (c as usize) < k) {
+                let mut counts = vec![0u32; k];
+                for &c in &cells {
+                    counts[c as usize] += 1;
+                }
+                let got = b
+                    .body_indexed(&palette, &cells, Some(&counts))
+                    .map(<[u8]>::to_vec);
+                assert_eq!(got, want, "case {case}, counted");
+                counts[0] += 1;
+                let got = b
+                    .body_indexed(&palette, &cells, Some(&counts))
+                    .map(<[u8]>::to_vec);
+                assert_eq!(got, want, "case {case}, miscounted");
+                counted += 1;
+            }
             if let Some(body) = &want {
                 assert_eq!(b.max, a.max, "case {case}");
                 shapes[body[0] as usize] += 1;
@@ -745,13 +833,15 @@ mod tests {
                 ChunkCells::Indexed {
                     palette: &palette,
                     cells: &cells,
+                    counts: None,
                 },
                 &mut rb,
             );
             assert_eq!((sa, &ra), (sb, &rb), "case {case}");
         }
-        // Every body mode was reached.
+        // Every body mode was reached, and the counted path taken.
         assert!(shapes.iter().all(|&s| s > 0), "{shapes:?}");
+        assert!(counted > 50, "{counted}");
     }
 
     #[test]
@@ -766,7 +856,7 @@ mod tests {
             let one = [v];
             let idx = vec![0u16; 4096];
             assert_eq!(
-                b.body_indexed(&one, &idx).map(<[u8]>::to_vec),
+                b.body_indexed(&one, &idx, None).map(<[u8]>::to_vec),
                 a.body(&written).map(<[u8]>::to_vec)
             );
         }

@@ -319,6 +319,12 @@ pub enum Filled<'c> {
     /// The buffer holds a local palette of global indices, and these are the cells'
     /// indices into it (an index past it reads as global 0).
     Indexed(&'c [u16]),
+    /// As [`Filled::Indexed`], with how many cells hold each buffer entry (one count per
+    /// entry), which spares the encoder counting them; every cell must then index the
+    /// buffer (exact counts of such cells give the bytes of [`Filled::Indexed`]). Counts
+    /// that do not sum to the cells, or not one per entry, are ignored and the cells
+    /// counted.
+    IndexedCounted(&'c [u16], &'c [u32]),
     /// Every cell holds this global index (the buffer is not read).
     Uniform(u32),
 }
@@ -414,6 +420,12 @@ impl RegionEncoder {
                 Filled::Indexed(cells) => ChunkCells::Indexed {
                     palette: &buf,
                     cells,
+                    counts: None,
+                },
+                Filled::IndexedCounted(cells, counts) => ChunkCells::Indexed {
+                    palette: &buf,
+                    cells,
+                    counts: Some(counts),
                 },
                 Filled::Uniform(v) => ChunkCells::Uniform(v),
             };

@@ -57,6 +57,12 @@ pub struct Section {
     pub blocks: Cells,
     /// Its 4³ biome cells (1.18 and later).
     pub biomes: Option<Cells>,
+    /// How many of its blocks are not air (`air`, `cave_air`, `void_air`) nor
+    /// `dh:empty`.
+    pub non_air: u32,
+    /// When its blocks are [`Cells::Indexed`], how many cells hold each entry of their
+    /// palette (counted as they were unpacked, so that no later pass has to); else empty.
+    pub block_counts: Vec<u32>,
 }
 
 /// A block entity or entity kept whole: its cell and its NBT as an uncompressed root
@@ -109,6 +115,8 @@ pub enum ChunkOutcome {
 pub struct RegionPalette {
     entries: Vec<PaletteEntry>,
     by_entry: HashMap<PaletteEntry, u32>,
+    /// Per entry, whether it is air (what a section's non-air count leaves out).
+    air: Vec<bool>,
     /// A palette compound's bytes (or a biome id's) to its index: the fast path, since a
     /// world writes one state the same way every time.
     by_bytes: HashMap<Box<[u8]>, u32>,
@@ -138,9 +146,31 @@ impl RegionPalette {
             return i;
         }
         let i = self.entries.len() as u32;
+        self.air.push(super::is_air(&e));
         self.entries.push(e.clone());
         self.by_entry.insert(e, i);
         i
+    }
+
+    /// How many of `cells`' 4096 cells are not air, `counts` giving for indexed cells
+    /// how many cells hold each entry of their palette.
+    fn non_air(&self, cells: &Cells, counts: &[u32]) -> u32 {
+        let air = |v: u32| self.air.get(v as usize).copied().unwrap_or(false);
+        match cells {
+            Cells::Uniform(v) => {
+                if air(*v) {
+                    0
+                } else {
+                    SECTION_CELLS as u32
+                }
+            }
+            Cells::Indexed { palette, .. } => palette
+                .iter()
+                .zip(counts)
+                .filter(|(&p, _)| !air(p))
+                .map(|(_, &c)| c)
+                .sum(),
+        }
     }
 
     fn state(&mut self, at: &At<'_, '_>) -> Result<u32, NbtError> {
@@ -205,7 +235,9 @@ fn ceil_log2(n: usize) -> u32 {
 }
 
 /// Unpacks `n` values of `bits` bits from `longs` into `out` (which it resizes), in the
-/// source's order. `spanning`: values run across long boundaries (before 1.16).
+/// source's order, and counts them: `hist[v]` is how many values are `v`, for every `v`
+/// the width can hold (at most 65536 slots; values are kept as `u16`). `spanning`:
+/// values run across long boundaries (before 1.16).
 fn unpack(
     longs: nbt::BeArray<'_, i64>,
     bits: u32,
@@ -213,6 +245,7 @@ fn unpack(
     spanning: bool,
     at: &At<'_, '_>,
     out: &mut Vec<u16>,
+    hist: &mut Vec<u32>,
 ) -> Result<(), NbtError> {
     let expected = if spanning {
         (n * bits as usize).div_ceil(64)
@@ -232,6 +265,8 @@ fn unpack(
     }
     out.clear();
     out.resize(n, 0);
+    let slots = 1usize << bits.min(16);
+    hist.clear();
     let mask = (1u64 << bits) - 1;
     let raw = longs.raw();
     let word = |i: usize| -> u64 {
@@ -250,23 +285,139 @@ fn unpack(
         }
     } else {
         // Each long holds `per` whole values, the lowest bits first; the last long may
-        // hold fewer (its high bits unused).
-        let per = (64 / bits) as usize;
-        for (b, values) in raw.chunks_exact(8).zip(out.chunks_mut(per)) {
-            let mut v = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            for o in values {
-                *o = (v & mask) as u16;
-                v >>= bits;
+        // hold fewer (its high bits unused). The widths sections use get a loop with
+        // the width fixed, which the compiler unrolls (the unpack showed in perf).
+        // The values are counted as they are unpacked, into four histograms (a value in
+        // four to each, so that a run of one value does not wait on its own counter).
+        match bits {
+            1 => {
+                unpack_within::<1>(raw, out, hist);
+                return Ok(());
+            }
+            2 => {
+                unpack_within::<2>(raw, out, hist);
+                return Ok(());
+            }
+            3 => {
+                unpack_within::<3>(raw, out, hist);
+                return Ok(());
+            }
+            4 => {
+                unpack_within::<4>(raw, out, hist);
+                return Ok(());
+            }
+            5 => {
+                unpack_within::<5>(raw, out, hist);
+                return Ok(());
+            }
+            6 => {
+                unpack_within::<6>(raw, out, hist);
+                return Ok(());
+            }
+            7 => {
+                unpack_within::<7>(raw, out, hist);
+                return Ok(());
+            }
+            8 => {
+                unpack_within::<8>(raw, out, hist);
+                return Ok(());
+            }
+            _ => {
+                let per = (64 / bits) as usize;
+                for (b, values) in raw.chunks_exact(8).zip(out.chunks_mut(per)) {
+                    let mut v =
+                        u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+                    for o in values {
+                        *o = (v & mask) as u16;
+                        v >>= bits;
+                    }
+                }
             }
         }
     }
+    // Spanning longs, or wider than 8 bits: counted in a second pass.
+    hist.resize(slots, 0);
+    for &v in out.iter() {
+        if let Some(h) = hist.get_mut(usize::from(v)) {
+            *h += 1;
+        }
+    }
     Ok(())
+}
+
+/// [`unpack`] within longs at a width known at compile time: `64 / BITS` values a long,
+/// the lowest bits first, the last long possibly short of values. Each value is counted
+/// in `hist` (four histograms of `2^BITS` slots end to end, the value at position `s`
+/// of its long in histogram `s % 4`), which it clears first, then sums into its first
+/// `2^BITS` slots and cuts to them.
+#[inline]
+fn unpack_within<const BITS: u32>(raw: &[u8], out: &mut [u16], hist: &mut Vec<u32>) {
+    let per = (64 / BITS) as usize;
+    let slots = 1usize << BITS;
+    let mask = (1u64 << BITS) - 1;
+    hist.clear();
+    hist.resize(4 * slots, 0);
+    {
+        let (h0, rest) = hist.split_at_mut(slots);
+        let (h1, rest) = rest.split_at_mut(slots);
+        let (h2, h3) = rest.split_at_mut(slots);
+        let mut one = |v: &mut u64, s: usize, o: &mut u16| {
+            let x = (*v & mask) as usize;
+            *o = x as u16;
+            let h = match s & 3 {
+                0 => &mut *h0,
+                1 => &mut *h1,
+                2 => &mut *h2,
+                _ => &mut *h3,
+            };
+            if let Some(c) = h.get_mut(x) {
+                *c += 1;
+            }
+            *v >>= BITS;
+        };
+        let mut longs = raw.chunks_exact(8);
+        let mut values = out.chunks_exact_mut(per);
+        // Values first: a zip stops on its first side running out without taking from
+        // the second, so the long for the remainder is still in `longs` afterwards.
+        for (vals, b) in (&mut values).zip(&mut longs) {
+            let mut v = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            for (s, o) in vals.iter_mut().enumerate() {
+                one(&mut v, s, o);
+            }
+        }
+        // The values past the last whole long's worth (when `per` does not divide them).
+        let rest = values.into_remainder();
+        if let Some(b) = longs.next() {
+            let mut v = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            for (s, o) in rest.iter_mut().enumerate() {
+                one(&mut v, s, o);
+            }
+        }
+        for (j, c) in h0.iter_mut().enumerate() {
+            *c += h1[j] + h2[j] + h3[j];
+        }
+    }
+    hist.truncate(slots);
 }
 
 /// Reusable buffers for reading sections.
 #[derive(Debug, Default)]
 pub struct SectionScratch {
     values: Vec<u16>,
+    /// Per value of the last data read, how many cells hold it.
+    hist: Vec<u32>,
+}
+
+impl SectionScratch {
+    /// For indexed `cells` just read, how many cells hold each entry of their palette.
+    fn counts_of(&self, cells: &Cells) -> Vec<u32> {
+        match cells {
+            Cells::Uniform(_) => Vec::new(),
+            Cells::Indexed { palette, .. } => (0..palette.len())
+                .map(|j| self.hist.get(j).copied().unwrap_or(0))
+                .collect(),
+        }
+    }
 }
 
 /// A paletted container: its `palette` entries (read into the region's palette only when
@@ -298,16 +449,20 @@ fn paletted(
         }
     };
     let longs = data.as_longs()?;
-    unpack(longs, bits, n, spanning, &data, &mut scratch.values)?;
+    unpack(
+        longs,
+        bits,
+        n,
+        spanning,
+        &data,
+        &mut scratch.values,
+        &mut scratch.hist,
+    )?;
     let k = entries.len();
     let values = &scratch.values[..n];
-    // Every value indexes the palette (checked at once; the first one past it named).
-    if values
-        .iter()
-        .copied()
-        .max()
-        .is_some_and(|m| usize::from(m) >= k)
-    {
+    // Every value indexes the palette (from the counts; the first one past it named).
+    let hist = &scratch.hist;
+    if hist.get(k..).is_some_and(|h| h.iter().any(|&c| c > 0)) {
         let i = values
             .iter()
             .position(|&v| usize::from(v) >= k)
@@ -318,10 +473,7 @@ fn paletted(
             "cell ({x}, {y}, {z}) of the section (value {i}) holds palette index {v}; the palette has {k} entries"
         )));
     }
-    let mut used = vec![false; k];
-    for &v in values {
-        used[usize::from(v)] = true;
-    }
+    let used = |j: usize| hist.get(j).is_some_and(|&c| c > 0);
     // Source order: Y, then Z, then X fastest. Payload order: X fastest, then Y, then Z.
     // A row of X is contiguous in both, so the transpose moves whole rows: source row
     // (y, z) to payload row (z, y).
@@ -333,13 +485,13 @@ fn paletted(
     }
     let mut palette = vec![0u32; k];
     for (j, e) in entries.iter().enumerate() {
-        if used[j] {
+        if used(j) {
             palette[j] = intern(e)?;
         }
     }
     let mut only = None;
     if (0..k)
-        .filter(|&j| used[j])
+        .filter(|&j| used(j))
         .all(|j| *only.get_or_insert(palette[j]) == palette[j])
     {
         if let Some(v) = only {
@@ -467,6 +619,8 @@ pub fn read_chunk(
                     &states,
                     scratch,
                 )?;
+                let block_counts = scratch.counts_of(&blocks);
+                let non_air = palette.non_air(&blocks, &block_counts);
                 let biomes = match s.opt("biomes")? {
                     Some(b) => {
                         let bp = b.get("palette")?;
@@ -485,7 +639,13 @@ pub fn read_chunk(
                     }
                     None => None,
                 };
-                column.sections.push(Section { y, blocks, biomes });
+                column.sections.push(Section {
+                    y,
+                    blocks,
+                    biomes,
+                    non_air,
+                    block_counts,
+                });
             }
         }
         block_entities(at.opt("block_entities")?, &mut column.block_entities)?;
@@ -509,10 +669,14 @@ pub fn read_chunk(
                     &s,
                     scratch,
                 )?;
+                let block_counts = scratch.counts_of(&blocks);
+                let non_air = palette.non_air(&blocks, &block_counts);
                 column.sections.push(Section {
                     y,
                     blocks,
                     biomes: None,
+                    non_air,
+                    block_counts,
                 });
             }
         }
@@ -563,6 +727,46 @@ pub fn read_saved_light(bytes: &[u8]) -> Result<SavedLight, NbtError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_unpack_and_count_at_every_fixed_width() {
+        for bits in 1..=8u32 {
+            let per = 64 / bits as usize;
+            let n = SECTION_CELLS;
+            let vals: Vec<u16> = (0..n)
+                .map(|i| ((i * 7 + i / 13) % (1 << bits)) as u16)
+                .collect();
+            // Packed within longs, the lowest bits first, each long big-endian.
+            let mut raw = Vec::new();
+            for long in vals.chunks(per) {
+                let mut w = 0u64;
+                for (s, &v) in long.iter().enumerate() {
+                    w |= u64::from(v) << (s as u32 * bits);
+                }
+                raw.extend_from_slice(&w.to_be_bytes());
+            }
+            let mut out = vec![0u16; n];
+            let mut hist = vec![9u32; 3];
+            match bits {
+                1 => unpack_within::<1>(&raw, &mut out, &mut hist),
+                2 => unpack_within::<2>(&raw, &mut out, &mut hist),
+                3 => unpack_within::<3>(&raw, &mut out, &mut hist),
+                4 => unpack_within::<4>(&raw, &mut out, &mut hist),
+                5 => unpack_within::<5>(&raw, &mut out, &mut hist),
+                6 => unpack_within::<6>(&raw, &mut out, &mut hist),
+                7 => unpack_within::<7>(&raw, &mut out, &mut hist),
+                _ => unpack_within::<8>(&raw, &mut out, &mut hist),
+            }
+            assert_eq!(out, vals, "{bits} bits");
+            let mut want = vec![0u32; 1 << bits];
+            for &v in &vals {
+                want[v as usize] += 1;
+            }
+            hist.truncate(1 << bits);
+            assert_eq!(hist.len(), 1 << bits, "{bits} bits");
+            assert_eq!(hist, want, "{bits} bits");
+        }
+    }
 
     #[test]
     fn log2_and_bits() {

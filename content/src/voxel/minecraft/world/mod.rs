@@ -438,62 +438,45 @@ struct RegionEncoded {
     non_air: u64,
 }
 
-/// The cells of `cells` (`n` in all) that are not air.
-fn count_non_air(cells: &Cells, n: usize, air: &[bool]) -> u64 {
-    let is_air = |v: u32| air.get(v as usize).copied().unwrap_or(false);
-    match cells {
-        Cells::Uniform(v) => {
-            if is_air(*v) {
-                0
-            } else {
-                n as u64
-            }
-        }
-        Cells::Indexed { palette, cells } => {
-            let a: Vec<bool> = palette.iter().map(|&p| is_air(p)).collect();
-            cells
-                .iter()
-                .filter(|&&c| !a.get(c as usize).copied().unwrap_or(false))
-                .count() as u64
-        }
-    }
-}
-
 fn encode_region(
     encoder: &mut RegionEncoder,
     grid: u32,
     read: &RegionRead,
     map: &[u32],
-    air: &[bool],
     biomes: bool,
 ) -> Result<RegionEncoded, PayloadError> {
     // Each chunk's global cells are made as the encoder reaches it, into one buffer, so
     // a region's cells are never all held at once.
     let mut keys: Vec<ChunkKey> = Vec::new();
-    let mut sources: Vec<&Cells> = Vec::new();
+    // Each chunk's cells, with their cells per palette entry when the reader counted them.
+    let mut sources: Vec<(&Cells, &[u32])> = Vec::new();
     let mut sections = 0u64;
     let mut non_air = 0u64;
     for (pos, secs) in &read.columns {
         for s in secs {
             sections += 1;
             let chunk = [pos[0], s.y, pos[1]];
-            non_air += count_non_air(&s.blocks, chunk::SECTION_CELLS, air);
+            non_air += u64::from(s.non_air);
             keys.push(ChunkKey { layer: 0, chunk });
-            sources.push(&s.blocks);
+            sources.push((&s.blocks, &s.block_counts));
             if biomes {
                 if let Some(b) = &s.biomes {
                     keys.push(ChunkKey { layer: 1, chunk });
-                    sources.push(b);
+                    sources.push((b, &[]));
                 }
             }
         }
     }
     let global = |v: u32| map.get(v as usize).copied().unwrap_or(0);
     let encoded = encoder.encode_filled(grid, read.coords, &keys, |i, buf| match sources[i] {
-        Cells::Uniform(v) => Filled::Uniform(global(*v)),
-        Cells::Indexed { palette, cells } => {
+        (Cells::Uniform(v), _) => Filled::Uniform(global(*v)),
+        (Cells::Indexed { palette, cells }, counts) => {
             buf.extend(palette.iter().map(|&p| global(p)));
-            Filled::Indexed(cells)
+            if counts.is_empty() {
+                Filled::Indexed(cells)
+            } else {
+                Filled::IndexedCounted(cells, counts)
+            }
         }
     })?;
     Ok(RegionEncoded {
@@ -586,7 +569,6 @@ pub fn convert_world(
         entries: vec![PaletteEntry::empty()],
         index: HashMap::new(),
     };
-    let mut air = vec![true];
     let mut extras: Vec<Extra> = Vec::new();
     let mut biomes_dropped = false;
     for group in jobs.chunks(batch) {
@@ -611,21 +593,14 @@ pub fn convert_world(
         let mut reads = reads;
         for r in &mut reads {
             let entries = std::mem::take(&mut r.palette).into_entries();
-            let map = palette.merge(entries);
-            while air.len() < palette.entries.len() {
-                air.push(is_air(&palette.entries[air.len()]));
-            }
-            let region_air: Vec<bool> = map.iter().map(|&g| air[g as usize]).collect();
-            maps.push((map, region_air));
+            maps.push(palette.merge(entries));
         }
         let encoded: Vec<Result<RegionEncoded, PayloadError>> = reads
             .par_iter()
             .zip(maps.par_iter())
             .map_init(
                 || RegionEncoder::new(&header, &layers),
-                |enc, (r, (map, region_air))| {
-                    encode_region(enc, r.grid as u32, r, map, region_air, biomes)
-                },
+                |enc, (r, map)| encode_region(enc, r.grid as u32, r, map, biomes),
             )
             .collect();
         for (r, e) in reads.into_iter().zip(encoded) {
