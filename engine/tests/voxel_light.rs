@@ -524,7 +524,21 @@ fn the_pallets_light_resolves_into_the_looks() {
     let p = plain.cells(true);
     assert_eq!(p[C_DIM_TORCH as usize].light_rgb, [14, 14, 14]);
     assert_eq!(p[C_LAMP_ON as usize].emission, 0);
-    assert_eq!(p[C_SLAB as usize].opacity, 15);
+    // A bottom slab without the pallet: the built-in light shape (cell.rs
+    // builtin_light_shape, the game's rule light-check confirmed): light enters its cell
+    // and is stopped only across its bottom face.
+    assert_eq!(
+        (p[C_SLAB as usize].opacity, p[C_SLAB as usize].light_shape),
+        (0, SHAPE_DOWN)
+    );
+    assert_eq!(
+        (
+            p[C_SLAB as usize + 1].opacity,
+            p[C_SLAB as usize + 1].light_shape
+        ),
+        (0, SHAPE_UP),
+        "the top slab"
+    );
 }
 
 /// A closed stone cave 3 brick columns square, its air at y 10..=12.

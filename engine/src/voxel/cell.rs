@@ -154,8 +154,8 @@ pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
         // Fences, fence gates, walls and carpets pass light in the game (their shapes are
         // not full, so they propagate sky light down: opacity 0), though they are drawn as
         // cubes here; light-check on the Paper region found their cells unlit. Stairs,
-        // slabs and snow layers stop light by their shape's faces and stay opaque until
-        // their light shapes exist.
+        // slabs, snow layers and the thin blocks get theirs from [`builtin_light_shape`],
+        // which the look resolve lays over this.
         if ["_fence", "_fence_gate", "_wall", "_carpet"]
             .iter()
             .any(|s| id.ends_with(s))
@@ -172,9 +172,173 @@ pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
     (op, 0)
 }
 
+/// Light-shape bits, one per direction of [`super::FACE_DIRS`]: +X (east), −X (west), +Y
+/// (up), −Y (down), +Z (south), −Z (north), Minecraft's compass on the grid's own axes.
+/// Up and down are the light field's own [`super::light::SHAPE_UP`] and
+/// [`super::light::SHAPE_DOWN`].
+const EAST: u8 = 1;
+const WEST: u8 = 1 << 1;
+const UP: u8 = super::light::SHAPE_UP;
+const DOWN: u8 = super::light::SHAPE_DOWN;
+const SOUTH: u8 = 1 << 4;
+const NORTH: u8 = 1 << 5;
+
+/// The built-in light of Minecraft's shape-occluding blocks, standing in for the platform
+/// pallet's `lightShape` until the engine reads it (spec dh.voxel "The light field": "A
+/// block with lightShape stops light across the sides its model covers: a bottom slab
+/// passes light up and sideways but not down"): (opacity, shape bits), or `None` for a
+/// block this table does not answer. The game's rule, as light-check against its saved
+/// light on the Paper region showed: a block whose shape is not a full cube lets light
+/// into its cell (opacity 0, or 1 when waterlogged), and stops it only across the faces
+/// its shape covers whole — a slab's bottom or top, a stair's bottom or top and its full
+/// back (and a second side for an inner corner), a snow layer's bottom. Comparators,
+/// repeaters, pressure plates, trapdoors, chests and skulls cover no face whole.
+pub fn builtin_light_shape(entry: &dh_content::voxel::payload::PaletteEntry) -> Option<(u8, u8)> {
+    use dh_content::voxel::payload::PropValue;
+    if entry.ns != "minecraft" {
+        return None;
+    }
+    let prop = |key: &str| -> Option<String> {
+        entry
+            .properties
+            .iter()
+            .find(|p| p.key == key)
+            .map(|p| match &p.value {
+                PropValue::String(s) => s.clone(),
+                PropValue::Int(i) => i.to_string(),
+                PropValue::Bool(b) => b.to_string(),
+            })
+    };
+    let opacity = u8::from(prop("waterlogged").as_deref() == Some("true"));
+    let id = entry.id.as_str();
+    let half = |top: &str| {
+        if prop("half").as_deref() == Some(top) {
+            UP
+        } else {
+            DOWN
+        }
+    };
+    if id.ends_with("_slab") {
+        return match prop("type").as_deref() {
+            Some("top") => Some((opacity, UP)),
+            Some("double") => None,
+            _ => Some((opacity, DOWN)),
+        };
+    }
+    if id.ends_with("_stairs") {
+        let side = |f: &str| match f {
+            "east" => EAST,
+            "west" => WEST,
+            "south" => SOUTH,
+            _ => NORTH,
+        };
+        // Counter-clockwise seen from above: east → north → west → south.
+        let ccw = |f: &str| match f {
+            "east" => "north",
+            "north" => "west",
+            "west" => "south",
+            _ => "east",
+        };
+        let cw = |f: &str| match f {
+            "east" => "south",
+            "south" => "west",
+            "west" => "north",
+            _ => "east",
+        };
+        let facing = prop("facing").unwrap_or_else(|| "north".to_string());
+        let sides = match prop("shape").as_deref() {
+            Some("inner_left") => side(&facing) | side(ccw(&facing)),
+            Some("inner_right") => side(&facing) | side(cw(&facing)),
+            Some("outer_left") | Some("outer_right") => 0,
+            _ => side(&facing),
+        };
+        return Some((opacity, half("top") | sides));
+    }
+    if id == "snow" {
+        return match prop("layers").as_deref() {
+            Some("8") => None,
+            _ => Some((0, DOWN)),
+        };
+    }
+    let thin = [
+        "comparator",
+        "repeater",
+        "chest",
+        "trapped_chest",
+        "ender_chest",
+    ];
+    if thin.contains(&id)
+        || ["_pressure_plate", "_trapdoor", "_skull", "_head"]
+            .iter()
+            .any(|s| id.ends_with(s))
+    {
+        return Some((opacity, 0));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(id: &str, props: &[(&str, &str)]) -> dh_content::voxel::payload::PaletteEntry {
+        let mut e = dh_content::voxel::payload::PaletteEntry::new("minecraft", id);
+        e.properties = props
+            .iter()
+            .map(|(k, v)| dh_content::voxel::payload::Property {
+                key: (*k).to_string(),
+                value: dh_content::voxel::payload::PropValue::String((*v).to_string()),
+            })
+            .collect();
+        e
+    }
+
+    #[test]
+    fn shaped_blocks_stop_light_only_across_the_faces_they_cover() {
+        // Bits by FACE_DIRS: +X east 1, -X west 2, +Y up 4, -Y down 8, +Z south 16,
+        // -Z north 32.
+        let slab = |t: &str| builtin_light_shape(&entry("oak_slab", &[("type", t)]));
+        assert_eq!(
+            slab("bottom"),
+            Some((0, 8)),
+            "a bottom slab stops light down"
+        );
+        assert_eq!(slab("top"), Some((0, 4)));
+        assert_eq!(slab("double"), None, "a full block: the table's opacity");
+        let wet = builtin_light_shape(&entry(
+            "oak_slab",
+            &[("type", "bottom"), ("waterlogged", "true")],
+        ));
+        assert_eq!(wet, Some((1, 8)), "waterlogged cuts 1 as water does");
+        let stairs = |f: &str, h: &str, s: &str| {
+            builtin_light_shape(&entry(
+                "stone_stairs",
+                &[("facing", f), ("half", h), ("shape", s)],
+            ))
+        };
+        // East-facing stairs have their full back on the east: down 8 + east 1.
+        assert_eq!(stairs("east", "bottom", "straight"), Some((0, 9)));
+        // Upside down, facing north: up 4 + north 32.
+        assert_eq!(stairs("north", "top", "straight"), Some((0, 36)));
+        // An inner corner adds the side to its left (counter-clockwise): east + north.
+        assert_eq!(
+            stairs("east", "bottom", "inner_left"),
+            Some((0, 8 | 1 | 32))
+        );
+        assert_eq!(
+            stairs("east", "bottom", "inner_right"),
+            Some((0, 8 | 1 | 16))
+        );
+        assert_eq!(stairs("south", "bottom", "outer_left"), Some((0, 8)));
+        let snow = |l: &str| builtin_light_shape(&entry("snow", &[("layers", l)]));
+        assert_eq!(snow("1"), Some((0, 8)));
+        assert_eq!(snow("8"), None);
+        assert_eq!(
+            builtin_light_shape(&entry("stone_pressure_plate", &[])),
+            Some((0, 0))
+        );
+        assert_eq!(builtin_light_shape(&entry("stone", &[])), None);
+    }
 
     #[test]
     fn the_sculk_blocks_light_as_the_game_does() {

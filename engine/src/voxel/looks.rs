@@ -9,7 +9,7 @@ use dh_content::voxel::blocks::{
 };
 use dh_content::voxel::payload::{PaletteEntry, PropValue};
 
-use super::cell::light_props_for;
+use super::cell::{builtin_light_shape, light_props_for};
 use super::cell::{CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH};
 use super::fluid::FluidTable;
 
@@ -395,6 +395,10 @@ impl VoxelLooks {
             let next = kinds.len() as u32 + 1;
             let kind = *kinds.entry(kind_key).or_insert(next);
             let (mut opacity, mut emission) = light_props_for(&e.ns, &e.id, &look);
+            let builtin = builtin_light_shape(e);
+            if let Some((op, _)) = builtin {
+                opacity = op;
+            }
             let stated = light.and_then(|l| l.block_light(e)).unwrap_or_default();
             if let Some(em) = stated.emission {
                 emission = em.min(15);
@@ -409,7 +413,11 @@ impl VoxelLooks {
                 opacity,
                 emission,
                 light_rgb: light_rgb(emission, stated.color),
-                light_shape: stated.shape & 63,
+                light_shape: if stated.shape != 0 {
+                    stated.shape & 63
+                } else {
+                    builtin.map_or(0, |(_, shape)| shape)
+                },
                 solid: look.solid,
                 unresolved: look.is_unresolved(),
                 ..CellLook::EMPTY
