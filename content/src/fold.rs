@@ -985,30 +985,7 @@ pub fn rewrite_material_refs(level: &Level) -> (Value, Vec<ChainProblem>) {
 /// rule ([`merge::merge`]) — a member the material does not set is its parent's, and a
 /// block it restates (`detail`, `water`) merges member by member. `inherits` is left out.
 pub fn resolve_material(levels: &[Level]) -> Result<Folded, FoldError> {
-    if levels.is_empty() {
-        return Err(FoldError::Empty);
-    }
-    let mut problems = Vec::new();
-    let mut layers = Vec::with_capacity(levels.len());
-    for level in levels {
-        let (json, p) = rewrite_material_refs(level);
-        problems.extend(p);
-        layers.push(json);
-    }
-    let merged = merge::merge_all(layers.iter());
-    let value = match merged.kind {
-        Kind::Object(members) => Value {
-            kind: Kind::Object(
-                members
-                    .into_iter()
-                    .filter(|m| m.key != "inherits")
-                    .collect(),
-            ),
-            span: merged.span,
-        },
-        _ => merged,
-    };
-    Ok(Folded { value, problems })
+    fold_layers(levels, rewrite_material_refs, &["inherits"])
 }
 
 /// Gathers a material's chain with `lookup` (every pallet: a parent may live in a declared
@@ -1018,8 +995,54 @@ pub fn resolve_material_chain(
     leaf: Level,
     lookup: impl Fn(&Barcode) -> Option<Level>,
 ) -> Result<Folded, FoldError> {
-    let (chain, mut problems) = gather_chain(leaf, ChainKind::Material, ChainScope::Whole, lookup);
-    let mut folded = resolve_material(&chain)?;
+    fold_chain(leaf, ChainKind::Material, lookup, resolve_material)
+}
+
+/// Every level's references rewritten to barcodes by `rewrite`, then each layer laid over
+/// the one beneath by the one merge rule ([`merge::merge`]), outermost last, with the
+/// top-level members `drop` names left out: what a variant's `resolved` member and a folded
+/// material are.
+fn fold_layers(
+    levels: &[Level],
+    rewrite: fn(&Level) -> (Value, Vec<ChainProblem>),
+    drop: &[&str],
+) -> Result<Folded, FoldError> {
+    if levels.is_empty() {
+        return Err(FoldError::Empty);
+    }
+    let mut problems = Vec::new();
+    let mut layers = Vec::with_capacity(levels.len());
+    for level in levels {
+        let (json, p) = rewrite(level);
+        problems.extend(p);
+        layers.push(json);
+    }
+    let merged = merge::merge_all(layers.iter());
+    let value = match merged.kind {
+        Kind::Object(members) => Value {
+            kind: Kind::Object(
+                members
+                    .into_iter()
+                    .filter(|m| !drop.contains(&m.key.as_str()))
+                    .collect(),
+            ),
+            span: merged.span,
+        },
+        _ => merged,
+    };
+    Ok(Folded { value, problems })
+}
+
+/// Gathers `leaf`'s chain of `kind` across every pallet with `lookup` and folds it with
+/// `fold`; the chain's problems come first.
+fn fold_chain(
+    leaf: Level,
+    kind: ChainKind,
+    lookup: impl Fn(&Barcode) -> Option<Level>,
+    fold: fn(&[Level]) -> Result<Folded, FoldError>,
+) -> Result<Folded, FoldError> {
+    let (chain, mut problems) = gather_chain(leaf, kind, ChainScope::Whole, lookup);
+    let mut folded = fold(&chain)?;
     problems.append(&mut folded.problems);
     folded.problems = problems;
     Ok(folded)
@@ -1517,30 +1540,7 @@ pub const NOT_RESOLVED: &[&str] = &["inherits", "resolved"];
 /// ([`merge::merge`]), outermost last. Inherited added records are included (each keeping
 /// its source's barcode, never flattened); `inherits` and `resolved` are left out.
 pub fn resolve_object(levels: &[ObjectLevel]) -> Result<Folded, FoldError> {
-    if levels.is_empty() {
-        return Err(FoldError::Empty);
-    }
-    let mut problems = Vec::new();
-    let mut layers = Vec::with_capacity(levels.len());
-    for level in levels {
-        let (json, p) = rewrite_object_refs(level);
-        problems.extend(p);
-        layers.push(json);
-    }
-    let merged = merge::merge_all(layers.iter());
-    let value = match merged.kind {
-        Kind::Object(members) => Value {
-            kind: Kind::Object(
-                members
-                    .into_iter()
-                    .filter(|m| !NOT_RESOLVED.contains(&m.key.as_str()))
-                    .collect(),
-            ),
-            span: merged.span,
-        },
-        _ => merged,
-    };
-    Ok(Folded { value, problems })
+    fold_layers(levels, rewrite_object_refs, NOT_RESOLVED)
 }
 
 /// Gathers an object's variant chain with `lookup` (across pallets: a variant's base may
@@ -1550,9 +1550,5 @@ pub fn resolve_object_chain(
     leaf: ObjectLevel,
     lookup: impl Fn(&Barcode) -> Option<Level>,
 ) -> Result<Folded, FoldError> {
-    let (chain, mut problems) = gather_chain(leaf, ChainKind::Object, ChainScope::Whole, lookup);
-    let mut folded = resolve_object(&chain)?;
-    problems.append(&mut folded.problems);
-    folded.problems = problems;
-    Ok(folded)
+    fold_chain(leaf, ChainKind::Object, lookup, resolve_object)
 }

@@ -372,11 +372,7 @@ impl Catalog {
         );
         let (chain, problems) =
             gather_chain(leaf, ChainKind::Map, ChainScope::Whole, |b| self.level(b));
-        let fatal: Vec<String> = problems
-            .iter()
-            .filter(|p| p.severity == Severity::Error)
-            .map(|p| format!("{}: {}", p.at, p.message))
-            .collect();
+        let fatal = errors_of(&problems);
         if !fatal.is_empty() {
             return Err(CatalogError::Read {
                 barcode: found.barcode(),
@@ -508,12 +504,7 @@ impl Catalog {
                 barcode: found.barcode(),
                 message: e.to_string(),
             })?;
-        let fatal: Vec<String> = folded
-            .problems
-            .iter()
-            .filter(|p| p.severity == Severity::Error)
-            .map(|p| format!("{}: {}", p.at, p.message))
-            .collect();
+        let fatal = errors_of(&folded.problems);
         if !fatal.is_empty() {
             return Err(CatalogError::Read {
                 barcode: found.barcode(),
@@ -536,11 +527,7 @@ impl Catalog {
         let (chain, problems) = gather_chain(leaf, ChainKind::Object, ChainScope::Whole, |b| {
             self.level(b)
         });
-        let fatal: Vec<String> = problems
-            .iter()
-            .filter(|p| p.severity == Severity::Error)
-            .map(|p| format!("{}: {}", p.at, p.message))
-            .collect();
+        let fatal = errors_of(&problems);
         if !fatal.is_empty() {
             return Err(CatalogError::Read {
                 barcode: found.barcode(),
@@ -565,6 +552,15 @@ impl Catalog {
         }
         Ok(out)
     }
+}
+
+/// A chain's errors, each as `barcode: message` (its warnings are not in the way).
+fn errors_of(problems: &[dh_content::fold::ChainProblem]) -> Vec<String> {
+    problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .map(|p| format!("{}: {}", p.at, p.message))
+        .collect()
 }
 
 /// `json` less its top-level `$type` (a compiled asset's, the compiler's addition).

@@ -172,6 +172,16 @@ pub fn light_props_for(ns: &str, id: &str, look: &BlockLook) -> (u8, u8) {
     (op, 0)
 }
 
+/// A property value as the text a block-state condition compares (`"east"`, `"8"`, `"true"`).
+pub(crate) fn prop_text(v: &dh_content::voxel::payload::PropValue) -> String {
+    use dh_content::voxel::payload::PropValue;
+    match v {
+        PropValue::String(s) => s.clone(),
+        PropValue::Int(i) => i.to_string(),
+        PropValue::Bool(b) => b.to_string(),
+    }
+}
+
 /// Light-shape bits, one per direction of [`super::FACE_DIRS`]: +X (east), −X (west), +Y
 /// (up), −Y (down), +Z (south), −Z (north), Minecraft's compass on the grid's own axes.
 /// Up and down are the light field's own [`super::light::SHAPE_UP`] and
@@ -194,7 +204,6 @@ const NORTH: u8 = 1 << 5;
 /// back (and a second side for an inner corner), a snow layer's bottom. Comparators,
 /// repeaters, pressure plates, trapdoors, chests and skulls cover no face whole.
 pub fn builtin_light_shape(entry: &dh_content::voxel::payload::PaletteEntry) -> Option<(u8, u8)> {
-    use dh_content::voxel::payload::PropValue;
     if entry.ns != "minecraft" {
         return None;
     }
@@ -203,11 +212,7 @@ pub fn builtin_light_shape(entry: &dh_content::voxel::payload::PaletteEntry) -> 
             .properties
             .iter()
             .find(|p| p.key == key)
-            .map(|p| match &p.value {
-                PropValue::String(s) => s.clone(),
-                PropValue::Int(i) => i.to_string(),
-                PropValue::Bool(b) => b.to_string(),
-            })
+            .map(|p| prop_text(&p.value))
     };
     let opacity = u8::from(prop("waterlogged").as_deref() == Some("true"));
     let id = entry.id.as_str();

@@ -9,7 +9,7 @@ use dh_content::voxel::blocks::{
 };
 use dh_content::voxel::payload::{PaletteEntry, PropValue};
 
-use super::cell::{builtin_light_shape, light_props_for};
+use super::cell::{builtin_light_shape, light_props_for, prop_text};
 use super::cell::{CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH};
 use super::fluid::FluidTable;
 
@@ -214,14 +214,6 @@ impl BlockLightTable {
             );
         }
         t
-    }
-}
-
-fn prop_text(v: &PropValue) -> String {
-    match v {
-        PropValue::String(s) => s.clone(),
-        PropValue::Int(i) => i.to_string(),
-        PropValue::Bool(b) => b.to_string(),
     }
 }
 
