@@ -491,6 +491,10 @@ pub fn settings(
 #[derive(Debug)]
 pub struct ExtractCache {
     textures: HashMap<(String, Vec<u8>), Result<Arc<Texture>, String>>,
+    /// Each material slot's reference read once: the material its JSON gives (without its
+    /// texture) and where its base color texture is, so a frame neither parses nor folds a
+    /// material again (the catalog's pallets do not change under a cache).
+    materials: HashMap<String, Result<SlotMaterial, ()>>,
     models: ModelCache,
     /// Whether the map keeps COLOR_1 ([`map_keeps_color1`]), decided once at the first
     /// extraction of the map, before any of its geometry is read; a map switch asks again.
@@ -517,6 +521,7 @@ impl ExtractCache {
     pub fn with_mip_cache(mips: MipCache) -> ExtractCache {
         ExtractCache {
             textures: HashMap::new(),
+            materials: HashMap::new(),
             models: ModelCache::default(),
             map_color1: None,
             mips,
@@ -549,6 +554,7 @@ impl ExtractCache {
     /// weight).
     pub fn map_switched(&mut self) {
         self.textures.clear();
+        self.materials.clear();
         self.models.clear();
         self.map_color1 = None;
     }
@@ -572,49 +578,120 @@ pub fn mip_filter(json: &Value) -> MipFilter {
 /// The base color texture a material names (`baseColor`, a reference relative to the
 /// material's own file), decoded and given its mip chain once per cache; `None` with a
 /// note when it cannot be read.
-fn base_color_texture(
+/// A material slot's reference as frames draw it, read once ([`ExtractCache`]).
+#[derive(Debug, Clone)]
+struct SlotMaterial {
+    /// The material, its base color texture attached when it has one that decodes.
+    material: Material,
+    /// What each frame notes about it: a base color that does not resolve or decode.
+    note: Option<String>,
+}
+
+/// Material `reference` as a frame draws it, its base color texture attached, read once
+/// per reference into `cache` (and each texture once however many materials name it);
+/// its note, if any, is pushed every frame. `None` when the catalog has no readable
+/// material there.
+fn slot_material_with_texture(
+    catalog: &Catalog,
+    reference: &str,
+    cache: &mut ExtractCache,
+    notes: &mut Vec<String>,
+) -> Option<Material> {
+    if !cache.materials.contains_key(reference) {
+        let slot = match catalog.object_json(reference) {
+            Ok(json) => {
+                let mut material = material_from_json(&json);
+                let mut first = Vec::new();
+                let note = match texture_key(catalog, reference, &json) {
+                    None => None,
+                    Some(Err(note)) => Some(note),
+                    Some(Ok(key)) => {
+                        match base_color_texture(
+                            catalog,
+                            &key,
+                            mip_filter(&json),
+                            cache,
+                            &mut first,
+                        ) {
+                            Ok(t) => {
+                                material.base_color_texture = Some(t);
+                                None
+                            }
+                            Err(e) => Some(format!(
+                                "material {reference}: baseColor {}: {e}; it draws its tint",
+                                key.0
+                            )),
+                        }
+                    }
+                };
+                // What reducing the chain said the first time is said once, as before.
+                notes.append(&mut first);
+                Ok(SlotMaterial { material, note })
+            }
+            Err(_) => Err(()),
+        };
+        cache.materials.insert(reference.to_string(), slot);
+    }
+    let slot = cache.materials.get(reference)?.as_ref().ok()?;
+    if let Some(note) = &slot.note {
+        notes.push(note.clone());
+    }
+    Some(slot.material.clone())
+}
+
+/// Where material `material`'s base color texture is: the texture cache's key (barcode,
+/// mip filter bytes), or the note a reference that does not resolve gives; `None` for no
+/// `baseColor`.
+fn texture_key(
     catalog: &Catalog,
     material: &str,
     json: &Value,
-    cache: &mut ExtractCache,
-    notes: &mut Vec<String>,
-) -> Option<Arc<Texture>> {
+) -> Option<Result<(String, Vec<u8>), String>> {
     let reference = json.get("baseColor").and_then(Value::as_str)?;
     let (pallet, path) = material.split_once(':')?;
-    let barcode =
+    Some(
         match dh_content::refs::resolve(reference, pallet, path, &catalog.dependencies(pallet)) {
-            Ok(b) => b,
-            Err(e) => {
-                notes.push(format!(
-                    "material {material}: baseColor '{reference}': {e}; it draws its tint"
-                ));
-                return None;
-            }
-        };
-    let key = barcode.to_string();
-    let filter = mip_filter(json);
-    let (mips, persist) = (&cache.mips, cache.persist_mips);
-    let entry = cache
-        .textures
-        .entry((key.clone(), filter.key_bytes()))
-        .or_insert_with(|| {
+            Ok(b) => Ok((b.to_string(), mip_filter(json).key_bytes())),
+            Err(e) => Err(format!(
+                "material {material}: baseColor '{reference}': {e}; it draws its tint"
+            )),
+        },
+    )
+}
+
+/// The base color texture at `key` (barcode, mip filter bytes), read, decoded and
+/// reduced the first time any material names it, and kept (a failure too).
+fn base_color_texture(
+    catalog: &Catalog,
+    key: &(String, Vec<u8>),
+    filter: MipFilter,
+    cache: &mut ExtractCache,
+    notes: &mut Vec<String>,
+) -> Result<Arc<Texture>, String> {
+    if !cache.textures.contains_key(key) {
+        let decoded = (|| {
+            let (pallet, path) = key.0.split_once(':').ok_or_else(|| key.0.clone())?;
             let found = Found {
-                pallet: barcode.pallet,
-                path: barcode.path,
+                pallet: pallet.to_string(),
+                path: path.to_string(),
             };
             let bytes = catalog.read(&found).map_err(|e| e.to_string())?;
             let mut t = Texture::decode(&found.path, &bytes).map_err(|e| e.to_string())?;
-            t.mips = mips.chain(t.width, t.height, &t.rgba, filter, persist, notes);
+            t.mips = cache.mips.chain(
+                t.width,
+                t.height,
+                &t.rgba,
+                filter,
+                cache.persist_mips,
+                notes,
+            );
             Ok(Arc::new(t))
-        });
-    match entry {
-        Ok(t) => Some(Arc::clone(t)),
-        Err(e) => {
-            notes.push(format!(
-                "material {material}: baseColor {key}: {e}; it draws its tint"
-            ));
-            None
-        }
+        })();
+        cache.textures.insert(key.clone(), decoded);
+    }
+    match cache.textures.get(key) {
+        Some(r) => r.clone(),
+        None => Err(format!("{} was not kept", key.0)),
     }
 }
 
@@ -634,7 +711,10 @@ fn static_generation(frame: &RenderFrame) -> u64 {
     }
     frame.materials.len().hash(&mut h);
     for m in &frame.materials {
-        format!("{:?} {:?}", m.shading, m.detail).hash(&mut h);
+        std::mem::discriminant(&m.shading).hash(&mut h);
+        m.detail
+            .map(|d| (d.channel, d.color.to_array().map(f32::to_bits)))
+            .hash(&mut h);
         let (base_color, emissive) = (m.base_color.to_array(), m.emissive.to_array());
         for v in base_color.iter().chain(&m.uv_scale).chain(&emissive) {
             v.to_bits().hash(&mut h);
@@ -681,14 +761,9 @@ pub fn extract_with(
     let mut materials = Vec::with_capacity(table.references.len());
     let mut missing = Vec::new();
     for (i, reference) in table.references.iter().enumerate() {
-        match catalog.object_json(reference) {
-            Ok(json) => {
-                let mut m = material_from_json(&json);
-                m.base_color_texture =
-                    base_color_texture(catalog, reference, &json, cache, &mut notes);
-                materials.push(m);
-            }
-            Err(_) => {
+        match slot_material_with_texture(catalog, reference, cache, &mut notes) {
+            Some(m) => materials.push(m),
+            None => {
                 missing.push(MissingMaterial {
                     slot: table.names.get(i).cloned().unwrap_or_default(),
                     reference: reference.clone(),
@@ -926,15 +1001,11 @@ fn model_parts(
                         None => match added.get(reference) {
                             Some(&i) => i,
                             None => {
-                                let m = match catalog.object_json(reference) {
-                                    Ok(json) => {
-                                        let mut m = material_from_json(&json);
-                                        m.base_color_texture = base_color_texture(
-                                            catalog, reference, &json, cache, notes,
-                                        );
-                                        m
-                                    }
-                                    Err(_) => {
+                                let m = match slot_material_with_texture(
+                                    catalog, reference, cache, notes,
+                                ) {
+                                    Some(m) => m,
+                                    None => {
                                         missing.push(MissingMaterial {
                                             slot: slot.clone(),
                                             reference: reference.to_string(),
