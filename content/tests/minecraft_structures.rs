@@ -1345,9 +1345,7 @@ fn sponge_v1_reads_tile_entities_offset_and_metadata() {
             ),
             (
                 "BlockData",
-                N::Bytes(vec![
-                    1, 1, 0x82, 0x01, 0, 1, 0, 0x82, 0x01, 0, 0, 0, 0, 1,
-                ]),
+                N::Bytes(vec![1, 1, 0x82, 0x01, 0, 1, 0, 0x82, 0x01, 0, 0, 0, 0, 1]),
             ),
             ("TileEntities", N::L(10, vec![chest.clone()])),
         ]),
@@ -1405,7 +1403,6 @@ fn sponge_v1_reads_tile_entities_offset_and_metadata() {
     assert_eq!(meta(&p, "dataVersion"), None);
     assert_eq!(p.header.platform_version, "");
     assert_eq!(p.header.format, "schem");
-
 }
 
 #[test]
