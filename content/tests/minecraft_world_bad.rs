@@ -987,3 +987,56 @@ fn a_failed_write_leaves_the_previous_payload_or_none() {
     assert_eq!(names_in(&out), ["w.dh-vox.bin"]);
     assert_eq!(second.report.grids[0].regions, 2);
 }
+
+#[test]
+fn a_region_or_mcc_past_its_stated_cap_is_refused_unread() {
+    // The stated bounds on what one region reads: a region file at most the tables and
+    // 1024 chunks of 255 sectors, (2 + 1024 * 255) * 4096 = 1069555712 bytes, and an
+    // .mcc at most 256 MiB = 268435456 bytes. Files one byte past each (sparse, so
+    // nothing is written) are refused by their length, named with the cap, before a
+    // byte is read; the rest of the world converts.
+    let t = tmp("caps");
+    let good = modern_chunk(
+        0,
+        0,
+        T::S("full"),
+        vec![block("minecraft:stone")],
+        &[0; 4096],
+    );
+    std::fs::write(
+        t.0.join("region/r.0.0.mca"),
+        build_region(&[([0, 0], 2, zlib(&good)), ([1, 0], 0x82, Vec::new())]),
+    )
+    .unwrap();
+    let mcc = t.0.join("region/c.1.0.mcc");
+    std::fs::File::create(&mcc)
+        .unwrap()
+        .set_len(268_435_456 + 1)
+        .unwrap();
+    let big = t.0.join("region/r.1.0.mca");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(1_069_555_712 + 1)
+        .unwrap();
+    let (_, report) = convert(&t.0);
+    let errors = report.chunk_errors.join("\n");
+    assert_eq!(report.chunk_errors.len(), 2, "{errors}");
+    assert!(
+        report
+            .chunk_errors
+            .iter()
+            .any(|e| e.contains(&mcc.display().to_string())
+                && e.contains("chunk (1, 0)")
+                && e.contains("the file is 268435457 bytes; an .mcc is read up to 268435456")),
+        "{errors}"
+    );
+    assert!(
+        report
+            .chunk_errors
+            .iter()
+            .any(|e| e.contains(&big.display().to_string())
+                && e.contains("the file is 1069555713 bytes; a region file is at most 1069555712")),
+        "{errors}"
+    );
+    assert_eq!(report.grids[0].chunks, 1);
+}
