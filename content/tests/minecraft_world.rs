@@ -157,13 +157,13 @@ fn expected(path: &std::path::Path) -> Expected {
                 let bits = (usize::BITS - (names.len() - 1).leading_zeros()) as usize;
                 // The game's order: index y * 16 + z * 4 + x, whole values per long.
                 let mut source = vec![0usize; 64];
-                if let Some(fastnbt::Value::LongArray(a)) = b.get("data") {
-                    if bits > 0 {
-                        let per = 64 / bits;
-                        for (i, v) in source.iter_mut().enumerate() {
-                            let w = a[i / per] as u64;
-                            *v = ((w >> ((i % per) * bits)) & ((1 << bits) - 1)) as usize;
-                        }
+                // One biome (no bits) has no data: every cell is entry 0.
+                if let (Some(fastnbt::Value::LongArray(a)), Some(per)) =
+                    (b.get("data"), 64usize.checked_div(bits))
+                {
+                    for (i, v) in source.iter_mut().enumerate() {
+                        let w = a[i / per] as u64;
+                        *v = ((w >> ((i % per) * bits)) & ((1 << bits) - 1)) as usize;
                     }
                 }
                 let mut cells = vec![String::new(); 64];

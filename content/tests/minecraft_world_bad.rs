@@ -926,7 +926,7 @@ fn a_failed_write_leaves_the_previous_payload_or_none() {
     let payload = out.join("w.dh-vox.bin");
     // A first write: the payload, and nothing beside it.
     let first = world::write_world_payload(&t.0, &payload, &WorldOptions::default()).unwrap();
-    assert_eq!(first.files, [payload.clone()]);
+    assert_eq!(first.files, std::slice::from_ref(&payload));
     assert_eq!(names_in(&out), ["w.dh-vox.bin"]);
     let before = std::fs::read(&payload).unwrap();
 
@@ -982,7 +982,7 @@ fn a_failed_write_leaves_the_previous_payload_or_none() {
 
     // Once the way is clear, the new payload replaces the old one whole.
     let second = world::write_world_payload(&t.0, &payload, &WorldOptions::default()).unwrap();
-    assert_eq!(second.files, [payload.clone()]);
+    assert_eq!(second.files, std::slice::from_ref(&payload));
     assert_ne!(std::fs::read(&payload).unwrap(), before);
     assert_eq!(names_in(&out), ["w.dh-vox.bin"]);
     assert_eq!(second.report.grids[0].regions, 2);
