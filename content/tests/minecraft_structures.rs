@@ -1310,6 +1310,102 @@ fn shared_rules_hold_on_a_crafted_schematic() {
 }
 
 #[test]
+fn sponge_v1_reads_tile_entities_offset_and_metadata() {
+    // A version 1 file, as WorldEdit wrote it before 1.13's DataVersion: the root named
+    // `Schematic`, `Palette` + `PaletteMax` + `BlockData` at the root, block entities
+    // under `TileEntities` (v1's name), no DataVersion. 3 x 2 x 2, index
+    // x + z * W + y * W * L; index 130 takes two varint bytes (0x82 0x01).
+    //   y0 z0: stone stone log    y0 z1: air stone air
+    //   y1 z0: log   air   air    y1 z1: air air   stone
+    let chest = c(vec![
+        ("Id", st("minecraft:chest")),
+        ("Pos", N::Ints(vec![1, 0, 1])),
+        ("Items", N::L(10, vec![])),
+    ]);
+    let f = file(
+        "Schematic",
+        &c(vec![
+            ("Version", N::I(1)),
+            ("Width", N::S(3)),
+            ("Height", N::S(2)),
+            ("Length", N::S(2)),
+            ("Offset", N::Ints(vec![-5, 64, 10])),
+            (
+                "Metadata",
+                c(vec![("Name", st("hut")), ("Author", st("someone"))]),
+            ),
+            ("PaletteMax", N::I(131)),
+            (
+                "Palette",
+                c(vec![
+                    ("minecraft:air", N::I(0)),
+                    ("minecraft:stone", N::I(1)),
+                    ("minecraft:oak_log[axis=x]", N::I(130)),
+                ]),
+            ),
+            (
+                "BlockData",
+                N::Bytes(vec![1, 1, 0x82, 0x01, 0, 1, 0, 0x82, 0x01, 0, 0, 0, 0, 1]),
+            ),
+            ("TileEntities", N::L(10, vec![chest.clone()])),
+        ]),
+    );
+    let imp = import_bytes("v1.schem", &f, StructureFormat::Schem, &Limits::default()).unwrap();
+    assert!(imp.warnings.is_empty(), "{:?}", imp.warnings);
+    let p = imp.payload;
+    assert_eq!(p.grids.len(), 1);
+    assert_eq!(p.grids[0].info.name, "v1");
+    assert_eq!(p.grids[0].info.bounds_min, [0, 0, 0]);
+    assert_eq!(p.grids[0].info.bounds_size, [3, 2, 2]);
+    let keys: Vec<String> = (0..p.palette.len()).map(|i| payload_key(&p, i)).collect();
+    assert_eq!(
+        keys,
+        [
+            "dh:empty[]",
+            "minecraft:air[]",
+            "minecraft:stone[]",
+            "minecraft:oak_log[axis=x]",
+        ]
+    );
+    let at = |x, y, z| keys[p.cell(0, 0, [x, y, z]).unwrap() as usize].clone();
+    let want = [
+        ([0, 0, 0], "minecraft:stone[]"),
+        ([1, 0, 0], "minecraft:stone[]"),
+        ([2, 0, 0], "minecraft:oak_log[axis=x]"),
+        ([0, 0, 1], "minecraft:air[]"),
+        ([1, 0, 1], "minecraft:stone[]"),
+        ([2, 0, 1], "minecraft:air[]"),
+        ([0, 1, 0], "minecraft:oak_log[axis=x]"),
+        ([1, 1, 0], "minecraft:air[]"),
+        ([2, 1, 0], "minecraft:air[]"),
+        ([0, 1, 1], "minecraft:air[]"),
+        ([1, 1, 1], "minecraft:air[]"),
+        ([2, 1, 1], "minecraft:stone[]"),
+    ];
+    for ([x, y, z], name) in want {
+        assert_eq!(at(x, y, z), name, "cell ({x}, {y}, {z})");
+    }
+    // The chest: one block entity in the cell of its Pos, its compound byte for byte.
+    let be = extras_of(&p, ExtraKind::BlockEntity);
+    assert_eq!(be.len(), 1);
+    assert_eq!(be[0].cell, Some([1, 0, 1]));
+    assert_eq!(be[0].grid, Some(0));
+    assert_eq!(be[0].blob.format, "nbt-java");
+    let mut bytes = vec![10, 0, 0];
+    chest.put(&mut bytes);
+    assert_eq!(be[0].blob.bytes, bytes);
+    assert!(extras_of(&p, ExtraKind::Entity).is_empty());
+    // Offset and Metadata into the meta; no DataVersion, so no version either.
+    assert_eq!(meta(&p, "spongeVersion"), Some("1"));
+    assert_eq!(meta(&p, "offset"), Some("[-5, 64, 10]"));
+    assert_eq!(meta(&p, "metadata.Name"), Some("hut"));
+    assert_eq!(meta(&p, "metadata.Author"), Some("someone"));
+    assert_eq!(meta(&p, "dataVersion"), None);
+    assert_eq!(p.header.platform_version, "");
+    assert_eq!(p.header.format, "schem");
+}
+
+#[test]
 fn sponge_biomes_fill_the_biome_layer() {
     // Version 2: per column, 2 x 2 x 2 with two biomes.
     let f = schem_v2(

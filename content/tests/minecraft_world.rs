@@ -105,6 +105,9 @@ struct Expected {
     biomes: BTreeSet<String>,
     /// (chunk x, section y, chunk z) → 4096 block spellings, payload order.
     cells: BTreeMap<[i32; 3], Vec<String>>,
+    /// (chunk x, section y, chunk z) → 64 biome ids, payload order (4 x 4 x 4, X
+    /// fastest, then Y, then Z).
+    biome_cells: BTreeMap<[i32; 3], Vec<String>>,
     data_version: i32,
 }
 
@@ -152,21 +155,28 @@ fn expected(path: &std::path::Path) -> Expected {
                     })
                     .collect();
                 let bits = (usize::BITS - (names.len() - 1).leading_zeros()) as usize;
-                let mut used = BTreeSet::new();
-                match b.get("data") {
-                    Some(fastnbt::Value::LongArray(a)) if bits > 0 => {
-                        let per = 64 / bits;
-                        for i in 0..64 {
-                            let w = a[i / per] as u64;
-                            used.insert(((w >> ((i % per) * bits)) & ((1 << bits) - 1)) as usize);
-                        }
-                    }
-                    _ => {
-                        used.insert(0);
+                // The game's order: index y * 16 + z * 4 + x, whole values per long.
+                let mut source = vec![0usize; 64];
+                // One biome (no bits) has no data: every cell is entry 0.
+                if let (Some(fastnbt::Value::LongArray(a)), Some(per)) =
+                    (b.get("data"), 64usize.checked_div(bits))
+                {
+                    for (i, v) in source.iter_mut().enumerate() {
+                        let w = a[i / per] as u64;
+                        *v = ((w >> ((i % per) * bits)) & ((1 << bits) - 1)) as usize;
                     }
                 }
-                for u in used {
+                let mut cells = vec![String::new(); 64];
+                for (i, &u) in source.iter().enumerate() {
+                    let (x, z, y) = (i & 3, (i >> 2) & 3, i >> 4);
                     out.biomes.insert(names[u].clone());
+                    cells[x + 4 * (y + 4 * z)] = names[u].clone();
+                }
+                if let Some(fastnbt::Value::Byte(y)) = m.get("Y") {
+                    if m.contains_key("block_states") {
+                        out.biome_cells
+                            .insert([c.x as i32, *y as i32, c.z as i32], cells);
+                    }
                 }
             }
         }
@@ -284,6 +294,44 @@ fn check_fixture(rel: &str) {
         }
     }
     assert_eq!(compared, want.sections * 4096);
+    // The biome layer: Minecraft's own 4 x 4 x 4 cells (cellScale 4), every section's
+    // 64 values against the second path's unpacking.
+    let layers: Vec<(&str, u8)> = r
+        .layers()
+        .iter()
+        .map(|l| (l.name.as_str(), l.cell_scale))
+        .collect();
+    assert_eq!(layers, [("blocks", 1), ("biome", 4)]);
+    let mut biome_chunks = 0usize;
+    for (ri, _) in r.regions().iter().enumerate() {
+        let table = r.chunk_table(ri).unwrap();
+        for (ci, e) in table.entries().iter().enumerate() {
+            if e.key.layer != 1 {
+                continue;
+            }
+            let cells = r.read_chunk(ri, ci).unwrap();
+            assert_eq!(cells.len(), 64);
+            let want_cells = want
+                .biome_cells
+                .get(&e.key.chunk)
+                .unwrap_or_else(|| panic!("biomes of {:?} are not in the source", e.key.chunk));
+            let got: Vec<String> = cells
+                .iter()
+                .map(|&c| palette[c as usize].trim_end_matches('|').to_string())
+                .collect();
+            assert_eq!(&got, want_cells, "biomes of {:?}", e.key.chunk);
+            biome_chunks += 1;
+        }
+    }
+    assert_eq!(biome_chunks, want.biome_cells.len(), "biome chunks");
+    assert!(biome_chunks > 0);
+    // Sections with more than one biome, so the cell order is checked too.
+    let mixed = want
+        .biome_cells
+        .values()
+        .filter(|v| v.iter().any(|b| b != &v[0]))
+        .count();
+    assert!(mixed > 0, "no section of {rel} mixes biomes");
     assert_eq!(non_air, want.non_air);
     // Block entities: nbt-java extras on grid 0, in their cells.
     let be: Vec<_> = r

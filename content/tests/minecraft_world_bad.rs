@@ -19,6 +19,7 @@ enum T {
     L(Vec<T>),
     C(Vec<(&'static str, T)>),
     La(Vec<i64>),
+    Ia(Vec<i32>),
 }
 
 fn id(t: &T) -> u8 {
@@ -30,6 +31,7 @@ fn id(t: &T) -> u8 {
         T::L(_) => 9,
         T::C(_) => 10,
         T::La(_) => 12,
+        T::Ia(_) => 11,
     }
 }
 
@@ -60,6 +62,12 @@ fn payload(t: &T, out: &mut Vec<u8>) {
             out.push(0);
         }
         T::La(v) => {
+            out.extend((v.len() as i32).to_be_bytes());
+            for x in v {
+                out.extend(x.to_be_bytes());
+            }
+        }
+        T::Ia(v) => {
             out.extend((v.len() as i32).to_be_bytes());
             for x in v {
                 out.extend(x.to_be_bytes());
@@ -140,6 +148,14 @@ fn modern_chunk(x: i32, z: i32, status: T, palette: Vec<T>, values: &[u64]) -> V
             ])]),
         ),
     ]))
+}
+
+fn gzip(raw: &[u8]) -> Vec<u8> {
+    let mut g = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    g.extend(miniz_oxide::deflate::compress_to_vec(raw, 6));
+    g.extend(crc32fast::hash(raw).to_le_bytes());
+    g.extend((raw.len() as u32).to_le_bytes());
+    g
 }
 
 fn zlib(b: &[u8]) -> Vec<u8> {
@@ -559,4 +575,468 @@ fn a_build_never_ships_a_save() {
         .collect();
     assert!(!d.has_errors());
     assert_eq!(found, ["kept.png"]);
+}
+
+/// An entity compound: `id` and `Pos` (three Doubles).
+fn mob(id: &'static str, pos: [f64; 3]) -> T {
+    T::C(vec![
+        ("id", T::S(id)),
+        ("Pos", T::L(pos.iter().map(|&v| T::D(v)).collect())),
+        ("Health", T::D(10.0)),
+    ])
+}
+
+/// An entities region chunk (1.17 and later): `Position` and `Entities`.
+fn entity_chunk(x: i32, z: i32, mobs: Vec<T>) -> Vec<u8> {
+    root(T::C(vec![
+        ("DataVersion", T::I(3465)),
+        ("Position", T::Ia(vec![x, z])),
+        ("Entities", T::L(mobs)),
+    ]))
+}
+
+/// A 1.16 chunk (data version 2586) at (x, 0): one section at Y 0 of `block`, and the
+/// numeric `Level.Biomes` the import drops.
+fn biomes_1_16_chunk(x: i32, block_name: &'static str) -> Vec<u8> {
+    root(T::C(vec![
+        ("DataVersion", T::I(2586)),
+        (
+            "Level",
+            T::C(vec![
+                ("xPos", T::I(x)),
+                ("zPos", T::I(0)),
+                ("Status", T::S("full")),
+                ("Biomes", T::Ia(vec![1; 1024])),
+                (
+                    "Sections",
+                    T::L(vec![T::C(vec![
+                        ("Y", T::B(0)),
+                        ("Palette", T::L(vec![block(block_name)])),
+                        ("BlockStates", T::La(pack(&[0; 4096], 4, false))),
+                    ])]),
+                ),
+            ]),
+        ),
+    ]))
+}
+
+fn level_dat() -> Vec<u8> {
+    gzip(&root(T::C(vec![(
+        "Data",
+        T::C(vec![
+            ("LevelName", T::S("crafted")),
+            ("DataVersion", T::I(3465)),
+            (
+                "Version",
+                T::C(vec![("Name", T::S("1.20.1")), ("Snapshot", T::B(0))]),
+            ),
+            ("SpawnX", T::I(4)),
+            ("SpawnY", T::I(70)),
+            ("SpawnZ", T::I(-8)),
+        ]),
+    )])))
+}
+
+/// The meta's `dropped` for a world, as the spec's "Derived data is dropped" lists it:
+/// light, heightmaps, scheduled ticks and the rest the game computes again.
+const DROPPED: &str = "light (BlockLight, SkyLight), heightmaps, scheduled ticks (block_ticks, fluid_ticks), PostProcessing, structures, CarvingMasks, blending_data, InhabitedTime, LastUpdate";
+
+fn meta_of(r: &PayloadReader<'_>, key: &str) -> Option<String> {
+    r.header()
+        .meta
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.clone())
+}
+
+/// A crafted save with three dimensions in both layouts and entity regions beside two
+/// of them.
+fn three_dimension_save(tag: &str) -> Tmp {
+    let t = tmp(tag);
+    let w = &t.0;
+    std::fs::write(w.join("level.dat"), level_dat()).unwrap();
+    // The overworld (previous layout: region/ at the root), its entities beside it.
+    std::fs::write(
+        w.join("region/r.0.0.mca"),
+        build_region(&[(
+            [0, 0],
+            2,
+            zlib(&modern_chunk(
+                0,
+                0,
+                T::S("minecraft:full"),
+                vec![block("minecraft:stone"), block("minecraft:dirt")],
+                &pattern(),
+            )),
+        )]),
+    )
+    .unwrap();
+    std::fs::create_dir_all(w.join("entities")).unwrap();
+    std::fs::write(
+        w.join("entities/r.0.0.mca"),
+        build_region(&[(
+            [0, 0],
+            2,
+            zlib(&entity_chunk(
+                0,
+                0,
+                vec![mob("minecraft:pig", [5.5, 70.2, 9.9])],
+            )),
+        )]),
+    )
+    .unwrap();
+    // The nether in the current layout, region (-1, 0), chunk (-1, 0) = local (31, 0).
+    let nether = w.join("dimensions/minecraft/the_nether");
+    std::fs::create_dir_all(nether.join("region")).unwrap();
+    std::fs::create_dir_all(nether.join("entities")).unwrap();
+    std::fs::write(
+        nether.join("region/r.-1.0.mca"),
+        build_region(&[(
+            [31, 0],
+            2,
+            zlib(&modern_chunk(
+                -1,
+                0,
+                T::S("minecraft:full"),
+                vec![block("minecraft:netherrack")],
+                &[0; 4096],
+            )),
+        )]),
+    )
+    .unwrap();
+    std::fs::write(
+        nether.join("entities/r.-1.0.mca"),
+        build_region(&[(
+            [31, 0],
+            2,
+            zlib(&entity_chunk(
+                -1,
+                0,
+                vec![mob("minecraft:ghast", [-3.5, 40.0, 2.0])],
+            )),
+        )]),
+    )
+    .unwrap();
+    // The previous layout's nether, which the current one supersedes: never read.
+    std::fs::create_dir_all(w.join("DIM-1/region")).unwrap();
+    std::fs::write(
+        w.join("DIM-1/region/r.0.0.mca"),
+        build_region(&[(
+            [0, 0],
+            2,
+            zlib(&modern_chunk(
+                0,
+                0,
+                T::S("full"),
+                vec![block("minecraft:glass")],
+                &[0; 4096],
+            )),
+        )]),
+    )
+    .unwrap();
+    // The end in the previous layout, a 1.16 chunk with numeric biomes.
+    std::fs::create_dir_all(w.join("DIM1/region")).unwrap();
+    std::fs::write(
+        w.join("DIM1/region/r.0.0.mca"),
+        build_region(&[(
+            [2, 0],
+            2,
+            zlib(&biomes_1_16_chunk(2, "minecraft:end_stone")),
+        )]),
+    )
+    .unwrap();
+    t
+}
+
+#[test]
+fn every_dimension_is_a_grid_and_entities_come_from_the_entities_folder() {
+    let t = three_dimension_save("dims");
+    let (shards, report) = convert(&t.0);
+    assert!(report.chunk_errors.is_empty(), "{:?}", report.chunk_errors);
+    let views: Vec<&[u8]> = shards.iter().map(|s| s.as_slice()).collect();
+    let r = PayloadReader::open(&views).unwrap();
+
+    // One grid per dimension: the overworld first, then by id; every grid but the first
+    // hidden.
+    let grids: Vec<(&str, &[(String, String)])> = r
+        .grids()
+        .iter()
+        .map(|g| (g.name.as_str(), g.attributes.as_slice()))
+        .collect();
+    let hidden = [("hidden".to_string(), "true".to_string())];
+    assert_eq!(
+        grids,
+        [
+            ("minecraft:overworld", &[][..]),
+            ("minecraft:the_end", &hidden[..]),
+            ("minecraft:the_nether", &hidden[..]),
+        ]
+    );
+    // The superseded DIM-1 is named and not read: its glass is nowhere.
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("DIM-1") && w.contains("superseded")),
+        "{:?}",
+        report.warnings
+    );
+    let names: Vec<String> = r
+        .palette()
+        .iter()
+        .map(|e| format!("{}:{}", e.ns, e.id))
+        .collect();
+    assert!(!names.iter().any(|n| n == "minecraft:glass"), "{names:?}");
+    // Each dimension's blocks in its own grid, in the world's own coordinates.
+    let block_at = |grid: u32, chunk: [i32; 3], i: usize| -> String {
+        let key = dh_content::voxel::payload::ChunkKey { layer: 0, chunk };
+        let (ri, ci) = r
+            .find_chunk(grid, key)
+            .unwrap()
+            .unwrap_or_else(|| panic!("grid {grid} has no chunk {chunk:?}"));
+        names[r.read_chunk(ri, ci).unwrap()[i] as usize].clone()
+    };
+    assert_eq!(block_at(0, [0, 0, 0], 0), "minecraft:dirt");
+    assert_eq!(block_at(0, [0, 0, 0], 1), "minecraft:stone");
+    assert_eq!(block_at(1, [2, 0, 0], 4095), "minecraft:end_stone");
+    assert_eq!(block_at(2, [-1, 0, 0], 0), "minecraft:netherrack");
+    assert!(r
+        .find_chunk(
+            2,
+            dh_content::voxel::payload::ChunkKey {
+                layer: 0,
+                chunk: [0, 0, 0]
+            }
+        )
+        .unwrap()
+        .is_none());
+
+    // Entities from each dimension's entities folder: in the cell of their Pos rounded
+    // down, on their dimension's grid, their compound byte for byte.
+    let mut ents: Vec<_> = r
+        .extras()
+        .iter()
+        .filter(|x| x.kind == dh_content::voxel::payload::ExtraKind::Entity)
+        .map(|x| (x.grid, x.cell, x.blob.format.clone(), x.blob.bytes.clone()))
+        .collect();
+    ents.sort();
+    assert_eq!(
+        ents,
+        [
+            (
+                Some(0),
+                Some([5, 70, 9]),
+                "nbt-java".to_string(),
+                root(mob("minecraft:pig", [5.5, 70.2, 9.9]))
+            ),
+            (
+                Some(2),
+                Some([-4, 40, 2]),
+                "nbt-java".to_string(),
+                root(mob("minecraft:ghast", [-3.5, 40.0, 2.0]))
+            ),
+        ]
+    );
+    assert_eq!(report.entities, 2);
+    // Block entities stay with their chunk's grid: the overworld's chest at (1, 2, 3),
+    // the nether's at (-16 + 1, 2, 3).
+    let mut be: Vec<_> = r
+        .extras()
+        .iter()
+        .filter(|x| x.kind == dh_content::voxel::payload::ExtraKind::BlockEntity)
+        .map(|x| (x.grid, x.cell))
+        .collect();
+    be.sort();
+    assert_eq!(
+        be,
+        [(Some(0), Some([1, 2, 3])), (Some(2), Some([-15, 2, 3]))]
+    );
+
+    // The meta: level.dat's version, name and spawn; the chunks' versions; and what is
+    // dropped, the 1.16 chunk's numeric biomes with it. Only blocks and biomes are kept.
+    assert_eq!(r.header().platform_version, "1.20.1");
+    assert_eq!(meta_of(&r, "dataVersion").as_deref(), Some("3465"));
+    assert_eq!(
+        meta_of(&r, "chunkDataVersions").as_deref(),
+        Some("2586-3465")
+    );
+    assert_eq!(meta_of(&r, "skippedChunks").as_deref(), Some("0"));
+    assert_eq!(meta_of(&r, "levelName").as_deref(), Some("crafted"));
+    assert_eq!(meta_of(&r, "spawn").as_deref(), Some("4 70 -8"));
+    assert_eq!(
+        meta_of(&r, "dropped"),
+        Some(format!("{DROPPED}, the numeric biomes of 1.13–1.17 chunks"))
+    );
+    let layers: Vec<(&str, u8)> = r
+        .layers()
+        .iter()
+        .map(|l| (l.name.as_str(), l.cell_scale))
+        .collect();
+    assert_eq!(layers, [("blocks", 1), ("biome", 4)]);
+    // The overworld's one-biome section: 4 x 4 x 4 cells of plains in the biome layer.
+    let key = dh_content::voxel::payload::ChunkKey {
+        layer: 1,
+        chunk: [0, 0, 0],
+    };
+    let (ri, ci) = r.find_chunk(0, key).unwrap().unwrap();
+    let biomes = r.read_chunk(ri, ci).unwrap();
+    assert_eq!(biomes.len(), 64);
+    assert!(
+        biomes
+            .iter()
+            .all(|&b| names[b as usize] == "minecraft:plains"),
+        "{biomes:?}"
+    );
+    // The 1.16 chunk's numeric biomes are not kept: the end has no biome chunk.
+    let key = dh_content::voxel::payload::ChunkKey {
+        layer: 1,
+        chunk: [2, 0, 0],
+    };
+    assert!(r.find_chunk(1, key).unwrap().is_none());
+
+    // One dimension's folder on its own: that dimension alone, shown, with its entities,
+    // and nothing dropped beyond the derived data.
+    let (shards, report) = convert(&t.0.join("dimensions/minecraft/the_nether"));
+    assert!(report.chunk_errors.is_empty(), "{:?}", report.chunk_errors);
+    let views: Vec<&[u8]> = shards.iter().map(|s| s.as_slice()).collect();
+    let r = PayloadReader::open(&views).unwrap();
+    assert_eq!(r.grids().len(), 1);
+    assert_eq!(r.grids()[0].name, "minecraft:the_nether");
+    assert!(r.grids()[0].attributes.is_empty());
+    assert_eq!(report.entities, 1);
+    assert_eq!(meta_of(&r, "dropped").as_deref(), Some(DROPPED));
+    // The world's level.dat, found above the dimension's folder.
+    assert_eq!(meta_of(&r, "levelName").as_deref(), Some("crafted"));
+}
+
+/// The files in a folder, by name, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_failed_write_leaves_the_previous_payload_or_none() {
+    let t = three_dimension_save("write");
+    let out = t.0.join("out");
+    let payload = out.join("w.dh-vox.bin");
+    // A first write: the payload, and nothing beside it.
+    let first = world::write_world_payload(&t.0, &payload, &WorldOptions::default()).unwrap();
+    assert_eq!(first.files, std::slice::from_ref(&payload));
+    assert_eq!(names_in(&out), ["w.dh-vox.bin"]);
+    let before = std::fs::read(&payload).unwrap();
+
+    // The world changes (a second overworld region), and the write fails midway: the
+    // shard's temporary file cannot be written (a folder is in its way). The previous
+    // payload is left whole, byte for byte, and no new file is left beside it.
+    std::fs::write(
+        t.0.join("region/r.1.0.mca"),
+        build_region(&[(
+            [0, 0],
+            2,
+            zlib(&modern_chunk(
+                32,
+                0,
+                T::S("full"),
+                vec![block("minecraft:sand")],
+                &[0; 4096],
+            )),
+        )]),
+    )
+    .unwrap();
+    let blocker = out.join(format!(".w.dh-vox.bin.partial-{}", std::process::id()));
+    std::fs::create_dir_all(blocker.join("x")).unwrap();
+    let e = world::write_world_payload(&t.0, &payload, &WorldOptions::default())
+        .expect_err("the temporary file is a folder");
+    assert!(
+        e.to_string().contains(&blocker.display().to_string()),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(&payload).unwrap(), before);
+    assert_eq!(
+        names_in(&out),
+        [
+            format!(".w.dh-vox.bin.partial-{}", std::process::id()),
+            "w.dh-vox.bin".to_string()
+        ]
+    );
+    std::fs::remove_dir_all(&blocker).unwrap();
+
+    // The payload's own name is taken by a folder: the rename fails, the error names
+    // it, and the written temporary file is removed again.
+    let taken = t.0.join("taken");
+    let in_the_way = taken.join("w.dh-vox.bin");
+    std::fs::create_dir_all(in_the_way.join("x")).unwrap();
+    let e = world::write_world_payload(&t.0, &in_the_way, &WorldOptions::default())
+        .expect_err("the payload's name is a folder");
+    assert!(
+        e.to_string().contains(&in_the_way.display().to_string()),
+        "{e}"
+    );
+    assert_eq!(names_in(&taken), ["w.dh-vox.bin"]);
+    assert_eq!(names_in(&in_the_way), ["x"]);
+
+    // Once the way is clear, the new payload replaces the old one whole.
+    let second = world::write_world_payload(&t.0, &payload, &WorldOptions::default()).unwrap();
+    assert_eq!(second.files, std::slice::from_ref(&payload));
+    assert_ne!(std::fs::read(&payload).unwrap(), before);
+    assert_eq!(names_in(&out), ["w.dh-vox.bin"]);
+    assert_eq!(second.report.grids[0].regions, 2);
+}
+
+#[test]
+fn a_region_or_mcc_past_its_stated_cap_is_refused_unread() {
+    // The stated bounds on what one region reads: a region file at most the tables and
+    // 1024 chunks of 255 sectors, (2 + 1024 * 255) * 4096 = 1069555712 bytes, and an
+    // .mcc at most 256 MiB = 268435456 bytes. Files one byte past each (sparse, so
+    // nothing is written) are refused by their length, named with the cap, before a
+    // byte is read; the rest of the world converts.
+    let t = tmp("caps");
+    let good = modern_chunk(
+        0,
+        0,
+        T::S("full"),
+        vec![block("minecraft:stone")],
+        &[0; 4096],
+    );
+    std::fs::write(
+        t.0.join("region/r.0.0.mca"),
+        build_region(&[([0, 0], 2, zlib(&good)), ([1, 0], 0x82, Vec::new())]),
+    )
+    .unwrap();
+    let mcc = t.0.join("region/c.1.0.mcc");
+    std::fs::File::create(&mcc)
+        .unwrap()
+        .set_len(268_435_456 + 1)
+        .unwrap();
+    let big = t.0.join("region/r.1.0.mca");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(1_069_555_712 + 1)
+        .unwrap();
+    let (_, report) = convert(&t.0);
+    let errors = report.chunk_errors.join("\n");
+    assert_eq!(report.chunk_errors.len(), 2, "{errors}");
+    assert!(
+        report
+            .chunk_errors
+            .iter()
+            .any(|e| e.contains(&mcc.display().to_string())
+                && e.contains("chunk (1, 0)")
+                && e.contains("the file is 268435457 bytes; an .mcc is read up to 268435456")),
+        "{errors}"
+    );
+    assert!(
+        report
+            .chunk_errors
+            .iter()
+            .any(|e| e.contains(&big.display().to_string())
+                && e.contains("the file is 1069555713 bytes; a region file is at most 1069555712")),
+        "{errors}"
+    );
+    assert_eq!(report.grids[0].chunks, 1);
 }

@@ -596,3 +596,124 @@ fn help_lists_every_flag_of_every_command() {
         ["--output", "--pallet", "--engine", "--json", "--quiet"]
     );
 }
+
+#[test]
+fn a_world_import_prints_its_progress_and_inspect_shows_the_world() {
+    let save = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/minecraft/region/1.20.1-paper");
+    if !save.is_dir() {
+        println!("skipped: the fixture {} is absent", save.display());
+        return;
+    }
+    // The fixture's counts as content/tests/minecraft_world.rs reads them by its second
+    // path (fastanvil and fastnbt, never the importer): 195 full chunks, 438 still
+    // generating, 4680 sections, 648 block entities, 408 block states and biomes beside
+    // dh:empty; level.dat says DataVersion 3465 (1.20.1), LevelName "world", spawn
+    // (0, 110, 0).
+    let into = temp_dir("world-inspect");
+    std::fs::write(
+        into.join("pallet.dh"),
+        r#"{ "id": "dev.example.world", "name": "W", "version": "1.0.0", "dependencies": { "com.mojang.minecraft": "*" } }"#,
+    )
+    .unwrap();
+    let r = dh()
+        .args(["import", "minecraft-world"])
+        .arg(&save)
+        .arg("--into")
+        .arg(&into)
+        .output()
+        .expect("dh runs");
+    let said = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{said}");
+    // Not a terminal: plain progress lines, the last for the last region, of the form
+    // `dh: <done>/<total> regions, <chunks> chunks, <rate> chunks/s`.
+    let progress: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains(" regions, ") && l.ends_with(" chunks/s"))
+        .collect();
+    let last = progress
+        .last()
+        .unwrap_or_else(|| panic!("no progress line:\n{said}"));
+    let rate = last
+        .strip_prefix("dh: 1/1 regions, 195 chunks, ")
+        .and_then(|s| s.strip_suffix(" chunks/s"))
+        .unwrap_or_else(|| panic!("{last}"));
+    assert!(rate.parse::<u64>().is_ok(), "{last}");
+    assert!(!said.contains('\r'), "a bar drawn off a terminal:\n{said}");
+    assert!(
+        said.contains("1 dimension(s) (minecraft:overworld), 195 chunks, 438 skipped (not full), 409 palette entries, 648 block entities, 0 entities"),
+        "{said}"
+    );
+    let payloads: Vec<PathBuf> = std::fs::read_dir(&into)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".dh-vox.bin"))
+        .collect();
+    assert_eq!(payloads.len(), 1, "{payloads:?}");
+
+    let r = dh()
+        .arg("inspect")
+        .arg(&payloads[0])
+        .output()
+        .expect("dh runs");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let text = String::from_utf8_lossy(&r.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let has = |want: &str| {
+        assert!(
+            lines.iter().any(|l| l.trim_end() == want),
+            "no line `{want}` in:\n{text}"
+        )
+    };
+    has("         platform com.mojang.minecraft  format anvil  voxel 1 m  chunk edge 16  origin [0, 0, 0]");
+    has("meta     dataVersion = 3465");
+    has("meta     chunkDataVersions = 3465-3465");
+    has("meta     skippedChunks = 438");
+    has("meta     levelName = world");
+    has("meta     spawn = 0 110 0");
+    // The derived data left out, as the spec's "Derived data is dropped" lists it (no
+    // numeric biomes: every chunk is 1.20's).
+    has("meta     dropped = light (BlockLight, SkyLight), heightmaps, scheduled ticks (block_ticks, fluid_ticks), PostProcessing, structures, CarvingMasks, blending_data, InhabitedTime, LastUpdate");
+    has("layers   blocks (cell scale 1), biome (cell scale 4)");
+    has("grids    1");
+    // Every one of the 4680 sections stores its 4096 block cells and its 64 biome cells,
+    // none dh:empty: 4680 * 4160.
+    has(&format!(
+        "  #0    {:>12} cells  parent -     minecraft:overworld",
+        4680u64 * 4160
+    ));
+    has(&format!("  total {:>12} non-empty cells", 4680u64 * 4160));
+    let palette = lines
+        .iter()
+        .find(|l| l.starts_with("palette  "))
+        .unwrap_or_else(|| panic!("no palette line:\n{text}"));
+    assert!(
+        palette.starts_with("palette  409 entries: dh:empty, minecraft:")
+            && palette.ends_with(", and 397 more"),
+        "{palette}"
+    );
+    // Sections are chunks: each section's blocks and its biomes.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("regions  1 in 1 shard(s); chunks 9360 (")),
+        "{text}"
+    );
+
+    // --json carries the same.
+    let r = dh()
+        .arg("inspect")
+        .arg(&payloads[0])
+        .arg("--json")
+        .output()
+        .expect("dh runs");
+    let v = dh_content::jsonc::parse(&String::from_utf8_lossy(&r.stdout)).expect("JSON");
+    assert_eq!(v.get("palette").and_then(|p| p.as_f64()), Some(409.0));
+    assert_eq!(
+        v.get("meta")
+            .and_then(|m| m.get("skippedChunks"))
+            .and_then(|s| s.as_str()),
+        Some("438")
+    );
+    let _ = std::fs::remove_dir_all(&into);
+}

@@ -734,8 +734,14 @@ pub fn write_world_payload(
         return Err(e);
     }
     let mut files = Vec::new();
-    for (tmp, dest) in &temps {
-        std::fs::rename(tmp, dest).map_err(io(dest))?;
+    for (i, (tmp, dest)) in temps.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, dest) {
+            // Nothing written is left behind: this temporary file and those after it go.
+            for (t, _) in &temps[i..] {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(io(dest)(e));
+        }
         files.push(dest.clone());
     }
     for n in shards.len().max(1)..crate::voxel::payload::MAX_SHARDS {
