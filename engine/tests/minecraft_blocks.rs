@@ -410,3 +410,66 @@ fn a_bottom_slab_hides_its_underside_on_stone_and_shows_the_stones_underside() {
     // = 6. Sixteen in all.
     assert_eq!(m.surface(Surface::Opaque).quad_count(), 16);
 }
+
+#[test]
+fn the_fixture_house_draws_with_the_test_pack() {
+    // smallhouse1.schem is MIT (prismarine-schematic), read where the fixtures are.
+    let Some(house) = support::fixture_path("minecraft/schem/smallhouse1.schem") else {
+        println!("skipped: ../shared/fixtures/minecraft/schem/smallhouse1.schem is absent");
+        return;
+    };
+    let bytes = std::fs::read(&house).unwrap_or_else(|e| panic!("{}: {e}", house.display()));
+    let (_clean, mc) = platform("house");
+    let dir = mc
+        .parent()
+        .unwrap_or_else(|| panic!("no parent"))
+        .to_path_buf();
+    let map = r#"{
+  "name": "House",
+  "lighting": { "sunDirection": [-0.4, -0.8, -0.45], "sunIntensity": 2, "ambientIntensity": 0.5 },
+  "objects": [
+    { "$type": "object", "id": "0b5c1f6e-8a43-4d2e-9f10-3c7d2a9e5d01", "name": "house", "position": [0, 0, 0], "rotation": [0, 0, 0],
+      "components": [ { "$type": "dh.voxelVolume", "volume": "/voxels/house.dh-vox", "lighting": "dh" } ] },
+    { "$type": "object", "id": "0b5c1f6e-8a43-4d2e-9f10-3c7d2a9e5d02", "name": "camera", "position": [31, 16, 34], "rotation": [-8, 42, 0],
+      "components": [ { "$type": "dh.camera", "fov": 60, "aspect": "16:9" } ] }
+  ]
+}"#;
+    let manifest = format!(
+        r#"{{ "id": "test.mchouse", "name": "House", "version": "1.0.0", "dependencies": ["{MC}"] }}"#
+    );
+    let scene = support::memory_pallet(
+        &dir,
+        "mchouse.pallet",
+        &manifest,
+        vec![
+            (
+                "voxels/house.dh-vox",
+                br#"{ "data": "house.schem" }"#.to_vec(),
+            ),
+            ("voxels/house.schem", bytes),
+            ("maps/house.dh-map", map.as_bytes().to_vec()),
+        ],
+    );
+    let pallets = [mc.as_path(), scene.as_path()];
+    let host = host(&pallets, "house");
+    let mut draw = VoxelDraw::new(&host.prefs);
+    let (log, frame, view, size) = land(&host, &mut draw, &pallets, "house");
+    // The house's 174 entries: the pack's blocks from their models, the rest from the
+    // colour table (its planks, stairs and glass among the pack's).
+    let line = log
+        .iter()
+        .find(|l| l.contains("palette entries resolved"))
+        .unwrap_or_else(|| panic!("no resolve line: {log:?}"));
+    println!("{line}");
+    assert!(
+        line.contains("voxel volume 'house': 174 palette entries"),
+        "{line}"
+    );
+    assert!(!line.contains(" 0 drawn by the platform pallet"), "{line}");
+    assert!(line.contains("none wears the unresolved checker"), "{line}");
+    let image = render(&frame, &view, size);
+    if let Ok(d) = std::env::var("DH_RENDER_OUT") {
+        let _ = image.write_png(&Path::new(&d).join("minecraft-house.png"));
+    }
+    check_golden("voxel-minecraft-house", &image);
+}
