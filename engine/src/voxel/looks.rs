@@ -378,9 +378,15 @@ fn pre_pass(palette: &[PaletteEntry], blocks: &PlatformBlocks) -> PrePass {
     let mut biome_tint = false;
     let mut other_tint: Vec<String> = Vec::new();
     let mut unshaded = false;
+    let mut fluid_blocks: Vec<String> = Vec::new();
     for (i, e) in palette.iter().enumerate() {
         let skip = (i == 0 && e.is_empty_entry()) || e.ns != blocks.namespace();
         let def = if skip { None } else { blocks.block(&e.id) };
+        if let Some(d) = def.as_ref().filter(|d| d.fluid.is_some()) {
+            if !fluid_blocks.contains(&d.id) {
+                fluid_blocks.push(d.id.clone());
+            }
+        }
         let Some(def) = def.filter(|d| d.fluid.is_none()) else {
             out.entries.push(None);
             continue;
@@ -463,6 +469,13 @@ fn pre_pass(palette: &[PaletteEntry], blocks: &PlatformBlocks) -> PrePass {
         out.notes.push(format!(
             "platform pallet '{}': an element's 'shade' (false) is not drawn yet; its faces are lit like the others",
             blocks.id()
+        ));
+    }
+    if !fluid_blocks.is_empty() {
+        out.notes.push(format!(
+            "platform pallet '{}': the 'fluid' member of {} is not read yet; fluids are drawn from the built-in fluid table in the block table's colour, not from their still and flow textures",
+            blocks.id(),
+            fluid_blocks.join(", ")
         ));
     }
     out.notes.push(format!(
