@@ -11,8 +11,11 @@
 //! from padded 18³ arrays built before timing (its time does not include reading the
 //! neighbors, ours does), with the ratios; and the `binary-greedy-meshing` crate
 //! (greedy only: `fast_mesh` with its column masks prebuilt, and `mesh`) on the same
-//! chunks' 18³ arrays, its quads and the faces they cover counted; then the light field. Each figure is the
-//! median of 9 runs, the best in brackets (the machine is shared).
+//! chunks' 18³ arrays, its quads and the faces they cover counted; then the light field;
+//! then issue 14's rows: one chunk of the platform pallet's modeled blocks meshed
+//! against the cube path, and the test pack's states resolved through its platform
+//! pallet (`DH_BENCH_ONLY=models` runs only these). Each figure is the median of 9 runs,
+//! the best in brackets (the machine is shared).
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
@@ -25,14 +28,17 @@ use block_mesh::{
     VoxelVisibility, RIGHT_HANDED_Y_UP_CONFIG,
 };
 use dh_bench::terrain::{self, Terrain, AIR, EDGE, TORCH};
+use dh_content::pallet::Pallet;
 use dh_content::voxel::blocks::BlockTables;
-use dh_content::voxel::payload::PaletteEntry;
+use dh_content::voxel::minecraft::platform::{import_platform, PlatformOptions};
+use dh_content::voxel::payload::{PaletteEntry, PropValue, Property};
 use dh_engine::voxel::{
     find_faces, mesh_chunk_into, mesh_regions, ChunkLight, ChunkSource, ChunkView, LightField,
-    MapChunks, MeshContext, MeshOptions, MeshScratch, MeshStats, Placement, RegionMesh, VoxelLooks,
-    FLAG_DRAW, FLAG_OPAQUE,
+    MapChunks, MeshContext, MeshOptions, MeshScratch, MeshStats, Placement, PlatformBlocks,
+    RegionMesh, VoxelLooks, FLAG_DRAW, FLAG_OPAQUE,
 };
 use dh_jobs::Scheduler;
+use std::sync::Arc;
 
 const SIZE: [i32; 3] = [512, 128, 512];
 
@@ -129,8 +135,229 @@ fn timed<F: FnMut()>(runs: usize, mut f: F) -> (Duration, Duration) {
     (t[t.len() / 2], t[0])
 }
 
+#[path = "../../content/tests/mc_platform_pack/mod.rs"]
+mod mc_platform_pack;
+
+/// A Minecraft palette entry with string properties.
+fn mc(id: &str, props: &[(&str, String)]) -> PaletteEntry {
+    let mut e = PaletteEntry::new("minecraft", id);
+    e.properties = props
+        .iter()
+        .map(|(k, v)| Property {
+            key: k.to_string(),
+            value: PropValue::String(v.clone()),
+        })
+        .collect();
+    e
+}
+
+/// Every state of the test pack's stairs, fences, slabs, leaves, furnace and grass,
+/// then its single-state blocks: the palette the resolve bench resolves.
+fn pack_states() -> Vec<PaletteEntry> {
+    let b = |v: bool| v.to_string();
+    let mut out = vec![PaletteEntry::empty()];
+    for facing in ["north", "south", "west", "east"] {
+        for half in ["top", "bottom"] {
+            for shape in [
+                "straight",
+                "inner_left",
+                "inner_right",
+                "outer_left",
+                "outer_right",
+            ] {
+                for w in [false, true] {
+                    out.push(mc(
+                        "oak_stairs",
+                        &[
+                            ("facing", facing.into()),
+                            ("half", half.into()),
+                            ("shape", shape.into()),
+                            ("waterlogged", b(w)),
+                        ],
+                    ));
+                }
+            }
+        }
+        for lit in [false, true] {
+            out.push(mc("furnace", &[("facing", facing.into()), ("lit", b(lit))]));
+        }
+    }
+    for bits in 0..32u32 {
+        let on = |k: u32| b(bits >> k & 1 == 1);
+        out.push(mc(
+            "oak_fence",
+            &[
+                ("north", on(0)),
+                ("east", on(1)),
+                ("south", on(2)),
+                ("west", on(3)),
+                ("waterlogged", on(4)),
+            ],
+        ));
+    }
+    for t in ["top", "bottom", "double"] {
+        for w in [false, true] {
+            out.push(mc("oak_slab", &[("type", t.into()), ("waterlogged", b(w))]));
+        }
+    }
+    for d in 1..=7 {
+        for p in [false, true] {
+            for w in [false, true] {
+                out.push(mc(
+                    "oak_leaves",
+                    &[
+                        ("distance", d.to_string()),
+                        ("persistent", b(p)),
+                        ("waterlogged", b(w)),
+                    ],
+                ));
+            }
+        }
+    }
+    for snowy in [false, true] {
+        out.push(mc("grass_block", &[("snowy", b(snowy))]));
+    }
+    for id in ["oak_planks", "glass", "poppy", "torch", "stone"] {
+        out.push(mc(id, &[]));
+    }
+    out
+}
+
+/// Issue 14: meshing a chunk of modeled blocks against the cube path, and resolving the
+/// test pack's states through its platform pallet (imported here from the project's own
+/// pack, compiled in process).
+fn platform_rows(tables: &BlockTables) {
+    let dir = mc_platform_pack::temp("bench-voxel");
+    let jar = mc_platform_pack::client_jar(&dir, &[]);
+    let into = dir.join("com.mojang.minecraft");
+    import_platform(&jar, &into, &PlatformOptions::default()).expect("the test pack imports");
+    let built = dh_engine::source_pallet::build_folder(&into).expect("the pallet builds");
+    let pallet = Pallet::from_bytes(built.bytes.as_ref().clone()).expect("the pallet opens");
+    let blocks = PlatformBlocks::new(Arc::new(pallet), None);
+    let states = pack_states();
+    let mut looks = None;
+    let resolve = timed(RUNS, || {
+        looks = Some(VoxelLooks::resolve_platform(
+            &states,
+            tables,
+            Some("com.mojang.minecraft"),
+            &blocks,
+            None,
+            None,
+        ));
+    });
+    let looks = looks.expect("resolved");
+    // One 16³ chunk, every other cell (x + y + z even) filled: the most faces a chunk
+    // shows. Palette indices of the states above.
+    let find = |id: &str, props: &[(&str, &str)]| -> u32 {
+        states
+            .iter()
+            .position(|e| {
+                e.id == id
+                    && props.iter().all(|(k, v)| {
+                        e.properties
+                            .iter()
+                            .any(|p| p.key == *k && p.value == PropValue::String(v.to_string()))
+                    })
+            })
+            .expect("a state of the pack") as u32
+    };
+    let stone = find("stone", &[]);
+    let planks = find("oak_planks", &[]);
+    let modeled = [
+        find("oak_slab", &[("type", "bottom"), ("waterlogged", "false")]),
+        find(
+            "oak_stairs",
+            &[
+                ("facing", "east"),
+                ("half", "bottom"),
+                ("shape", "straight"),
+                ("waterlogged", "false"),
+            ],
+        ),
+        find(
+            "oak_fence",
+            &[
+                ("north", "false"),
+                ("east", "true"),
+                ("south", "false"),
+                ("west", "true"),
+                ("waterlogged", "false"),
+            ],
+        ),
+        find("poppy", &[]),
+    ];
+    let chunk = |pick: &dyn Fn(usize) -> u32| {
+        let mut c = MapChunks::new(16);
+        let mut k = 0;
+        for z in 0..16 {
+            for y in 0..16 {
+                for x in 0..16 {
+                    if (x + y + z) % 2 == 0 {
+                        c.set([x, y, z], pick(k));
+                        k += 1;
+                    }
+                }
+            }
+        }
+        c
+    };
+    let id = Placement::identity();
+    let opts = MeshOptions {
+        region_chunks: 1,
+        ..MeshOptions::default()
+    };
+    let ctx = MeshContext::new(&looks, &id, &opts);
+    let mut scratch = MeshScratch::default();
+    let mut out = RegionMesh::default();
+    let mut rows = Vec::new();
+    for (name, w) in [
+        ("stone, the colour table's cube", chunk(&|_| stone)),
+        (
+            "oak planks, a whole-cube model (cube path, per-face UVs)",
+            chunk(&|_| planks),
+        ),
+        (
+            "slab, stairs, fence, poppy in turn (modeled cells)",
+            chunk(&|k| modeled[k % 4]),
+        ),
+    ] {
+        let mut quads = 0;
+        let t = timed(RUNS, || {
+            out.clear();
+            mesh_chunk_into(&w, &ctx, [0, 0, 0], &mut scratch, &mut out);
+            quads = out.quad_count();
+            black_box(&out);
+        });
+        rows.push((name, quads, t));
+    }
+    println!("\n| issue 14: one 16³ chunk, every other cell filled | quads | median | best |");
+    println!("|---|---|---|---|");
+    for (name, quads, t) in &rows {
+        println!(
+            "| {name} | {quads} | {:.1} µs | {:.1} µs |",
+            t.0.as_secs_f64() * 1e6,
+            t.1.as_secs_f64() * 1e6
+        );
+    }
+    println!(
+        "| resolving {} states through the platform pallet ({} modeled, {} atlas tiles) | | {:.2} ms | {:.2} ms |",
+        states.len(),
+        looks.models().len(),
+        looks.tile_count(),
+        resolve.0.as_secs_f64() * 1e3,
+        resolve.1.as_secs_f64() * 1e3
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn main() {
     let t = Instant::now();
+    if std::env::var("DH_BENCH_ONLY").as_deref() == Ok("models") {
+        let tables = BlockTables::builtin().expect("built-in tables load");
+        platform_rows(tables);
+        return;
+    }
     let w = world();
     eprintln!(
         "voxel: world {}x{}x{} in {} chunks, built in {:.1} s",
@@ -564,4 +791,5 @@ fn main() {
         "| torch removed (median of 200) | {:.3} ms | 0.5 ms |",
         remove[remove.len() / 2].as_secs_f64() * 1e3
     );
+    platform_rows(tables);
 }

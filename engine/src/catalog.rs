@@ -5,7 +5,8 @@
 //! ladder the map command uses").
 
 use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use dh_content::diag::{Diagnostics, Severity, SourceFile};
 use dh_content::fold::{
@@ -106,14 +107,17 @@ fn suggest_asset(all: &[Found], ext: &str, name: &str) -> Option<String> {
 
 enum Mounted {
     Static(&'static Pallet),
-    Owned(Box<Pallet>),
+    /// A mounted pallet, shared with the threads that read it (a platform pallet's
+    /// blocks are read on a streaming thread), and the file or source folder it was
+    /// mounted from, when it was.
+    Owned(Arc<Pallet>, Option<PathBuf>),
 }
 
 impl Mounted {
     fn pallet(&self) -> &Pallet {
         match self {
             Mounted::Static(p) => p,
-            Mounted::Owned(p) => p,
+            Mounted::Owned(p, _) => p,
         }
     }
 }
@@ -186,13 +190,53 @@ impl Catalog {
                     message: e.to_string(),
                 }
             })?;
-            return self.mount(pallet, &path.display().to_string());
+            self.mount(pallet, &path.display().to_string())?;
+            self.set_origin(path);
+            return Ok(());
         }
         let pallet = Pallet::open(path).map_err(|e| CatalogError::Open {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        self.mount(pallet, &path.display().to_string())
+        self.mount(pallet, &path.display().to_string())?;
+        self.set_origin(path);
+        Ok(())
+    }
+
+    /// Records where the pallet mounted last came from.
+    fn set_origin(&mut self, path: &Path) {
+        if let Some(Mounted::Owned(_, origin)) = self.pallets.last_mut() {
+            *origin = Some(path.to_path_buf());
+        }
+    }
+
+    /// The mounted pallet `id`, shared (a streaming thread reads a platform pallet's
+    /// blocks while the catalog lives on); `None` for the core pallet or an id not
+    /// mounted.
+    pub fn pallet_shared(&self, id: &str) -> Option<Arc<Pallet>> {
+        self.pallets.iter().find_map(|m| match m {
+            Mounted::Owned(p, _) if p.manifest().id == id => Some(p.clone()),
+            _ => None,
+        })
+    }
+
+    /// The file or source folder pallet `id` was mounted from (`None` for one mounted
+    /// from memory, and for the core pallet).
+    pub fn origin(&self, id: &str) -> Option<&Path> {
+        self.pallets.iter().find_map(|m| match m {
+            Mounted::Owned(p, o) if p.manifest().id == id => o.as_deref(),
+            _ => None,
+        })
+    }
+
+    /// How many pallets are mounted, core included.
+    pub fn len(&self) -> usize {
+        self.pallets.len()
+    }
+
+    /// Whether no pallet is mounted (never, once built: the core is always there).
+    pub fn is_empty(&self) -> bool {
+        self.pallets.is_empty()
     }
 
     /// Mounts an opened pallet (`label` names it in errors).
@@ -204,7 +248,7 @@ impl Catalog {
                 id,
             });
         }
-        self.pallets.push(Mounted::Owned(Box::new(pallet)));
+        self.pallets.push(Mounted::Owned(Arc::new(pallet), None));
         Ok(())
     }
 

@@ -727,6 +727,12 @@ fn sync_bodies(
 }
 
 impl Host {
+    /// The pallets this host mounted, core first (the voxel drawer finds the platform
+    /// pallet among them).
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
     /// Mounts the pallets, reads and installs the map, and builds its physics world.
     pub fn start(options: &HostOptions) -> Result<Host, HostError> {
         let mut prefs = Prefs::new();

@@ -47,7 +47,19 @@ pub struct FolderBuildError {
 
 /// A folder's files, by path, with their sizes and modification times: what a cached build
 /// is keyed by.
-type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
+pub(crate) type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
+
+/// The size and modification time of `path`, or of every file under it when it is a
+/// folder, sorted by path: what says a pallet was rebuilt.
+pub(crate) fn stamps(path: &Path) -> Fingerprint {
+    if path.is_dir() {
+        return fingerprint(path);
+    }
+    match std::fs::metadata(path) {
+        Ok(m) => vec![(path.to_path_buf(), m.len(), m.modified().ok())],
+        Err(_) => Vec::new(),
+    }
+}
 
 fn fingerprint(dir: &Path) -> Fingerprint {
     let mut out = Vec::new();

@@ -32,6 +32,11 @@ pub const FLAG_DRAW: u8 = 4;
 /// Flag: the cell holds a fluid drawn from its level (a fluid block, a waterlogged block
 /// or a holder).
 pub const FLAG_FLUID: u8 = 8;
+/// Flag: the cell's block is drawn from a platform pallet model that is not a whole
+/// cube: its faces are copied cell by cell ([`CellLook::model`]), not found by the cube
+/// pass, and it hides a neighbour's face only where it covers that whole side
+/// ([`CellLook::covers`]).
+pub const FLAG_MODEL: u8 = 16;
 
 /// One palette entry as the mesher and the light field read it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,6 +74,13 @@ pub struct CellLook {
     pub solid: bool,
     /// Whether nothing names a look for it (the checker).
     pub unresolved: bool,
+    /// 0 for none, else 1 + the index of its model in the volume's
+    /// [`super::VoxelLooks::models`] (a whole-cube model keeps the cube path and reads
+    /// only its per-face UVs from it).
+    pub model: u32,
+    /// The sides a model that is not a whole cube covers whole with opaque faces (in
+    /// every choice), one bit per direction of [`super::FACE_DIRS`].
+    pub covers: u8,
 }
 
 impl CellLook {
@@ -88,6 +100,8 @@ impl CellLook {
         fluid_uv0: [0.0, 0.0],
         solid: false,
         unresolved: false,
+        model: 0,
+        covers: 0,
     };
 }
 

@@ -49,7 +49,10 @@ use super::stream::{
     VolumeSource, VoxelStreamer,
 };
 use super::volume::OpenedVolume;
-use super::{resolve_lighting, BlockLightTable, FluidTable, PalletLight, Placement};
+use super::{
+    resolve_lighting, BlockLightTable, FluidTable, PaletteCache, PalletLight, Placement,
+    PlatformBlocks,
+};
 use crate::host::Host;
 use crate::prefs::Prefs;
 
@@ -124,6 +127,9 @@ pub struct VoxelDraw {
     drawn: Vec<Drawn>,
     window: Option<WindowCache>,
     log: Vec<String>,
+    /// Resolved palettes kept across opens and map swaps while the platform pallet's
+    /// files are unchanged.
+    palettes: Arc<PaletteCache>,
 }
 
 impl std::fmt::Debug for VoxelDraw {
@@ -186,7 +192,13 @@ impl VoxelDraw {
             drawn: Vec::new(),
             window: None,
             log: Vec::new(),
+            palettes: Arc::new(PaletteCache::new()),
         }
+    }
+
+    /// The palettes kept across opens (how many resolved, how many were reused).
+    pub fn palette_cache(&self) -> &Arc<PaletteCache> {
+        &self.palettes
     }
 
     /// The streamer (its stats, resident regions and light).
@@ -226,7 +238,21 @@ impl VoxelDraw {
         self.streamer.new_map();
         self.drawn.clear();
         self.window = None;
+        // The workspace's platform pallets, found once a map (spec: the workspace pallet
+        // whose ID equals the container's platform).
+        let mut platforms: Vec<(String, Option<Arc<PlatformBlocks>>)> = Vec::new();
+        let mut keys = Vec::new();
         for (record, v) in now.iter().enumerate() {
+            let blocks = v.platform.as_deref().and_then(|pl| {
+                if let Some((_, b)) = platforms.iter().find(|(id, _)| id == pl) {
+                    return b.clone();
+                }
+                let b = PlatformBlocks::find(host.catalog(), pl).map(Arc::new);
+                platforms.push((pl.to_string(), b.clone()));
+                b
+            });
+            let key = PaletteCache::key(&v.container, &v.palette);
+            keys.push(key.clone());
             let platform = v.platform.as_deref();
             let default = platform
                 .and_then(platform_defaults)
@@ -277,6 +303,8 @@ impl VoxelDraw {
                             fluids: fluids.clone(),
                             light: light.clone(),
                             shared: Some(shared.clone()),
+                            platform: blocks.clone(),
+                            cache: Some((self.palettes.clone(), key.clone())),
                         },
                     },
                     light_field: choice.light_field,
@@ -292,6 +320,8 @@ impl VoxelDraw {
                 });
             }
         }
+        // A map swap keeps only the palettes the new map uses.
+        self.palettes.retain(&keys);
         self.volumes = now;
     }
 

@@ -2,6 +2,7 @@
 //! where its color sits in the palette atlas, and what it does to light.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use dh_content::voxel::blocks::{
     parse_color, resolve_entry, BlockLook, BlockTables, DrawAs, EntryKey, LookSource,
@@ -9,9 +10,19 @@ use dh_content::voxel::blocks::{
 };
 use dh_content::voxel::payload::{PaletteEntry, PropValue};
 
+use dh_content::schema::block::BlockDef;
+use dh_content::schema::material::AlphaMode;
+use glam::Vec3;
+
+use super::atlas::{TileAtlas, TileId, TileKey};
 use super::cell::{builtin_light_shape, light_props_for, prop_text};
-use super::cell::{CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH};
+use super::cell::{
+    CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_MODEL, FLAG_OPAQUE, FLAG_SEE_THROUGH,
+};
 use super::fluid::FluidTable;
+use super::mesh::cube_corner;
+use super::model::{bake, BakedModel};
+use super::platform::PlatformBlocks;
 
 /// Texels along the palette atlas's width.
 pub const ATLAS_WIDTH: usize = 256;
@@ -257,6 +268,296 @@ impl PaletteAtlas {
     }
 }
 
+/// One face of a modeled palette entry as the mesher copies it (block space, its UV0
+/// already in the volume's atlas).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshFace {
+    /// The corners, block space (0 to 1), counter-clockwise seen from outside.
+    pub corners: [Vec3; 4],
+    /// Each corner's atlas coordinate (UV0).
+    pub uv0: [[f32; 2]; 4],
+    /// The unit normal, block space.
+    pub normal: Vec3,
+    /// The unit direction the texture's u runs along, block space.
+    pub tangent: Vec3,
+    /// The direction index ([`super::FACE_DIRS`]) nearest the normal.
+    pub dir: u8,
+    /// The side it is culled against, a direction index; `None` always draws.
+    pub cull: Option<u8>,
+}
+
+/// One baked choice of a modeled entry.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MeshModel {
+    /// Its faces.
+    pub faces: Vec<MeshFace>,
+    /// The sides its opaque faces cover whole, one bit per direction index.
+    pub covers: u8,
+    /// For a whole cube, per direction, the atlas UV0 at each of the mesher's four
+    /// corners of that face (the cube path's order).
+    pub cube_uv: Option<[[[f32; 2]; 4]; 6]>,
+}
+
+/// One matching rule of a modeled entry: its weighted choices.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelPart {
+    /// Each choice's weight (≥ 1).
+    pub weights: Vec<u32>,
+    /// The choices, baked.
+    pub choices: Vec<MeshModel>,
+}
+
+/// A modeled palette entry: every rule that applies to its state (one, or every match of
+/// a multipart block).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EntryModel {
+    /// The parts, each drawn.
+    pub parts: Vec<ModelPart>,
+    /// Whether it is one part whose every choice is a whole cube: it stays on the cube
+    /// path with per-face UVs.
+    pub cube: bool,
+}
+
+/// The plains colours a biome tint reads until biome colormaps are drawn (spec: "A cell
+/// with no biome, and a container with no biome layer, reads as plains").
+pub const PLAINS_GRASS: [u8; 3] = [0x91, 0xbd, 0x59];
+/// Plains' foliage colour.
+pub const PLAINS_FOLIAGE: [u8; 3] = [0x77, 0xab, 0x2f];
+/// Plains' water colour.
+pub const PLAINS_WATER: [u8; 3] = [0x3f, 0x76, 0xe4];
+
+/// The colour a block's `tint` gives its tinted faces: a fixed `#rrggbb`, or plains'
+/// colour for a biome tint; `None` for `redstone` and `stem` (drawn untinted yet).
+pub fn tint_color(tint: &str) -> Option<[u8; 3]> {
+    match tint {
+        "grass" => Some(PLAINS_GRASS),
+        "foliage" => Some(PLAINS_FOLIAGE),
+        "water" => Some(PLAINS_WATER),
+        t if t.len() == 7 && t.starts_with('#') => {
+            let v = u32::from_str_radix(&t[1..], 16).ok()?;
+            Some([(v >> 16) as u8, (v >> 8) as u8, v as u8])
+        }
+        _ => None,
+    }
+}
+
+/// A baked choice and each of its faces' tile.
+type PreChoice = (Arc<BakedModel>, Vec<TileId>);
+
+/// An entry's models before the atlas is laid out: per part, its weights and choices.
+struct PreModel {
+    def: Arc<BlockDef>,
+    parts: Vec<(Vec<u32>, Vec<PreChoice>)>,
+}
+
+/// What the pre-pass found of a palette's pallet blocks.
+#[derive(Default)]
+struct PrePass {
+    entries: Vec<Option<PreModel>>,
+    tiles: TileAtlas,
+    notes: Vec<String>,
+}
+
+fn surface_of_alpha(a: Option<AlphaMode>) -> DrawAs {
+    match a {
+        Some(AlphaMode::Mask) => DrawAs::Cutout,
+        Some(AlphaMode::Blend) => DrawAs::Translucent,
+        _ => DrawAs::Opaque,
+    }
+}
+
+/// Bakes every palette entry the platform pallet defines a model for, requesting its
+/// faces' tiles.
+fn pre_pass(palette: &[PaletteEntry], blocks: &PlatformBlocks) -> PrePass {
+    let mut out = PrePass {
+        entries: Vec::with_capacity(palette.len()),
+        ..PrePass::default()
+    };
+    type BakeKey = (String, String, i32, i32, bool, bool);
+    let mut baked: HashMap<BakeKey, Option<Arc<BakedModel>>> = HashMap::new();
+    let mut biome_tint = false;
+    let mut other_tint: Vec<String> = Vec::new();
+    let mut unshaded = false;
+    let mut fluid_blocks: Vec<String> = Vec::new();
+    for (i, e) in palette.iter().enumerate() {
+        let skip = (i == 0 && e.is_empty_entry()) || e.ns != blocks.namespace();
+        let def = if skip { None } else { blocks.block(&e.id) };
+        if let Some(d) = def.as_ref().filter(|d| d.fluid.is_some()) {
+            if !fluid_blocks.contains(&d.id) {
+                fluid_blocks.push(d.id.clone());
+            }
+        }
+        let Some(def) = def.filter(|d| d.fluid.is_none()) else {
+            out.entries.push(None);
+            continue;
+        };
+        let prop = |k: &str| {
+            e.properties
+                .iter()
+                .find(|p| p.key == k)
+                .map(|p| prop_text(&p.value))
+        };
+        let opaque = surface_of_alpha(def.alpha_mode) == DrawAs::Opaque;
+        let tint = def.tint.as_deref().and_then(tint_color);
+        if let Some(t) = def.tint.as_deref() {
+            if matches!(t, "grass" | "foliage" | "water") {
+                biome_tint = true;
+            } else if tint.is_none() && !other_tint.iter().any(|o| o == t) {
+                other_tint.push(t.to_string());
+            }
+        }
+        let mut parts = Vec::new();
+        for rule in def.matching(&prop) {
+            let mut weights = Vec::new();
+            let mut choices = Vec::new();
+            for c in &rule.apply {
+                let key = (
+                    e.id.clone(),
+                    c.model.clone(),
+                    c.x.unwrap_or(0),
+                    c.y.unwrap_or(0),
+                    c.uvlock == Some(true),
+                    opaque,
+                );
+                let m = baked
+                    .entry(key)
+                    .or_insert_with(|| {
+                        let model = def.models.as_ref()?.get(&c.model)?;
+                        bake(model, c, opaque).ok().map(Arc::new)
+                    })
+                    .clone();
+                let Some(m) = m else { continue };
+                unshaded |= m.faces.iter().any(|f| !f.shade);
+                let tiles = m
+                    .faces
+                    .iter()
+                    .map(|f| {
+                        out.tiles.request(TileKey {
+                            texture: f.texture.clone(),
+                            tint: if f.tint { tint } else { None },
+                            glow: 0,
+                        })
+                    })
+                    .collect();
+                weights.push(c.weight.unwrap_or(1).max(1));
+                choices.push((m, tiles));
+            }
+            if !choices.is_empty() {
+                parts.push((weights, choices));
+            }
+        }
+        if parts.is_empty() {
+            out.entries.push(None);
+        } else {
+            out.entries.push(Some(PreModel { def, parts }));
+        }
+    }
+    if biome_tint {
+        out.notes.push(format!(
+            "platform pallet '{}': biome tints are drawn in plains' colours (grass #91bd59, foliage #77ab2f, water #3f76e4); the biome layer's colormaps are not read yet",
+            blocks.id()
+        ));
+    }
+    if !other_tint.is_empty() {
+        out.notes.push(format!(
+            "platform pallet '{}': the '{}' tint is not drawn yet; those faces are untinted",
+            blocks.id(),
+            other_tint.join("', '")
+        ));
+    }
+    if unshaded {
+        out.notes.push(format!(
+            "platform pallet '{}': an element's 'shade' (false) is not drawn yet; its faces are lit like the others",
+            blocks.id()
+        ));
+    }
+    if !fluid_blocks.is_empty() {
+        out.notes.push(format!(
+            "platform pallet '{}': the 'fluid' member of {} is not read yet; fluids are drawn from the built-in fluid table in the block table's colour, not from their still and flow textures",
+            blocks.id(),
+            fluid_blocks.join(", ")
+        ));
+    }
+    out.notes.push(format!(
+        "platform pallet '{}': block textures are drawn at their first frame and one level (animations, mip chains and glow levels are not drawn yet)",
+        blocks.id()
+    ));
+    out
+}
+
+/// The unit direction texture u runs along on a face of corners `p` and UVs `uv`.
+fn face_tangent(p: &[glam::DVec3; 4], uv: &[[f32; 2]; 4], normal: Vec3) -> Vec3 {
+    let e1 = (p[1] - p[0]).as_vec3();
+    let e2 = (p[3] - p[0]).as_vec3();
+    let (du1, dv1) = (uv[1][0] - uv[0][0], uv[1][1] - uv[0][1]);
+    let (du2, dv2) = (uv[3][0] - uv[0][0], uv[3][1] - uv[0][1]);
+    let det = du1 * dv2 - du2 * dv1;
+    let t = if det.abs() > 1e-12 {
+        (e1 * dv2 - e2 * dv1) / det
+    } else {
+        e2
+    };
+    let t = t - normal * normal.dot(t);
+    let t = t.normalize_or_zero();
+    if t == Vec3::ZERO {
+        normal.any_orthonormal_vector()
+    } else {
+        t
+    }
+}
+
+/// A baked choice with its faces' atlas UVs: `unresolved` is the checker's UV for a face
+/// whose tile has no texels.
+fn mesh_model(
+    m: &BakedModel,
+    tiles: &[TileId],
+    atlas: &TileAtlas,
+    unresolved: [f32; 2],
+) -> MeshModel {
+    let faces: Vec<MeshFace> = m
+        .faces
+        .iter()
+        .zip(tiles)
+        .map(|(f, &t)| {
+            let uv0 = match atlas.uv_rect(t) {
+                Some([u0, v0, u1, v1]) => {
+                    f.uvs.map(|[u, v]| [u0 + (u1 - u0) * u, v0 + (v1 - v0) * v])
+                }
+                None => [unresolved; 4],
+            };
+            let normal = f.normal.as_vec3();
+            MeshFace {
+                corners: f.corners.map(|c| c.as_vec3()),
+                uv0,
+                normal,
+                tangent: face_tangent(&f.corners, &f.uvs, normal),
+                dir: f.dir as u8,
+                cull: f.cull.map(|c| c as u8),
+            }
+        })
+        .collect();
+    let cube_uv = m.cube.then(|| {
+        let mut out = [[[0.0f32; 2]; 4]; 6];
+        for (d, o) in out.iter_mut().enumerate() {
+            for (k, uv) in o.iter_mut().enumerate() {
+                let want = cube_corner(d, k).as_vec3();
+                *uv = faces
+                    .iter()
+                    .filter(|f| usize::from(f.dir) == d)
+                    .flat_map(|f| f.corners.iter().zip(f.uv0))
+                    .find(|(c, _)| (**c - want).length() < 1e-4)
+                    .map_or(unresolved, |(_, uv)| uv);
+            }
+        }
+        out
+    });
+    MeshModel {
+        faces,
+        covers: m.covers,
+        cube_uv,
+    }
+}
+
 /// A volume's palette resolved once when it opens, for both leaf modes: entry `i` of
 /// [`VoxelLooks::cells`] is global palette index `i`; one more entry at the end is the
 /// unresolved look, which a kernel reads for any index past the palette.
@@ -266,6 +567,8 @@ pub struct VoxelLooks {
     fancy: Vec<CellLook>,
     fast_flags: Vec<u8>,
     fancy_flags: Vec<u8>,
+    fast_pass: Vec<u8>,
+    fancy_pass: Vec<u8>,
     atlas: PaletteAtlas,
     fluids: FluidTable,
     resolved: usize,
@@ -274,6 +577,12 @@ pub struct VoxelLooks {
     /// The `namespace:id` of each entry that wears the checker, in palette order, each
     /// once.
     unresolved_ids: Vec<String>,
+    /// The modeled entries' models; a cell's [`CellLook::model`] is 1 + an index here.
+    models: Vec<EntryModel>,
+    /// Atlas tiles laid out with texels.
+    tiles: usize,
+    /// What the load log says once about the platform pallet's blocks.
+    notes: Vec<String>,
 }
 
 /// How many unresolved ids [`VoxelLooks::resolve_line`] names before "and N more" (ours).
@@ -325,16 +634,73 @@ impl VoxelLooks {
         fluids: Option<&FluidTable>,
         light: Option<&dyn PalletLight>,
     ) -> VoxelLooks {
+        Self::resolve_all(palette, tables, platform, pallet, fluids, light, None)
+    }
+
+    /// Resolves every entry of `palette` through the platform pallet `blocks` (spec
+    /// `dh.voxel`, "How a block is drawn", "Models in the chunk mesh"): each entry its
+    /// block's `dh.block` defines models for is drawn from them (its rules applied to the
+    /// entry's properties: the first match, or every match for a multipart block; each
+    /// choice baked once, its faces' textures packed into the volume's atlas below the
+    /// palette colours), its surface from the block's `alphaMode`, its light from its
+    /// `lightEmission` by state (`light`, when given, is read instead) and its
+    /// `lightShape` from the sides its model covers; every other entry as
+    /// [`VoxelLooks::resolve_lit`] resolves it.
+    pub fn resolve_platform(
+        palette: &[PaletteEntry],
+        tables: &BlockTables,
+        platform: Option<&str>,
+        blocks: &PlatformBlocks,
+        fluids: Option<&FluidTable>,
+        light: Option<&dyn PalletLight>,
+    ) -> VoxelLooks {
+        let light = light.unwrap_or(blocks as &dyn PalletLight);
+        Self::resolve_all(
+            palette,
+            tables,
+            platform,
+            Some(blocks as &dyn PlatformPallet),
+            fluids,
+            Some(light),
+            Some(blocks),
+        )
+    }
+
+    fn resolve_all(
+        palette: &[PaletteEntry],
+        tables: &BlockTables,
+        platform: Option<&str>,
+        pallet: Option<&dyn PlatformPallet>,
+        fluids: Option<&FluidTable>,
+        light: Option<&dyn PalletLight>,
+        blocks: Option<&PlatformBlocks>,
+    ) -> VoxelLooks {
         let fluids = fluids.cloned().unwrap_or_default();
         let n = palette.len();
         let slots = n + 1 + fluids.fluids.len();
-        let width = ATLAS_WIDTH;
-        let height = slots.div_ceil(width).max(1);
+        // The pallet's models first: their tiles decide the atlas's size.
+        let mut pre = blocks.map(|b| pre_pass(palette, b)).unwrap_or_default();
+        let load = |p: &str| blocks.and_then(|b| b.texture(p));
+        let img = pre
+            .tiles
+            .build(&vec![[0, 0, 0, 0]; slots], ATLAS_WIDTH, &load);
+        let mut notes = std::mem::take(&mut pre.notes);
+        for e in pre.tiles.errors() {
+            notes.push(format!(
+                "platform pallet '{}': {e}; its faces wear the unresolved checker",
+                blocks.map_or("", |b| b.id())
+            ));
+        }
+        if let Some(b) = blocks {
+            notes.extend(b.take_errors());
+        }
         let mut atlas = PaletteAtlas {
-            width,
-            height,
-            texels: vec![[0, 0, 0, 0]; width * height],
+            width: img.width,
+            height: img.height,
+            texels: img.texels,
         };
+        let unresolved_uv = atlas.uv(n);
+        let mut models: Vec<EntryModel> = Vec::new();
         let mut kinds: HashMap<(String, String, Option<[u8; 4]>), u32> = HashMap::new();
         let mut fast = Vec::with_capacity(n + 1);
         let mut fancy = Vec::with_capacity(n + 1);
@@ -414,7 +780,36 @@ impl VoxelLooks {
                 unresolved: look.is_unresolved(),
                 ..CellLook::EMPTY
             };
-            let mut block_drawn = look.draw != DrawAs::Empty;
+            // A block the pallet models: drawn from its models, its surface its
+            // alphaMode's.
+            let mut draw = look.draw;
+            let mut model_only = false;
+            if let Some(pm) = pre.entries.get(i).and_then(Option::as_ref) {
+                let parts: Vec<ModelPart> = pm
+                    .parts
+                    .iter()
+                    .map(|(weights, choices)| ModelPart {
+                        weights: weights.clone(),
+                        choices: choices
+                            .iter()
+                            .map(|(m, tiles)| mesh_model(m, tiles, &pre.tiles, unresolved_uv))
+                            .collect(),
+                    })
+                    .collect();
+                let cube = parts.len() == 1 && parts[0].choices.iter().all(|c| c.cube_uv.is_some());
+                let covers = parts.iter().fold(0u8, |acc, p| {
+                    acc | p.choices.iter().fold(63u8, |a, c| a & c.covers)
+                });
+                draw = surface_of_alpha(pm.def.alpha_mode);
+                model_only = !cube;
+                base.covers = if cube { 0 } else { covers };
+                if pm.def.light_shape == Some(true) && stated.shape == 0 {
+                    base.light_shape = covers & 63;
+                }
+                models.push(EntryModel { parts, cube });
+                base.model = models.len() as u32;
+            }
+            let mut block_drawn = draw != DrawAs::Empty;
             // Fluids.
             if let Some((fi, level, draws_block)) = fluids.classify(e) {
                 if let Some(&(fs, fuv)) = fluid_looks.get(fi) {
@@ -460,13 +855,23 @@ impl VoxelLooks {
                         c.surface = Surface::Opaque;
                     }
                 }
+                // A model that is not a whole cube is drawn cell by cell, face by
+                // face: it hides nothing on the cube path.
+                if model_only && block_drawn {
+                    c.flags = FLAG_MODEL
+                        | if fluid != 0 {
+                            FLAG_SEE_THROUGH | fluid
+                        } else {
+                            0
+                        };
+                }
                 c
             };
-            fancy.push(cell(look.draw));
-            let fast_draw = if look.leaves && look.draw != DrawAs::Empty {
+            fancy.push(cell(draw));
+            let fast_draw = if look.leaves && draw != DrawAs::Empty {
                 DrawAs::Opaque
             } else {
-                look.draw
+                draw
             };
             let mut f = cell(fast_draw);
             if look.leaves {
@@ -493,17 +898,36 @@ impl VoxelLooks {
         fancy.push(unresolved);
         let fast_flags = fast.iter().map(|c| c.flags).collect();
         let fancy_flags = fancy.iter().map(|c| c.flags).collect();
+        let tiles = pre.tiles.built_count();
+        let pass = |cells: &[CellLook]| -> Vec<u8> {
+            cells
+                .iter()
+                .map(|c| {
+                    if c.flags & FLAG_MODEL != 0 {
+                        (c.flags | FLAG_FLUID) & !FLAG_MODEL
+                    } else {
+                        c.flags
+                    }
+                })
+                .collect()
+        };
+        let (fast_pass, fancy_pass) = (pass(&fast), pass(&fancy));
         VoxelLooks {
             fast,
             fancy,
             fast_flags,
             fancy_flags,
+            fast_pass,
+            fancy_pass,
             atlas,
             fluids,
             resolved,
             from_pallet,
             from_table,
             unresolved_ids,
+            models,
+            tiles,
+            notes,
         }
     }
 
@@ -537,10 +961,54 @@ impl VoxelLooks {
             };
             format!(" ({}{more})", named.join(", "))
         };
+        let tiles = if self.tiles > 0 || !self.models.is_empty() {
+            format!(" ({} atlas tiles)", self.tiles)
+        } else {
+            String::new()
+        };
         format!(
-            "voxel volume '{name}': {n} palette entries resolved in {ms:.1} ms: {} drawn by the platform pallet, {} from a block table, {checker}{ids}",
+            "voxel volume '{name}': {n} palette entries resolved in {ms:.1} ms: {} drawn by the platform pallet{tiles}, {} from a block table, {checker}{ids}",
             self.from_pallet, self.from_table
         )
+    }
+
+    /// [`VoxelLooks::resolve_line`] with where the platform pallet was found: `pallet`'s
+    /// id, how many mounted pallets were looked at to find it and in how many
+    /// milliseconds (spec: "how many pallets it opened, and in how long, to find the
+    /// platform's").
+    pub fn resolve_line_found(&self, name: &str, ms: f64, pallet: (&str, usize, f64)) -> String {
+        let (id, searched, found_ms) = pallet;
+        let s = if searched == 1 { "" } else { "s" };
+        format!(
+            "{}; platform pallet '{id}' found among {searched} pallet{s} opened in {found_ms:.1} ms",
+            self.resolve_line(name, ms)
+        )
+    }
+
+    /// The modeled entries' models (a cell's [`CellLook::model`] is 1 + an index).
+    pub fn models(&self) -> &[EntryModel] {
+        &self.models
+    }
+
+    /// Atlas tiles the modeled faces took (laid out with texels).
+    pub fn tile_count(&self) -> usize {
+        self.tiles
+    }
+
+    /// What the load log says once about what the pallet's blocks draw and do not yet.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The flags the face pass reads per cell: [`VoxelLooks::flags`] with
+    /// [`FLAG_FLUID`] also set on a modeled cell that is not a whole cube, which the pass
+    /// lists cell by cell with the fluids.
+    pub fn pass_flags(&self, opaque_leaves: bool) -> &[u8] {
+        if opaque_leaves {
+            &self.fast_pass
+        } else {
+            &self.fancy_pass
+        }
     }
 
     /// How many palette entries the platform pallet draws (a `dh.block` of its own).

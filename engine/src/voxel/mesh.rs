@@ -28,9 +28,10 @@ use dh_content::mesh::{
 use dh_jobs::Scheduler;
 use glam::{DMat3, DVec3, IVec3, Vec3};
 
-use super::cell::{CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE};
+use super::cell::{CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_MODEL, FLAG_OPAQUE};
 use super::fluid::{corner_heights, fluid_face_shows, is_source_or_falling};
-use super::looks::VoxelLooks;
+use super::looks::{EntryModel, VoxelLooks};
+use super::model::{cell_hash, pick};
 use super::place::Placement;
 use super::{ChunkSource, ChunkView};
 
@@ -59,6 +60,16 @@ const TANGENTS: [IVec3; 6] = [
 ];
 
 const CORNER_SIGNS: [(i32, i32); 4] = [(-1, -1), (1, -1), (1, 1), (-1, 1)];
+
+/// Corner `k` (0 to 3) of a cube face of direction `d` (an index of [`FACE_DIRS`]) as
+/// the cube path writes it: its offset from the cell's minimum, each axis 0 or 1.
+pub fn cube_corner(d: usize, k: usize) -> IVec3 {
+    let n = FACE_DIRS[d % 6];
+    let t = TANGENTS[d % 6];
+    let b = n.cross(t);
+    let (su, sv) = CORNER_SIGNS[k % 4];
+    (n + t * su + b * sv + 1) / 2
+}
 
 /// How regions are meshed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -302,6 +313,12 @@ impl MeshScratch {
 pub struct MeshContext<'a> {
     looks: &'a [CellLook],
     flags: &'a [u8],
+    models: &'a [EntryModel],
+    /// Whether any entry is modeled (only then does a cube face look at whether its
+    /// neighbour's model covers the side).
+    has_models: bool,
+    /// Block-space normals to the grid's meters (the linear part's inverse transpose).
+    normal_mat: glam::Mat3,
     /// The grid's axes in meters (the linear part's columns).
     axis: [Vec3; 3],
     translation: DVec3,
@@ -357,9 +374,13 @@ impl<'a> MeshContext<'a> {
             basis[d] = pack_basis(nf.to_array(), tf.extend(w).to_array());
             basis_back[d] = pack_basis((-nf).to_array(), tf.extend(-w).to_array());
         }
+        let normal_mat = lin.inverse().transpose().as_mat3();
         MeshContext {
             looks: looks.cells(options.opaque_leaves),
-            flags: looks.flags(options.opaque_leaves),
+            flags: looks.pass_flags(options.opaque_leaves),
+            models: looks.models(),
+            has_models: !looks.models().is_empty(),
+            normal_mat,
             axis,
             translation: placement.translation(),
             lin,
@@ -812,10 +833,19 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
             let uv = ctx.corner_uv[d];
             let bs = ctx.basis[d];
             let row_ids = &ids[p * r..p * r + p];
+            let off = face_offset(d, p);
             while vis != 0 {
                 let x = vis.trailing_zeros();
                 vis &= vis - 1;
                 let look = ctx.look(row_ids[x as usize]);
+                if ctx.has_models {
+                    // A neighbour whose model covers the facing side whole hides it.
+                    let ni = (x as isize + (p * r) as isize + off) as usize;
+                    let nl = ctx.look(ids.get(ni).copied().unwrap_or(0));
+                    if nl.flags & FLAG_MODEL != 0 && nl.covers & (1 << (d ^ 1)) != 0 {
+                        continue;
+                    }
+                }
                 let [tp, tm, bp, bm, dmm, dpm, dpp, dmp] = w.map(|m| ((m >> x) & 1) as u8);
                 // Two hiding edges count 3, else the hiding cells are counted (with both
                 // edges the sum is 2 + the diagonal, so the diagonal is taken as 1).
@@ -840,8 +870,17 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
                     (cell + cm[3]).to_array(),
                 ]);
                 mesh.basis.extend_from_slice(&[bs, bs, bs, bs]);
-                let [u0, u1] = look.uv0;
+                // A whole-cube model reads its face's UVs, its choice picked by the cell.
+                let face_uv = (look.model != 0)
+                    .then(|| ctx.models.get(look.model as usize - 1))
+                    .flatten()
+                    .and_then(|m| {
+                        let part = m.parts.first()?;
+                        let k = pick(&part.weights, cell_hash([gx, gy, gz].map(i64::from)));
+                        part.choices.get(k)?.cube_uv.map(|c| c[d])
+                    });
                 let a = |k: usize| {
+                    let [u0, u1] = face_uv.map_or(look.uv0, |f| f[k]);
                     [
                         u0,
                         u1,
@@ -875,9 +914,92 @@ pub fn mesh_chunk_into<S: ChunkSource + ?Sized>(
             i64::from(origin[1] + y - 1),
             i64::from(origin[2] + z - 1),
         ];
-        fluid_cell(ctx, &nb, gcell, out);
+        let c = nb(0, 0, 0);
+        if c.fluid != 0 {
+            fluid_cell(ctx, &nb, gcell, out);
+        }
+        if c.flags & FLAG_MODEL != 0 {
+            model_cell(ctx, &nb, gcell, out);
+        }
     }
     out.quad_count() > before
+}
+
+/// The offset in a padded chunk's cells (X fastest, edge + 2 = `p` a side) of the
+/// neighbour across direction `d`.
+fn face_offset(d: usize, p: usize) -> isize {
+    let n = FACE_DIRS[d];
+    n.x as isize + p as isize * (n.y as isize + p as isize * n.z as isize)
+}
+
+/// Whether model face culled against side `c` of cell `cell` is hidden by neighbour
+/// `nb` on that side: an opaque (or unresolved) cube hides it, so does a model covering
+/// the facing side whole with opaque faces, and a see-through block of its own kind
+/// (unless the kind keeps its inner faces).
+fn model_face_hidden(nb: &CellLook, cell: &CellLook, c: usize) -> bool {
+    if nb.flags & FLAG_OPAQUE != 0 {
+        return true;
+    }
+    if nb.flags & FLAG_MODEL != 0 && nb.covers & (1 << (c ^ 1)) != 0 {
+        return true;
+    }
+    cell.surface != Surface::Opaque
+        && !cell.inner
+        && nb.kind == cell.kind
+        && nb.flags & (FLAG_DRAW | FLAG_MODEL) != 0
+}
+
+/// Writes the faces of one modeled cell: every part's choice (picked by the cell's
+/// position), each face that its cull side does not hide, four vertices and six indices
+/// into the cell's surface. Model faces take no corner occlusion (UV2 is zero): the
+/// light field's smooth corner rule lights them where the shader reads it.
+fn model_cell<'a>(
+    ctx: &MeshContext<'_>,
+    nb: &impl Fn(i32, i32, i32) -> &'a CellLook,
+    gcell: [i64; 3],
+    out: &mut RegionMesh,
+) {
+    let c = *nb(0, 0, 0);
+    let Some(m) = (c.model as usize)
+        .checked_sub(1)
+        .and_then(|i| ctx.models.get(i))
+    else {
+        return;
+    };
+    let hash = cell_hash(gcell);
+    let g = DVec3::from_array(gcell.map(|v| v as f64));
+    let mesh = &mut out.surfaces[c.surface as usize];
+    let w = if ctx.mirrored { -1.0 } else { 1.0 };
+    for part in &m.parts {
+        let Some(choice) = part.choices.get(pick(&part.weights, hash)) else {
+            continue;
+        };
+        for f in &choice.faces {
+            if let Some(side) = f.cull {
+                let n = FACE_DIRS[usize::from(side) % 6];
+                if model_face_hidden(nb(n.x, n.y, n.z), &c, usize::from(side)) {
+                    continue;
+                }
+            }
+            let d = usize::from(f.dir) % 6;
+            let t = TANGENTS[d];
+            let b = ctx.bitangent[d];
+            let nw = (ctx.normal_mat * f.normal).normalize_or_zero();
+            let tw = (ctx.lin.as_mat3() * f.tangent).normalize_or_zero();
+            let basis = pack_basis(nw.to_array(), tw.extend(w).to_array());
+            let v0 = mesh.positions.len() as u32;
+            for k in 0..4 {
+                let p = g + f.corners[k].as_dvec3();
+                mesh.positions.push(ctx.point(p).to_array());
+                mesh.basis.push(basis);
+                let (cu, cv) = (p.dot(t.as_dvec3()) as f32, p.dot(b.as_dvec3()) as f32);
+                let [u0, u1] = f.uv0[k];
+                mesh.attributes.push([u0, u1, cu, cv, 0.0, 0.0, 0.0, 0.0]);
+            }
+            mesh.indices
+                .extend_from_slice(&quad_indices(v0, [0; 4], ctx.mirrored));
+        }
+    }
 }
 
 /// Whether see-through neighbor `nb` hides the face of see-through drawn cell `cell`: a

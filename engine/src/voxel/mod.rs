@@ -32,6 +32,7 @@
 //!   are lit column by column, and each resident region is one GPU mesh asset
 //!   ([`gpu_mesh`]) the host draws through [`VoxelStreamer::fill_frame`].
 
+pub mod atlas;
 mod cell;
 pub mod collision;
 pub mod draw;
@@ -40,14 +41,16 @@ pub mod gpu_mesh;
 mod light;
 mod looks;
 mod mesh;
+pub mod model;
 mod place;
+pub mod platform;
 pub mod stream;
 pub mod volume;
 pub mod water;
 
 pub use cell::{
-    light_props_for, CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_OPAQUE, FLAG_SEE_THROUGH,
-    LIGHT_OPAQUE,
+    light_props_for, CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_MODEL, FLAG_OPAQUE,
+    FLAG_SEE_THROUGH, LIGHT_OPAQUE,
 };
 pub use fluid::{fluid_height, FluidDef, FluidRow, FluidTable, FLUID_FULL, MINECRAFT_FLUIDS};
 pub use light::{
@@ -56,14 +59,16 @@ pub use light::{
     SHAPE_DOWN, SHAPE_UP,
 };
 pub use looks::{
-    light_rgb, BlockLight, BlockLightRow, BlockLightTable, PaletteAtlas, PalletLight, VoxelLooks,
-    ATLAS_WIDTH, UNRESOLVED_COLOR,
+    light_rgb, tint_color, BlockLight, BlockLightRow, BlockLightTable, EntryModel, MeshFace,
+    MeshModel, ModelPart, PaletteAtlas, PalletLight, VoxelLooks, ATLAS_WIDTH, PLAINS_FOLIAGE,
+    PLAINS_GRASS, PLAINS_WATER, UNRESOLVED_COLOR,
 };
 pub use mesh::{
     find_faces, mesh_chunk_into, mesh_region, mesh_regions, MeshContext, MeshOptions, MeshScratch,
     MeshStats, RegionMesh, SurfaceMesh, FACE_DIRS, VERTEX_BYTES,
 };
 pub use place::Placement;
+pub use platform::{PaletteCache, PlatformBlocks};
 pub use stream::{
     CameraView, LookInputs, OwnedPayload, PalletPayload, PayloadBytes, SharedLooks, StreamConfig,
     StreamStats, StreamVolume, VolumeId as StreamVolumeId, VolumeSource, VoxelStreamer,

@@ -177,6 +177,12 @@ pub struct LookInputs {
     /// different grids reuses it): the first grid to open resolves them and logs the one
     /// line; `None` resolves for this grid alone.
     pub shared: Option<Arc<SharedLooks>>,
+    /// The platform pallet's blocks, read for the models they define (over `pallet` and
+    /// `light`, which then go unread): entries it models are drawn from their models.
+    pub platform: Option<Arc<super::PlatformBlocks>>,
+    /// Palettes kept across opens and map loads, with this volume's key in it
+    /// ([`super::PaletteCache::key`]); `None` resolves at every open.
+    pub cache: Option<(Arc<super::PaletteCache>, String)>,
 }
 
 /// A container's looks, resolved by whichever of its grids opens first.
@@ -205,6 +211,8 @@ impl std::fmt::Debug for LookInputs {
             .field("fluids", &self.fluids)
             .field("light", &self.light.is_some())
             .field("shared", &self.shared)
+            .field("platform", &self.platform)
+            .field("cache", &self.cache.as_ref().map(|c| &c.1))
             .finish()
     }
 }
@@ -573,18 +581,72 @@ fn open_volume(
                     }
                 };
                 let platform = (!header.platform.is_empty()).then_some(header.platform.as_str());
-                let t = std::time::Instant::now();
-                let looks = VoxelLooks::resolve_lit(
-                    r.palette(),
-                    tables,
-                    platform,
-                    inputs.pallet.as_deref().map(|p| p as &dyn PlatformPallet),
-                    inputs.fluids.as_ref(),
-                    inputs.light.as_deref().map(|l| l as &dyn PalletLight),
-                );
                 let volume = inputs.shared.as_ref().map_or(name.as_str(), |s| &s.volume);
-                let line = looks.resolve_line(volume, t.elapsed().as_secs_f64() * 1e3);
-                Ok((Arc::new(looks), line))
+                // The platform pallet as it is now: read again when it was rebuilt.
+                let mut reopened = None;
+                let blocks = match &inputs.platform {
+                    Some(p) if p.current_stamps() != *p.stamps() => match p.reopen() {
+                        Ok(again) => {
+                            reopened = Some(Arc::new(again));
+                            reopened.clone()
+                        }
+                        Err(e) => {
+                            return Err(format!(
+                                "voxel volume '{volume}': the platform pallet changed and does not read again: {e}"
+                            ))
+                        }
+                    },
+                    other => other.clone(),
+                };
+                let stamps = blocks
+                    .as_ref()
+                    .map(|b| b.stamps().clone())
+                    .unwrap_or_default();
+                if let Some((cache, key)) = &inputs.cache {
+                    if let Some(kept) = cache.get(key, &stamps) {
+                        let line = format!(
+                            "voxel volume '{volume}': its {} palette entries reused as resolved before (the platform pallet's files are unchanged)",
+                            kept.len()
+                        );
+                        return Ok((kept, line));
+                    }
+                }
+                let t = std::time::Instant::now();
+                let looks = match &blocks {
+                    Some(b) => VoxelLooks::resolve_platform(
+                        r.palette(),
+                        tables,
+                        platform,
+                        b,
+                        inputs.fluids.as_ref(),
+                        None,
+                    ),
+                    None => VoxelLooks::resolve_lit(
+                        r.palette(),
+                        tables,
+                        platform,
+                        inputs.pallet.as_deref().map(|p| p as &dyn PlatformPallet),
+                        inputs.fluids.as_ref(),
+                        inputs.light.as_deref().map(|l| l as &dyn PalletLight),
+                    ),
+                };
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                let mut line = match &blocks {
+                    Some(b) => {
+                        looks.resolve_line_found(volume, ms, (b.id(), b.searched, b.search_ms))
+                    }
+                    None => looks.resolve_line(volume, ms),
+                };
+                for n in looks.notes() {
+                    line.push('\n');
+                    line.push_str(n);
+                }
+                let looks = Arc::new(looks);
+                if let Some((cache, key)) = &inputs.cache {
+                    cache.put(key, stamps, looks.clone());
+                }
+                drop(reopened);
+                Ok((looks, line))
             };
             let looks = match (looks, &inputs.shared) {
                 (Some(l), _) => l,
@@ -595,14 +657,14 @@ fn open_volume(
                         let (mine, line) = resolve()?;
                         let kept = shared.looks.get_or_init(|| mine.clone()).clone();
                         if Arc::ptr_eq(&kept, &mine) {
-                            notes.push(line);
+                            notes.extend(line.split('\n').map(str::to_string));
                         }
                         kept
                     }
                 },
                 (None, None) => {
                     let (looks, line) = resolve()?;
-                    notes.push(line);
+                    notes.extend(line.split('\n').map(str::to_string));
                     looks
                 }
             };
