@@ -26,7 +26,9 @@ struct Params {
     // The streams written in the instance buffer.
     dst_position: u32,
     dst_basis: u32,
-    _pad: u32,
+    // Where this frame's section of the pose buffer starts (one section per frame in
+    // flight, so a frame never rewrites a pose an earlier frame may still read).
+    pose_base: u32,
 }
 
 var<immediate> params: Params;
@@ -65,7 +67,7 @@ fn quantize(v: f32, max_value: f32) -> u32 {
 }
 
 fn palette(j: u32) -> mat4x4<f32> {
-    let b = j * 16u;
+    let b = params.pose_base + j * 16u;
     return mat4x4<f32>(
         vec4<f32>(pose[b], pose[b + 1u], pose[b + 2u], pose[b + 3u]),
         vec4<f32>(pose[b + 4u], pose[b + 5u], pose[b + 6u], pose[b + 7u]),
@@ -96,7 +98,7 @@ fn cs_main(@builtin(global_invocation_id) id: vec3<u32>) {
     let handed = (t_word >> 16u) & 1u;
 
     for (var k = 0u; k < params.targets; k = k + 1u) {
-        let w = pose[params.weights + k];
+        let w = pose[params.pose_base + params.weights + k];
         if w != 0.0 {
             let at = params.morph + (k * params.vertex_count + v) * 6u;
             p = p + rig_vec3(at) * w;

@@ -232,3 +232,269 @@ fn cesium_man_skins_on_the_gpu_as_the_cpu_reference_does() {
     drop(skinner);
     testing::finish(gpu);
 }
+
+// ---------------------------------------------------------------------------------------
+// Goldens: skinned models drawn by the renderer (every pass reads the skinned streams).
+
+use dh_content::gltf::{Pose, Trs};
+use dh_gpu::render::compare::{compare, decode_png};
+use dh_gpu::render::frame::{
+    BoxInstance, Lighting, Material, MeshAsset, MeshInstance, Post, Projection, RenderFrame,
+    Shading, SubMesh, Surface, View,
+};
+use dh_gpu::render::skin::{SkinRigAsset, SkinnedMesh};
+use dh_gpu::render::tonemap::{Hable, Tonemap};
+use dh_gpu::render::Renderer;
+use dh_gpu::RgbaImage;
+use glam::{Mat3, Quat};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Mean error allowed against a golden (as render_meshes.rs).
+const MEAN: f64 = 0.02;
+/// 99th-percentile error allowed.
+const P99: f64 = 0.12;
+
+fn check_golden(name: &str, image: &RgbaImage) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.png"));
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            let golden = decode_png(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let diff = compare(image, &golden).unwrap_or_else(|| panic!("{name}: sizes differ"));
+            assert!(
+                diff.within(MEAN, P99),
+                "{name}: differs from {}: {diff:?}",
+                path.display()
+            );
+        }
+        Err(_) => {
+            image.write_png(&path).unwrap_or_else(|e| panic!("{e}"));
+            eprintln!("{name}: no golden; wrote {}", path.display());
+        }
+    }
+}
+
+/// The frame drawing `model` at `locals` (morph weights by node in `morph`): one mesh
+/// instance per primitive of each drawn node, skinned through the renderer, on a floor
+/// under its posed bounds; and a camera looking at those bounds from direction `from`.
+fn model_frame(
+    model: &Model,
+    locals: &[Trs],
+    morph: &HashMap<usize, Vec<f32>>,
+    from: Vec3,
+) -> (RenderFrame, View) {
+    let sk = Skeleton::new(model);
+    let world = sk.world(locals);
+    let mut frame = RenderFrame {
+        materials: vec![
+            Material {
+                shading: Shading::Lit,
+                base_color: Vec3::new(0.8, 0.55, 0.3),
+                ..Material::flat_white()
+            },
+            Material {
+                shading: Shading::Lit,
+                base_color: Vec3::new(0.45, 0.5, 0.55),
+                ..Material::flat_white()
+            },
+        ],
+        lighting: Lighting::default(),
+        post: Post {
+            exposure: 1.0,
+            tonemap: Tonemap::ReinhardWhite,
+            hable: Hable::PUBLISHED,
+            bloom: None,
+        },
+        ..RenderFrame::default()
+    };
+    let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+    for (n, node) in model.nodes.iter().enumerate() {
+        let Some(m) = node.mesh else { continue };
+        let mesh = &model.meshes[m];
+        let palette = node
+            .skin
+            .map(|s| sk.palette(model, s, n, &world))
+            .unwrap_or_default();
+        let weights = morph
+            .get(&n)
+            .cloned()
+            .unwrap_or_else(|| mesh.weights.clone());
+        for (k, prim) in mesh.primitives.iter().enumerate() {
+            if prim.indices.is_empty() {
+                continue;
+            }
+            let packed = pack_streams(&prim.vertices, None, None).unwrap();
+            let key = (n as u64) << 16 | k as u64;
+            let skinned = skin_reference(prim, &palette, &weights);
+            for v in &skinned {
+                let p = world[n].transform_point3(Vec3::from_array(v.0));
+                lo = lo.min(p);
+                hi = hi.max(p);
+            }
+            let mut blo = Vec3::INFINITY;
+            let mut bhi = Vec3::NEG_INFINITY;
+            for v in &prim.vertices {
+                blo = blo.min(Vec3::from_array(v.position));
+                bhi = bhi.max(Vec3::from_array(v.position));
+            }
+            let asset = Arc::new(MeshAsset {
+                key,
+                packed,
+                indices: prim.indices.clone(),
+                submeshes: vec![SubMesh {
+                    first_index: 0,
+                    index_count: prim.indices.len() as u32,
+                    slot: 0,
+                    surface: Surface::Opaque,
+                }],
+                bounds: (blo, bhi),
+            });
+            let instance = frame.meshes.len();
+            frame.meshes.push(MeshInstance {
+                mesh: asset,
+                world: world[n],
+                materials: vec![0],
+                casts_shadows: true,
+            });
+            if node.skin.is_some() || !prim.targets.is_empty() {
+                let stream = node
+                    .skin
+                    .and(prim.skin.as_ref())
+                    .and_then(|s| skinning_stream(&[s]));
+                let rig =
+                    SkinRigAsset::new(key, prim.vertices.len(), stream.as_deref(), &prim.targets)
+                        .unwrap();
+                frame.skinned.push(SkinnedMesh {
+                    instance,
+                    id: key,
+                    rig: Arc::new(rig),
+                    palette: palette.clone(),
+                    weights: weights.clone(),
+                });
+            }
+        }
+    }
+    let size = (hi - lo).max_element();
+    frame.static_boxes.push(BoxInstance {
+        position: Vec3::new((lo.x + hi.x) * 0.5, lo.y - size * 0.05, (lo.z + hi.z) * 0.5),
+        rotation: Quat::IDENTITY,
+        size: Vec3::new(size * 3.0, size * 0.1, size * 3.0),
+        material: 1,
+    });
+    let center = (lo + hi) * 0.5;
+    let back = from.normalize();
+    let position = center + back * size * 1.6;
+    let right = Vec3::Y.cross(back).normalize();
+    let up = back.cross(right);
+    let view = View {
+        position,
+        rotation: Quat::from_mat3(&Mat3::from_cols(right, up, back)),
+        projection: Projection::Perspective { fov_y: 45.0 },
+        near: size * 0.01,
+        far: None,
+    };
+    (frame, view)
+}
+
+fn object(name: &str) -> Option<Model> {
+    let bytes = fixture(name)?;
+    let opts = ImportOptions {
+        purpose: Purpose::Object,
+        ..ImportOptions::default()
+    };
+    Some(import_glb_with(&bytes, name, &opts).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// Renders `frame` twice (the second frame re-skins from the pose sections), checking the
+/// skinned draws are drawn.
+fn render(r: &mut Renderer, frame: &RenderFrame, view: &View) -> RgbaImage {
+    let _ = r
+        .render(frame, view, 160, 120)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = r
+        .render(frame, view, 160, 120)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.mesh_draws, frame.meshes.len());
+    out.image
+}
+
+/// The fraction of pixels that differ between two pictures by more than a few levels.
+fn changed(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    let n = (a.width * a.height) as usize;
+    let d = (0..a.height)
+        .flat_map(|y| (0..a.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let (p, q) = (a.pixel(x, y).unwrap(), b.pixel(x, y).unwrap());
+            (0..3).any(|k| p[k].abs_diff(q[k]) > 8)
+        })
+        .count();
+    d as f64 / n as f64
+}
+
+#[test]
+fn skinned_models_match_their_goldens() {
+    let (Some(man), Some(fox), Some(rig)) = (
+        object("CesiumMan.glb"),
+        object("Fox.glb"),
+        object("RiggedSimple.glb"),
+    ) else {
+        return;
+    };
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let none = HashMap::new();
+        // CesiumMan at rest, seen from the front-right.
+        let side = Vec3::new(0.6, 0.35, 1.0);
+        let sk = Skeleton::new(&man);
+        let rest = sk.rest();
+        let (frame, view) = model_frame(&man, &rest, &none, side);
+        let bind = render(&mut r, &frame, &view);
+        check_golden("skin-cesium-man-bind", &bind);
+        // Its walk at 0.5 s, framed by the same camera.
+        let mut walk = sk.rest();
+        let mut w = HashMap::new();
+        sample_clip(&man.animations[0], 0.5, &mut walk, &mut w);
+        let (mut posed, _) = model_frame(&man, &walk, &none, side);
+        posed.static_boxes = frame.static_boxes.clone();
+        let walking = render(&mut r, &posed, &view);
+        assert!(
+            changed(&bind, &walking) > 0.005,
+            "the walk moves the body in the picture"
+        );
+        check_golden("skin-cesium-man-walk", &walking);
+
+        // The fox, by its Walk clip at 0.5 s, from its left side.
+        let fsk = Skeleton::new(&fox);
+        let clip = fox.animations.iter().find(|a| a.name == "Walk").unwrap();
+        let mut l = fsk.rest();
+        sample_clip(clip, 0.5, &mut l, &mut w);
+        let (frame, view) = model_frame(&fox, &l, &none, Vec3::new(1.0, 0.3, 0.2));
+        check_golden("skin-fox-walk", &render(&mut r, &frame, &view));
+
+        // RiggedSimple with its upper bone bent 60° about X, against it straight.
+        let rsk = Skeleton::new(&rig);
+        let straight_l = rsk.rest();
+        let mut bent_l = rsk.rest();
+        let pose = Pose {
+            rotations: [(
+                "Bone.001".to_string(),
+                Quat::from_rotation_x(60f32.to_radians()),
+            )]
+            .into(),
+        };
+        assert!(rsk.apply_pose(&pose, &mut bent_l).is_empty());
+        let from = Vec3::new(0.1, 0.2, 1.0);
+        let (frame, view) = model_frame(&rig, &straight_l, &none, from);
+        let straight = render(&mut r, &frame, &view);
+        let (mut bent_frame, _) = model_frame(&rig, &bent_l, &none, from);
+        bent_frame.static_boxes = frame.static_boxes.clone();
+        let bent = render(&mut r, &bent_frame, &view);
+        assert!(changed(&straight, &bent) > 0.005, "the bend shows");
+        check_golden("skin-rigged-simple-bent", &bent);
+        r.finish().unwrap_or_else(|e| panic!("{e}"));
+    }
+    testing::finish(gpu);
+}

@@ -42,7 +42,7 @@ struct Params {
     weights: u32,
     dst_position: u32,
     dst_basis: u32,
-    _pad: u32,
+    pose_base: u32,
 }
 
 /// The skinning pipeline.
@@ -86,7 +86,12 @@ pub struct SkinInstance {
     params: Params,
     mesh: vk::Buffer,
     mesh_size: u64,
+    /// Floats in one section of the pose buffer.
+    section: u32,
 }
+
+/// Sections of an instance's pose buffer: one per frame in flight.
+pub const POSE_SECTIONS: usize = crate::MAX_FRAMES_IN_FLIGHT;
 
 impl std::fmt::Debug for SkinInstance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -273,10 +278,10 @@ impl Skinner {
         let weights_at = joints
             .checked_mul(16)
             .ok_or_else(|| invalid("skin instance", "too many joints"))?;
-        let pose_floats = weights_at + rig.targets as usize;
+        let section = (weights_at + rig.targets as usize).max(4).div_ceil(4) * 4;
         let pose = self.gpu.create_buffer(&BufferDesc {
             name: "skin pose",
-            size: (pose_floats.max(4) * 4) as u64,
+            size: (section * POSE_SECTIONS * 4) as u64,
             usage: vk::BufferUsageFlags::STORAGE_BUFFER,
             location: MemoryLocation::CpuToGpu,
         })?;
@@ -294,7 +299,7 @@ impl Skinner {
                 .map_err(|_| invalid("skin instance", "too many joints"))?,
             dst_position: words(packed.position_offset, "position stream")?,
             dst_basis: words(packed.basis_offset, "basis stream")?,
-            _pad: 0,
+            pose_base: 0,
         };
         let device = self.gpu.device();
         let sizes = [vk::DescriptorPoolSize {
@@ -362,6 +367,8 @@ impl Skinner {
             params,
             mesh: mesh.raw(),
             mesh_size: size,
+            section: u32::try_from(section)
+                .map_err(|_| invalid("skin instance", "too many joints"))?,
         };
         inst.set_pose(
             &vec![Mat4::IDENTITY; joints],
@@ -460,12 +467,23 @@ impl SkinInstance {
     /// identity / zero, extra ones are ignored. The caller writes only once the frame that
     /// last read it has completed (the renderer's frame ring).
     pub fn set_pose(&mut self, palette: &[Mat4], weights: &[f32]) {
+        self.set_pose_in(0, palette, weights);
+    }
+
+    /// [`SkinInstance::set_pose`] into section `section` of the pose buffer (a frame slot:
+    /// the slot's previous frame has completed, so nothing in flight reads it), which the
+    /// next [`Skinner::record`] reads.
+    pub fn set_pose_in(&mut self, section: usize, palette: &[Mat4], weights: &[f32]) {
         let joints = self.params.joints as usize;
         let targets = self.params.targets as usize;
+        let section = section % POSE_SECTIONS;
+        let base = section * self.section as usize;
+        self.params.pose_base = base as u32;
         let Some(map) = self.pose.mapped_slice_mut() else {
             return;
         };
-        let floats: &mut [f32] = bytemuck::cast_slice_mut(&mut map[..(joints * 16 + targets) * 4]);
+        let floats: &mut [f32] =
+            bytemuck::cast_slice_mut(&mut map[base * 4..(base + joints * 16 + targets) * 4]);
         for j in 0..joints {
             let m = palette.get(j).copied().unwrap_or(Mat4::IDENTITY);
             floats[j * 16..j * 16 + 16].copy_from_slice(&m.to_cols_array());
@@ -484,5 +502,214 @@ impl SkinInstance {
     /// Vertices a dispatch skins.
     pub fn vertex_count(&self) -> u32 {
         self.params.vertex_count
+    }
+}
+
+/// A skinned mesh's rig as a frame hands it to the renderer: the bytes of [`rig_bytes`],
+/// shared by every instance of the mesh and uploaded once per [`SkinRigAsset::key`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinRigAsset {
+    /// Identity for the renderer's cache: two rigs with one key hold the same bytes.
+    pub key: u64,
+    /// The mesh's vertices.
+    pub vertex_count: u32,
+    /// [`rig_bytes`]' bytes.
+    pub bytes: Vec<u8>,
+    /// The skinning stream's byte offset, `None` for a mesh only morphed.
+    pub skinning: Option<usize>,
+    /// The morph deltas' byte offset.
+    pub morph: usize,
+    /// Morph targets.
+    pub targets: usize,
+}
+
+impl SkinRigAsset {
+    /// The rig of a mesh of `vertex_count` vertices: its skinning stream (see
+    /// [`skinning_stream`]) and morph targets.
+    pub fn new(
+        key: u64,
+        vertex_count: usize,
+        skinning: Option<&[u8]>,
+        targets: &[MorphTarget],
+    ) -> std::result::Result<SkinRigAsset, String> {
+        let (bytes, skinning, morph) = rig_bytes(vertex_count, skinning, targets)?;
+        Ok(SkinRigAsset {
+            key,
+            vertex_count: u32::try_from(vertex_count)
+                .map_err(|_| format!("{vertex_count} vertices is more than a mesh holds"))?,
+            bytes,
+            skinning,
+            morph,
+            targets: targets.len(),
+        })
+    }
+}
+
+/// One skinned drawable of a frame: which of [`super::RenderFrame::meshes`] it deforms, its
+/// identity across frames, its rig and this frame's pose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinnedMesh {
+    /// The index into the frame's `meshes` it deforms (drawn from its own skinned streams,
+    /// in every pass: shadows, prepass, opaque, captures).
+    pub instance: usize,
+    /// Identity across frames (one skinned buffer per id).
+    pub id: u64,
+    /// The mesh's rig.
+    pub rig: std::sync::Arc<SkinRigAsset>,
+    /// The joint palette, `joint world × inverse bind` in the mesh node's space.
+    pub palette: Vec<Mat4>,
+    /// The morph weights, one per target.
+    pub weights: Vec<f32>,
+}
+
+/// One live skinned drawable in the renderer.
+struct Live {
+    inst: SkinInstance,
+    bind: super::passes::GeoBind,
+    mesh_key: u64,
+    rig_key: u64,
+    joints: usize,
+    initialized: bool,
+    last_named: u64,
+}
+
+/// The renderer's skinning: the pipeline (built on first use), rigs by key and one skinned
+/// buffer per [`SkinnedMesh::id`], freed once unnamed for `keep_frames` frames.
+pub(super) struct SkinState {
+    skinner: Option<Skinner>,
+    rigs: std::collections::HashMap<u64, (SkinRig, u64)>,
+    live: std::collections::HashMap<u64, Live>,
+    keep_frames: u64,
+}
+
+impl std::fmt::Debug for SkinState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkinState")
+            .field("rigs", &self.rigs.len())
+            .field("live", &self.live.len())
+            .finish()
+    }
+}
+
+impl SkinState {
+    /// No skinning yet.
+    pub fn new(keep_frames: u64) -> SkinState {
+        SkinState {
+            skinner: None,
+            rigs: std::collections::HashMap::new(),
+            live: std::collections::HashMap::new(),
+            keep_frames,
+        }
+    }
+
+    /// Makes a skinned buffer for every skinned drawable of `frame` whose mesh is resident
+    /// (`resident(key)`: the landed mesh buffer and its bindings), writes this frame's pose
+    /// into section `slot`, frees what is unnamed past the keep window, and returns the
+    /// bindings each drawn instance (by its index in `frame.meshes`) draws from instead of
+    /// its mesh's.
+    pub fn prepare<'m>(
+        &mut self,
+        gpu: &Gpu,
+        frame: &super::RenderFrame,
+        slot: usize,
+        now: u64,
+        resident: impl Fn(u64) -> Option<(&'m Buffer, &'m super::passes::GeoBind)>,
+    ) -> Result<std::collections::HashMap<usize, super::passes::GeoBind>> {
+        let mut binds = std::collections::HashMap::new();
+        for s in &frame.skinned {
+            let Some(mesh) = frame.meshes.get(s.instance) else {
+                continue;
+            };
+            let Some((buffer, mesh_bind)) = resident(mesh.mesh.key) else {
+                continue;
+            };
+            if self.skinner.is_none() {
+                self.skinner = Some(Skinner::new(gpu)?);
+            }
+            let Some(skinner) = self.skinner.as_ref() else {
+                continue;
+            };
+            if !self.rigs.contains_key(&s.rig.key) {
+                let r = &s.rig;
+                let rig = skinner.rig(r.vertex_count, &r.bytes, r.skinning, r.morph, r.targets)?;
+                self.rigs.insert(r.key, (rig, now));
+            }
+            let Some((rig, named)) = self.rigs.get_mut(&s.rig.key) else {
+                continue;
+            };
+            *named = now;
+            let stale = self.live.get(&s.id).is_none_or(|l| {
+                l.mesh_key != mesh.mesh.key || l.rig_key != s.rig.key || l.joints != s.palette.len()
+            });
+            if stale {
+                let inst = skinner.instance(buffer, &mesh.mesh.packed, rig, s.palette.len())?;
+                let bind = super::passes::GeoBind {
+                    buffer: inst.buffer().raw(),
+                    index: mesh_bind.index,
+                    full: mesh_bind.full.clone(),
+                    position: mesh_bind.position.clone(),
+                };
+                self.live.insert(
+                    s.id,
+                    Live {
+                        inst,
+                        bind,
+                        mesh_key: mesh.mesh.key,
+                        rig_key: s.rig.key,
+                        joints: s.palette.len(),
+                        initialized: false,
+                        last_named: now,
+                    },
+                );
+            }
+            if let Some(l) = self.live.get_mut(&s.id) {
+                l.last_named = now;
+                l.inst.set_pose_in(slot, &s.palette, &s.weights);
+                binds.insert(
+                    s.instance,
+                    super::passes::GeoBind {
+                        buffer: l.bind.buffer,
+                        index: l.bind.index,
+                        full: l.bind.full.clone(),
+                        position: l.bind.position.clone(),
+                    },
+                );
+            }
+        }
+        let keep = self.keep_frames;
+        self.live
+            .retain(|_, l| now.saturating_sub(l.last_named) <= keep);
+        self.rigs
+            .retain(|_, (_, named)| now.saturating_sub(*named) <= keep);
+        Ok(binds)
+    }
+
+    /// Records the frame's skinning before the passes: each new buffer's one-off copy of
+    /// its mesh's streams, then one dispatch per drawable named this frame (`now`) and the
+    /// barrier to the vertex reads.
+    pub fn record(&mut self, cmd: vk::CommandBuffer, now: u64) {
+        let Some(skinner) = self.skinner.as_ref() else {
+            return;
+        };
+        let mut ids: Vec<u64> = self
+            .live
+            .iter()
+            .filter(|(_, l)| l.last_named == now)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        for id in &ids {
+            if let Some(l) = self.live.get_mut(id) {
+                if !l.initialized {
+                    skinner.record_init(cmd, &l.inst);
+                    l.initialized = true;
+                }
+            }
+        }
+        let list: Vec<&SkinInstance> = ids
+            .iter()
+            .filter_map(|id| self.live.get(id).map(|l| &l.inst))
+            .collect();
+        skinner.record(cmd, &list);
     }
 }
