@@ -1518,3 +1518,34 @@ fn glb_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", f.display());
     }
 }
+
+/// The fuzz seed `skin_anim.glb` (a skin of two joints with inverse bind matrices, a morph
+/// target, and linear, step and cubic-spline channels) imports as an object, so the fuzzer
+/// starts inside the skin and clip readers.
+#[test]
+fn the_skin_and_clip_seed_imports_as_an_object() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/glb/skin_anim.glb");
+    let bytes = std::fs::read(&path).unwrap();
+    let m = import_glb_with(&bytes, "skin_anim.glb", &object()).unwrap_or_else(|e| panic!("{e}"));
+    let body = m.nodes.iter().find(|n| n.name == "body").unwrap();
+    let skin = &m.skins[body.skin.unwrap()];
+    assert_eq!(skin.joints.len(), 2);
+    // The second inverse bind matrix moves down 1 m (as written in the seed).
+    assert_eq!(skin.inverse_bind[1].w_axis.y, -1.0);
+    let mesh = &m.meshes[body.mesh.unwrap()];
+    assert_eq!(mesh.target_names, ["smile"]);
+    assert_eq!(mesh.weights, [0.5]);
+    let clip = &m.animations[0];
+    assert_eq!(clip.channels.len(), 4);
+    use dh_content::gltf::Interpolation;
+    let kinds: Vec<Interpolation> = clip.channels.iter().map(|c| c.interpolation).collect();
+    assert_eq!(
+        kinds,
+        [
+            Interpolation::Linear,
+            Interpolation::Step,
+            Interpolation::CubicSpline,
+            Interpolation::Linear
+        ]
+    );
+}

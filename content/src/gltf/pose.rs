@@ -166,6 +166,15 @@ pub fn sample_clip(
             1
         };
         let width = c.values.len() / (keys * per_key);
+        let need = match c.path {
+            ChannelPath::Translation | ChannelPath::Scale => 3,
+            ChannelPath::Rotation => 4,
+            ChannelPath::Weights => 1,
+        };
+        // A channel the importer did not build (values short of its keys) is skipped.
+        if width < need || c.values.len() < keys * per_key * width {
+            continue;
+        }
         // The value of key k (a cubic spline's middle element: the value itself).
         let value = |k: usize| -> &[f32] {
             let at = (k * per_key + usize::from(per_key == 3)) * width;
@@ -238,8 +247,11 @@ pub fn skin_reference(
         }
         let m = match &prim.skin {
             Some(s) => {
-                let j = s.joints[i];
-                let w = s.weights[i].map(|x| if x.is_finite() && x > 0.0 { x } else { 0.0 });
+                let (Some(&j), Some(&w)) = (s.joints.get(i), s.weights.get(i)) else {
+                    out.push((v.position, v.normal, v.tangent));
+                    continue;
+                };
+                let w = w.map(|x| if x.is_finite() && x > 0.0 { x } else { 0.0 });
                 let sum: f32 = w.iter().sum();
                 let mut m = Mat4::ZERO;
                 if sum > 0.0 {

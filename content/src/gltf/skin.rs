@@ -448,7 +448,7 @@ pub(crate) fn read_animations(
             }
             let times = doc.read_floats(&input, room)?;
             room -= times.len();
-            if times.windows(2).any(|w| !(w[0] <= w[1])) || times.iter().any(|t| !t.is_finite()) {
+            if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[0] > w[1]) {
                 return Err(invalid(&input.place, "finite, non-decreasing key times"));
             }
             let values = doc.read_floats(&output, room)?;

@@ -109,7 +109,7 @@ impl Drop for SkinInstance {
 }
 
 fn words(bytes: usize, what: &str) -> Result<u32> {
-    if bytes % 4 != 0 {
+    if !bytes.is_multiple_of(4) {
         return Err(invalid(
             "skin instance",
             format!("the {what} at byte {bytes} is not on a 4-byte boundary"),
