@@ -45,7 +45,9 @@ pub use fbx::{convert_fbx, find_blender, FbxError};
 pub use import::{import_glb, import_glb_with, read_scene};
 pub use pallet_import::{import_gltf, GltfImportError, GltfImported};
 pub use pieces::{import_pieces, Piece};
-pub use pose::{sample_clip, skin_reference, Pose, Skeleton, Trs};
+pub use pose::{
+    sample_clip, shape_weights, skin_reference, unknown_shape_warning, Pose, Skeleton, Trs,
+};
 pub use report::{geometry_report, DEGENERATE_MIN_SHARE, DEGENERATE_MIN_TRIANGLES, REPORT_NAMES};
 pub use rewrite::rewrite_glb;
 pub use sidecar::{apply_sidecar, SidecarDiag, SidecarOutcome};

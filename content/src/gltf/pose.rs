@@ -39,6 +39,71 @@ pub struct Pose {
     pub rotations: HashMap<String, Quat>,
 }
 
+impl Pose {
+    /// The pose with each key that is a humanoid role (`Head`, `LeftUpperArm`, ...) the rig's
+    /// bone map (`dh.skeleton`'s rig `bones`: role to the model's bone name) maps replaced by
+    /// that bone's name; other keys are node names or paths and stay. Returns the roles the
+    /// map does not map, for the caller to report once (the bone stays at rest).
+    pub fn resolve_humanoid(&self, bones: &HashMap<String, String>) -> (Pose, Vec<String>) {
+        let roles = crate::schema::object_components::HUMANOID_ROLES;
+        let mut out = Pose::default();
+        let mut unmapped = Vec::new();
+        let mut keys: Vec<&String> = self.rotations.keys().collect();
+        keys.sort();
+        for k in keys {
+            let q = self.rotations[k];
+            match bones.get(k) {
+                Some(bone) => {
+                    out.rotations.insert(bone.clone(), q);
+                }
+                None if roles.contains(&k.as_str()) => unmapped.push(k.clone()),
+                None => {
+                    out.rotations.insert(k.clone(), q);
+                }
+            }
+        }
+        (out, unmapped)
+    }
+}
+
+/// A mesh's morph weights with a `dh.renderer`'s `shapes` applied (spec 001, dh.renderer:
+/// "A weight per blendshape, keyed by its name"): the authored weights, each named target
+/// set to its shape's weight. A name is a target's name (`extras.targetNames`) or `#index`.
+/// Returns the weights and the names the mesh does not have (the spec's warning: "a
+/// blendshape the mesh does not have"; the weight is not applied).
+pub fn shape_weights<'a>(
+    mesh: &super::Mesh,
+    shapes: impl IntoIterator<Item = (&'a str, f64)>,
+) -> (Vec<f32>, Vec<String>) {
+    let targets = mesh
+        .primitives
+        .iter()
+        .map(|p| p.targets.len())
+        .max()
+        .unwrap_or(0);
+    let mut w = mesh.weights.clone();
+    w.resize(targets, 0.0);
+    let mut unknown = Vec::new();
+    for (name, weight) in shapes {
+        let index = mesh
+            .target_names
+            .iter()
+            .position(|n| n == name)
+            .or_else(|| name.strip_prefix('#').and_then(|i| i.parse::<usize>().ok()))
+            .filter(|i| *i < targets);
+        match index {
+            Some(i) => w[i] = weight as f32,
+            None => unknown.push(name.to_string()),
+        }
+    }
+    (w, unknown)
+}
+
+/// The warning for a `shapes` name the mesh does not have.
+pub fn unknown_shape_warning(mesh: &str, name: &str) -> String {
+    format!("dh.renderer shapes: '{name}' is a blendshape mesh '{mesh}' does not have; its weight is not applied")
+}
+
 /// A model's skeleton: every node's rest transform, its parent, and the evaluation order.
 #[derive(Debug, Clone)]
 pub struct Skeleton {
@@ -286,6 +351,41 @@ mod tests {
     use super::*;
     use crate::gltf::{Channel, Node};
     use glam::DMat4;
+
+    #[test]
+    fn shapes_set_weights_by_name_and_humanoid_roles_map_to_bones() {
+        let mesh = crate::gltf::Mesh {
+            primitives: vec![Primitive {
+                targets: vec![Default::default(), Default::default()],
+                ..Primitive::default()
+            }],
+            weights: vec![0.25, 0.5],
+            target_names: vec!["Smile".into(), "Blink".into()],
+            ..Default::default()
+        };
+        let (w, unknown) = shape_weights(&mesh, [("Blink", 1.0), ("#0", 0.75), ("Frown", 1.0)]);
+        assert_eq!(w, vec![0.75, 1.0]);
+        assert_eq!(unknown, vec!["Frown".to_string()]);
+        assert_eq!(
+            unknown_shape_warning("Body", "Frown"),
+            "dh.renderer shapes: 'Frown' is a blendshape mesh 'Body' does not have; its weight is not applied"
+        );
+        let q = Quat::from_rotation_x(0.5);
+        let pose = Pose {
+            rotations: [
+                ("Head".to_string(), q),
+                ("LeftHand".to_string(), q),
+                ("tail_01".to_string(), q),
+            ]
+            .into(),
+        };
+        let bones: HashMap<String, String> = [("Head".to_string(), "J_Head".to_string())].into();
+        let (p, unmapped) = pose.resolve_humanoid(&bones);
+        assert_eq!(unmapped, vec!["LeftHand".to_string()]);
+        let mut keys: Vec<&String> = p.rotations.keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["J_Head", "tail_01"]);
+    }
 
     /// Two bones along +Y, a clip turning the lower one: by hand, the child's world origin.
     #[test]
