@@ -58,7 +58,7 @@ fn run() -> Result<(), String> {
         };
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let spv_path = spv_dir.join(format!("{stem}.spv"));
-        std::fs::write(&spv_path, bytes).map_err(|e| format!("{}: {e}", spv_path.display()))?;
+        write_new(&spv_path, &bytes)?;
 
         let mut entries = String::new();
         for (name, stage) in &entry_points {
@@ -84,7 +84,16 @@ fn run() -> Result<(), String> {
         all.join(", ")
     );
     let table_path = out_dir.join("shaders.rs");
-    std::fs::write(&table_path, table).map_err(|e| format!("{}: {e}", table_path.display()))
+    write_new(&table_path, table.as_bytes())
+}
+
+/// Writes `bytes` to a fresh file renamed over `path`, so an output hard-linked into another
+/// target directory (a worktree sharing a build) is replaced rather than rewritten in place
+/// under the other build's feet.
+fn write_new(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The constant's name for a file stem: `fullscreen_test` -> `FULLSCREEN_TEST`.

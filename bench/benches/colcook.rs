@@ -94,6 +94,7 @@ fn source_meshes() -> Vec<Mesh> {
             material: Some("ground".into()),
             ..Primitive::default()
         }],
+        ..Mesh::default()
     }]
 }
 
@@ -118,6 +119,7 @@ fn city() -> Model {
                     indices: p.indices[a * 3..b * 3].to_vec(),
                     ..p.clone()
                 }],
+                ..Mesh::default()
             });
         }
     } else {
@@ -144,6 +146,7 @@ fn city() -> Model {
                         ..p.clone()
                     })
                     .collect(),
+                ..Mesh::default()
             });
         }
     }

@@ -145,6 +145,33 @@ pub fn fuzz_glb(data: &[u8]) {
             let colors = p.vertex_colors();
             let _ = crate::mesh::pack_streams(&p.vertices, None, colors.as_deref());
         }
+        // An object's skins, targets and clips: the skeleton, each clip sampled mid-way,
+        // each skin's palette, the skinning stream and the reference skinning.
+        if purpose == Purpose::Object {
+            let sk = gltf::Skeleton::new(&model);
+            let mut locals = sk.rest();
+            let mut weights = std::collections::HashMap::new();
+            for clip in &model.animations {
+                gltf::sample_clip(clip, clip.duration() * 0.5, &mut locals, &mut weights);
+            }
+            let world = sk.world(&locals);
+            for (n, node) in model.nodes.iter().enumerate() {
+                let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else {
+                    continue;
+                };
+                let palette = node
+                    .skin
+                    .map(|s| sk.palette(&model, s, n, &world))
+                    .unwrap_or_default();
+                let w = weights.get(&n).unwrap_or(&mesh.weights);
+                for p in &mesh.primitives {
+                    if let Some(s) = &p.skin {
+                        let _ = gltf::pack_skinning(s);
+                    }
+                    let _ = gltf::skin_reference(p, &palette, w);
+                }
+            }
+        }
         if purpose == Purpose::Map {
             let _ = gltf::import_pieces(
                 "fuzz",

@@ -63,6 +63,7 @@ fn mesh_of(primitives: Vec<Primitive>) -> Mesh {
     Mesh {
         name: String::new(),
         primitives,
+        ..Mesh::default()
     }
 }
 

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use dh_content::diag::Severity;
 use dh_content::gltf::{
-    geometry_report, import_glb, import_glb_with, import_pieces, GlbErrorKind, ImportOptions,
-    ImportWarning, Model, Piece, Purpose,
+    geometry_report, import_glb, import_glb_with, import_pieces, ChannelPath, GlbErrorKind,
+    ImportOptions, ImportWarning, Model, Piece, Purpose,
 };
 use dh_content::jsonc::{self, Value};
 use dh_content::mesh::{pack_basis, unpack_basis};
@@ -1099,6 +1099,7 @@ fn mixed_scene() -> Vec<u8> {
     );
     let d = b.f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "VEC3", 3);
     let t = b.f32s(&[0.0, 1.0], "SCALAR", 1);
+    let moves = b.f32s(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0], "VEC3", 3);
     let meshes = format!(
         r#"{{"name":"static","primitives":[{{"attributes":{{"POSITION":{p}}},"material":0}}]}},
            {{"name":"skin","primitives":[{{"attributes":{{"POSITION":{p},"JOINTS_0":{j},"WEIGHTS_0":{w}}}}}]}},
@@ -1106,7 +1107,7 @@ fn mixed_scene() -> Vec<u8> {
     );
     let nodes = r#"{"name":"box","mesh":0},{"name":"avatar","mesh":1},{"name":"face","mesh":2},{"name":"group","children":[0,1,2]}"#;
     let extra = format!(
-        r#","materials":[{{"name":"grid"}}],"animations":[{{"name":"wave","channels":[{{"sampler":0,"target":{{"node":2,"path":"weights"}}}},{{"sampler":0,"target":{{"node":0,"path":"translation"}}}}],"samplers":[{{"input":{t},"output":{t}}}]}}]"#
+        r#","materials":[{{"name":"grid"}}],"animations":[{{"name":"wave","channels":[{{"sampler":0,"target":{{"node":2,"path":"weights"}}}},{{"sampler":1,"target":{{"node":0,"path":"translation"}}}}],"samplers":[{{"input":{t},"output":{t}}},{{"input":{t},"output":{moves}}}]}}]"#
     );
     b.file(&meshes, nodes, "3", &extra)
 }
@@ -1156,6 +1157,105 @@ fn a_map_build_leaves_out_skins_ignores_morphs_and_reads_past_animations() {
         .warnings
         .iter()
         .any(|w| matches!(w, ImportWarning::SkinnedLeftOut(_))));
+    // It reads what a map leaves out, so nothing is warned about: the weights (no skin
+    // binding: the node has none), the target and its authored weight, and the clip.
+    assert!(o.warnings.is_empty(), "{:?}", o.warnings);
+    let avatar = &o.meshes[o.nodes[2].mesh.unwrap()].primitives[0];
+    let sw = avatar.skin.as_ref().unwrap();
+    assert_eq!(sw.joints, vec![[0; 4]; 3]);
+    assert_eq!(sw.weights[0], [1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(o.nodes[2].skin, None);
+    let face = &o.meshes[o.nodes[3].mesh.unwrap()];
+    assert_eq!(face.weights, vec![0.5]);
+    assert_eq!(face.primitives[0].targets[0].position[1], [0.0, 0.0, 1.0]);
+    assert_eq!(o.animations.len(), 1);
+    let wave = &o.animations[0];
+    assert_eq!(wave.name, "wave");
+    // Nodes renumbered by the traversal: group 0, box 1, avatar 2, face 3.
+    let targets: Vec<(usize, ChannelPath)> =
+        wave.channels.iter().map(|c| (c.node, c.path)).collect();
+    assert_eq!(
+        targets,
+        [(3, ChannelPath::Weights), (1, ChannelPath::Translation)]
+    );
+    assert_eq!(wave.channels[1].values, [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    assert_eq!(wave.duration(), 1.0);
+}
+
+/// The three skinned fixtures read the object loader's way: every skinned node keeps its
+/// mesh at bind pose, its skin's joints and inverse bind matrices, JOINTS_0/WEIGHTS_0 per
+/// vertex and the clips (counts from the files' own JSON, read by hand).
+#[test]
+fn skinned_fixtures_keep_skins_joints_and_clips_for_an_object() {
+    // (file, joints, clips, the first clip's name)
+    let cases = [
+        ("CesiumMan.glb", 19, 1, "#0"),
+        ("Fox.glb", 24, 3, "Survey"),
+        ("RiggedSimple.glb", 2, 1, "#0"),
+    ];
+    for (name, joints, clips, first) in cases {
+        let Some(bytes) = fixture(name) else { return };
+        let m = import_glb_with(&bytes, name, &object()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(m.warnings.is_empty(), "{name}: {:?}", m.warnings);
+        let skinned: Vec<usize> = (0..m.nodes.len())
+            .filter(|n| m.nodes[*n].skin.is_some())
+            .collect();
+        assert_eq!(skinned.len(), 1, "{name}");
+        let n = &m.nodes[skinned[0]];
+        assert!(n.skinned && n.mesh.is_some(), "{name}: the body draws");
+        let skin = &m.skins[n.skin.unwrap()];
+        assert_eq!(skin.joints.len(), joints, "{name}");
+        assert_eq!(skin.inverse_bind.len(), joints, "{name}");
+        assert!(
+            skin.joints.iter().all(Option::is_some),
+            "{name}: every joint reached"
+        );
+        for p in &m.meshes[n.mesh.unwrap()].primitives {
+            let sw = p.skin.as_ref().unwrap();
+            assert_eq!(sw.joints.len(), p.vertices.len(), "{name}");
+            assert!(sw.joints.iter().flatten().all(|j| usize::from(*j) < joints));
+            assert!(dh_content::gltf::pack_skinning(sw).is_some());
+        }
+        assert_eq!(m.animations.len(), clips, "{name}");
+        assert_eq!(m.animations[0].name, first, "{name}");
+        assert!(m.animations[0].duration() > 0.0);
+        // A map build still leaves the body out (and reads no skin).
+        let map = import_glb(&bytes, name);
+        assert!(map.is_err() || map.as_ref().is_ok_and(|m| m.skins.is_empty()));
+    }
+}
+
+/// JOINTS_0 without WEIGHTS_0, a joint count past POSITION's, and a skin naming a node past
+/// the file: each an error naming the file and the place.
+#[test]
+fn broken_skins_are_refused_naming_the_place() {
+    let mut b = Bin::default();
+    let j = b.u8s(&[0; 12], "VEC4", 4, false);
+    let bytes = one_triangle(&mut b, &format!(r#","JOINTS_0":{j}"#), "");
+    let e = import_glb_with(&bytes, "lone.glb", &object())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("lone.glb:") && e.contains("WEIGHTS_0 beside JOINTS_0"),
+        "{e}"
+    );
+
+    let mut b = Bin::default();
+    let j = b.u8s(&[0; 16], "VEC4", 4, false);
+    let w = b.f32s(&[1.0; 12], "VEC4", 4);
+    let bytes = one_triangle(&mut b, &format!(r#","JOINTS_0":{j},"WEIGHTS_0":{w}"#), "");
+    let e = import_glb_with(&bytes, "count.glb", &object()).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            GlbErrorKind::CountMismatch {
+                count: 4,
+                positions: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -1417,4 +1517,35 @@ fn glb_corpus_never_panics() {
         let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_glb(&bytes));
         assert!(r.is_ok(), "{} panicked", f.display());
     }
+}
+
+/// The fuzz seed `skin_anim.glb` (a skin of two joints with inverse bind matrices, a morph
+/// target, and linear, step and cubic-spline channels) imports as an object, so the fuzzer
+/// starts inside the skin and clip readers.
+#[test]
+fn the_skin_and_clip_seed_imports_as_an_object() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/glb/skin_anim.glb");
+    let bytes = std::fs::read(&path).unwrap();
+    let m = import_glb_with(&bytes, "skin_anim.glb", &object()).unwrap_or_else(|e| panic!("{e}"));
+    let body = m.nodes.iter().find(|n| n.name == "body").unwrap();
+    let skin = &m.skins[body.skin.unwrap()];
+    assert_eq!(skin.joints.len(), 2);
+    // The second inverse bind matrix moves down 1 m (as written in the seed).
+    assert_eq!(skin.inverse_bind[1].w_axis.y, -1.0);
+    let mesh = &m.meshes[body.mesh.unwrap()];
+    assert_eq!(mesh.target_names, ["smile"]);
+    assert_eq!(mesh.weights, [0.5]);
+    let clip = &m.animations[0];
+    assert_eq!(clip.channels.len(), 4);
+    use dh_content::gltf::Interpolation;
+    let kinds: Vec<Interpolation> = clip.channels.iter().map(|c| c.interpolation).collect();
+    assert_eq!(
+        kinds,
+        [
+            Interpolation::Linear,
+            Interpolation::Step,
+            Interpolation::CubicSpline,
+            Interpolation::Linear
+        ]
+    );
 }

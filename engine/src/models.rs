@@ -490,6 +490,7 @@ mod tests {
                 color1: color1.map(|c| vec![c; 3]),
                 ..Primitive::default()
             }],
+            ..Mesh::default()
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::error::{GlbError, GlbErrorKind, ImportWarning};
 use super::glb::{self, dh_extra, invalid, join, Document, NodeTrs, R};
+use super::skin;
 use super::tangent;
 use super::{ImportOptions, Mesh, Model, Node, Primitive, Purpose};
 use crate::math;
@@ -127,6 +128,26 @@ fn read_raw_with(
         let trs = doc.trs.get(i).cloned().unwrap_or_default();
         nodes.push(read_node(n, &trs, i, gnodes.len(), gmeshes.len())?);
     }
+    // An object reads its skins and clips (a map build leaves them out).
+    let object = opts.purpose == Purpose::Object && decode_skinned && geometry;
+    let (skins, animations) = if object {
+        let skins = skin::read_skins(&doc, gnodes.len())?;
+        for (i, (node, g)) in nodes.iter_mut().zip(gnodes).enumerate() {
+            if let Some(s) = g.skin.map(|s| s.value()) {
+                if s >= skins.len() {
+                    return Err(invalid(
+                        format!("nodes[{i}].skin"),
+                        format!("a skin index below {}, found {s}", skins.len()),
+                    ));
+                }
+                node.skin = Some(s);
+            }
+        }
+        let room = opts.max_vertices.saturating_mul(16);
+        (skins, skin::read_animations(&doc, gnodes.len(), room)?)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let mut roots = Vec::new();
     for (k, r) in scene.nodes.iter().enumerate() {
         let place = format!("{scene_place}.nodes[{k}]");
@@ -232,6 +253,8 @@ fn read_raw_with(
         roots,
         meshes,
         warnings: Vec::new(),
+        skins,
+        animations,
     };
     let mut new_index: Vec<Option<usize>> = vec![None; model.nodes.len()];
     for (k, n) in model.traversal().into_iter().enumerate() {
@@ -240,7 +263,9 @@ fn read_raw_with(
     model.compact();
     let paths = model.node_paths();
     let mut tracks = Vec::new();
-    for (a, anim) in root.animations.iter().enumerate() {
+    // An object imported its clips: nothing is read past.
+    let read_past: &[json::Animation] = if object { &[] } else { &root.animations };
+    for (a, anim) in read_past.iter().enumerate() {
         let aname = match anim.name.as_deref() {
             Some(s) if !s.is_empty() => s.to_string(),
             _ => format!("#{a}"),
@@ -290,7 +315,13 @@ pub(crate) fn finish(raw: Raw, purpose: Purpose) -> R<Model> {
     let morph: Vec<String> = order
         .iter()
         .filter(|n| {
-            model.nodes[**n].morph && !(purpose == Purpose::Map && model.nodes[**n].skinned)
+            let node = &model.nodes[**n];
+            // An object that read its targets ignores none.
+            let read = node
+                .mesh
+                .and_then(|m| model.meshes.get(m))
+                .is_some_and(|m| m.primitives.iter().any(|p| !p.targets.is_empty()));
+            node.morph && !read && !(purpose == Purpose::Map && node.skinned)
         })
         .map(|n| paths[*n].clone())
         .collect();
@@ -429,12 +460,37 @@ fn read_mesh(
     };
     let mut out = Mesh {
         name,
-        primitives: Vec::new(),
+        ..Mesh::default()
     };
     for (p, prim) in mesh.primitives.iter().enumerate() {
         let pp = format!("{label} primitives[{p}]");
         out.primitives
             .push(read_primitive(doc, prim, &pp, materials, opts, budget)?);
+    }
+    if opts.purpose == Purpose::Object {
+        let targets = out.primitives.iter().map(|p| p.targets.len()).max();
+        let targets = targets.unwrap_or(0);
+        if out.primitives.iter().any(|p| p.targets.len() != targets) {
+            return Err(invalid(
+                join(&label, "primitives"),
+                format!("the same number of morph targets on every primitive ({targets})"),
+            ));
+        }
+        if targets > 0 {
+            let mut w = mesh.weights.clone().unwrap_or_default();
+            if w.len() != targets && !w.is_empty() {
+                return Err(invalid(
+                    join(&label, "weights"),
+                    format!("one weight per morph target ({targets}), found {}", w.len()),
+                ));
+            }
+            w.resize(targets, 0.0);
+            out.weights = w;
+            let names = skin::target_names(mesh);
+            if names.len() == targets {
+                out.target_names = names;
+            }
+        }
     }
     Ok(out)
 }
@@ -445,7 +501,7 @@ fn read_mesh_slots(mesh: &json::Mesh, m: usize, materials: &[json::Material]) ->
     let place = format!("meshes[{m}]");
     let mut out = Mesh {
         name: mesh.name.clone().unwrap_or_default(),
-        primitives: Vec::new(),
+        ..Mesh::default()
     };
     for (p, prim) in mesh.primitives.iter().enumerate() {
         let pp = format!("{place}.primitives[{p}]");
@@ -699,6 +755,16 @@ fn read_primitive(
         });
     }
 
+    let (mut skin_weights, mut targets) = if opts.purpose == Purpose::Object {
+        let room = opts.max_vertices.saturating_mul(8);
+        (
+            skin::read_skin_weights(doc, prim, place, n)?,
+            skin::read_targets(doc, prim, place, n, room)?,
+        )
+    } else {
+        (None, Vec::new())
+    };
+
     let normals_authored = normal.is_some();
     if !normals_authored {
         // glTF: flat normals, so every corner becomes its own vertex.
@@ -716,6 +782,18 @@ fn read_primitive(
         };
         c0 = c0.as_deref().map(unweld);
         c1 = c1.as_deref().map(unweld);
+        fn pick<T: Copy>(src: &[T], indices: &[u32]) -> Vec<T> {
+            indices.iter().map(|i| src[*i as usize]).collect()
+        }
+        if let Some(s) = skin_weights.as_mut() {
+            s.joints = pick(&s.joints, &indices);
+            s.weights = pick(&s.weights, &indices);
+        }
+        for t in targets.iter_mut() {
+            t.position = pick(&t.position, &indices);
+            // Flat normals have no authored deltas to follow.
+            t.normal = None;
+        }
         vertices = indices.iter().map(|i| vertices[*i as usize]).collect();
         tangent::flat_normals(&mut vertices);
         indices = (0..vertices.len() as u32).collect();
@@ -747,5 +825,7 @@ fn read_primitive(
         color1: c1,
         material,
         reflection_probe,
+        skin: skin_weights,
+        targets,
     })
 }

@@ -32,9 +32,11 @@ mod glb;
 mod import;
 pub mod pallet_import;
 mod pieces;
+mod pose;
 mod report;
 mod rewrite;
 mod sidecar;
+mod skin;
 mod tangent;
 mod write;
 
@@ -43,9 +45,16 @@ pub use fbx::{convert_fbx, find_blender, FbxError};
 pub use import::{import_glb, import_glb_with, read_scene};
 pub use pallet_import::{import_gltf, GltfImportError, GltfImported};
 pub use pieces::{import_pieces, Piece};
+pub use pose::{
+    sample_clip, shape_weights, skin_reference, unknown_shape_warning, Pose, Skeleton, Trs,
+};
 pub use report::{geometry_report, DEGENERATE_MIN_SHARE, DEGENERATE_MIN_TRIANGLES, REPORT_NAMES};
 pub use rewrite::rewrite_glb;
 pub use sidecar::{apply_sidecar, SidecarDiag, SidecarOutcome};
+pub use skin::{
+    pack_skinning, Animation, Channel, ChannelPath, Interpolation, MorphTarget, Skin, SkinWeights,
+    MAX_GPU_JOINTS, SKINNING_STRIDE,
+};
 pub use write::{write_glb, WriteError};
 
 use crate::mesh::{MeshVertex, VertexColor};
@@ -110,8 +119,11 @@ pub struct Node {
     pub light: bool,
     /// Whether it is skinned (a `skin`, or JOINTS_n / WEIGHTS_n on its primitives).
     pub skinned: bool,
-    /// Whether its mesh has morph targets (ignored: the base shape draws).
+    /// Whether its mesh has morph targets (a map build ignores them: the base shape draws).
     pub morph: bool,
+    /// The skin (an index into [`Model::skins`]) that deforms its mesh; only an object
+    /// import reads skins.
+    pub skin: Option<usize>,
     /// The node's index in the file it was read from (`None` for a node no single file
     /// numbers, such as a folder's joined pieces): what [`rewrite_glb`] edits.
     pub source: Option<usize>,
@@ -133,6 +145,7 @@ impl Node {
             light: false,
             skinned: false,
             morph: false,
+            skin: None,
             source: None,
             source_mesh: None,
         }
@@ -152,6 +165,12 @@ pub struct Mesh {
     pub name: String,
     /// Its primitives, in the file's order.
     pub primitives: Vec<Primitive>,
+    /// The authored morph target weights (`mesh.weights`), one per target; empty when the
+    /// mesh has no targets or the import did not read them (a map build).
+    pub weights: Vec<f32>,
+    /// The morph targets' names (`mesh.extras.targetNames`), one per target when authored,
+    /// else empty.
+    pub target_names: Vec<String>,
 }
 
 impl Mesh {
@@ -183,6 +202,10 @@ pub struct Primitive {
     pub material: Option<String>,
     /// The reflection probe its `extras.dh.reflectionProbe` names.
     pub reflection_probe: Option<String>,
+    /// JOINTS_0 / WEIGHTS_0 per vertex (an object import only; `None` for a rigid mesh).
+    pub skin: Option<SkinWeights>,
+    /// Its morph targets' displacements (an object import only), in the file's order.
+    pub targets: Vec<MorphTarget>,
 }
 
 impl Primitive {
@@ -225,6 +248,10 @@ pub struct Model {
     pub meshes: Vec<Mesh>,
     /// What the import left out or read past, one warning per concern.
     pub warnings: Vec<ImportWarning>,
+    /// The skins the nodes name (an object import only).
+    pub skins: Vec<Skin>,
+    /// The animation clips (an object import only).
+    pub animations: Vec<Animation>,
 }
 
 impl Model {
@@ -355,6 +382,26 @@ impl Model {
             .collect();
         self.nodes = nodes;
         self.meshes = meshes;
+        let live = |n: &usize| remap.get(*n).copied().filter(|n| *n != usize::MAX);
+        for skin in &mut self.skins {
+            // A joint the roots no longer reach keeps its slot (the palette's numbering is
+            // the vertices'), at its inverse bind matrix's rest: `None`.
+            skin.joints = skin
+                .joints
+                .iter()
+                .map(|j| j.and_then(|j| live(&j)))
+                .collect();
+            skin.skeleton = skin.skeleton.and_then(|s| live(&s));
+        }
+        for anim in &mut self.animations {
+            anim.channels.retain_mut(|c| match live(&c.node) {
+                Some(n) => {
+                    c.node = n;
+                    true
+                }
+                None => false,
+            });
+        }
     }
 }
 

@@ -115,6 +115,7 @@ pub fn import_pieces(
             }));
         }
         let mesh_base = joined.meshes.len();
+        let skin_base = joined.skins.len();
         let Raw {
             model, tracks: t, ..
         } = raw;
@@ -123,6 +124,7 @@ pub fn import_pieces(
             n.parent = n.parent.map(|x| x + node_base);
             n.children.iter_mut().for_each(|c| *c += node_base);
             n.mesh = n.mesh.map(|m| m + mesh_base);
+            n.skin = n.skin.map(|s| s + skin_base);
             // No single file numbers a joined node.
             n.source = None;
             n.source_mesh = None;
@@ -132,6 +134,17 @@ pub fn import_pieces(
             .roots
             .extend(model.roots.iter().map(|r| r + node_base));
         joined.meshes.extend(model.meshes);
+        joined.skins.extend(model.skins.into_iter().map(|mut s| {
+            s.joints.iter_mut().flatten().for_each(|j| *j += node_base);
+            s.skeleton = s.skeleton.map(|k| k + node_base);
+            s
+        }));
+        joined
+            .animations
+            .extend(model.animations.into_iter().map(|mut a| {
+                a.channels.iter_mut().for_each(|c| c.node += node_base);
+                a
+            }));
     }
     finish(
         Raw {

@@ -465,7 +465,7 @@ pub fn apply_sidecar(model: &mut Model, sidecar: &ModelSidecar) -> SidecarOutcom
                     Some(x) => x.clone(),
                     None => Mesh {
                         name: m.nodes[p.target].name.clone(),
-                        primitives: Vec::new(),
+                        ..Mesh::default()
                     },
                 };
                 for w in &p.with {

@@ -466,7 +466,9 @@ mod tests {
                 color1: Some(vec![[0.5, 0.0, 0.0, 0.0]; 3]),
                 material: Some("#7".into()),
                 reflection_probe: Some("probe \"a\"".into()),
+                ..Primitive::default()
             }],
+            ..Mesh::default()
         }
     }
 
@@ -486,6 +488,7 @@ mod tests {
             roots: vec![0],
             meshes: vec![mesh],
             warnings: Vec::new(),
+            ..Model::default()
         };
         let bytes = write_glb(&model).unwrap();
         let back = import_glb(&bytes, "m").unwrap_or_else(|e| panic!("{e}"));
@@ -513,6 +516,7 @@ mod tests {
             roots: vec![0],
             meshes: vec![mesh],
             warnings: Vec::new(),
+            ..Model::default()
         };
         // The same primitive as a source writes it: TEXCOORD_3 alone. Blank the other
         // three sets out of the JSON chunk with spaces (its length stays).
@@ -556,6 +560,7 @@ mod tests {
             roots: vec![0, 2],
             meshes: vec![tri()],
             warnings: Vec::new(),
+            ..Model::default()
         };
         let bytes = write_glb(&model).unwrap();
         let text = String::from_utf8_lossy(&bytes);

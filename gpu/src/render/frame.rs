@@ -628,6 +628,9 @@ pub struct RenderFrame {
     pub live_boxes: Vec<BoxInstance>,
     /// Meshes (model parts, voxel regions), each at its own pose this frame.
     pub meshes: Vec<MeshInstance>,
+    /// The skinned or morphed ones among `meshes`, with this frame's pose: each drawn from
+    /// its own skinned streams ([`super::skin`]).
+    pub skinned: Vec<super::skin::SkinnedMesh>,
     /// Realtime lights that are on, in author order.
     pub lights: Vec<Light>,
     /// The sun, ambient and sky.

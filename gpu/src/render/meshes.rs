@@ -145,6 +145,14 @@ impl MeshCache {
         }
     }
 
+    /// The buffer and bindings of mesh `key`, once both of its uploads have landed.
+    pub fn resident(&self, key: u64) -> Option<(&Buffer, &GeoBind)> {
+        match &self.entries.get(&key)?.state {
+            State::Gpu(r) if r.landed => Some((&r._buffer, &r.bind)),
+            _ => None,
+        }
+    }
+
     /// Names this frame's (`now`) meshes: a key seen for the first time gets its buffers
     /// and its uploads queued; a key unnamed for more than [`MeshCache::keep_frames`]
     /// frames is freed (its pending uploads cancelled, its buffers retired).
@@ -210,7 +218,12 @@ fn upload(gpu: &Gpu, uploads: &mut UploadQueue, mesh: &Arc<MeshAsset>) -> Result
     let buffer = gpu.create_buffer(&BufferDesc {
         name: &name,
         size: mesh.packed.bytes.len() as u64,
-        usage: vk::BufferUsageFlags::VERTEX_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+        // The skinner reads a skinned mesh's bind pose as storage and copies its other
+        // streams into each instance's own buffer (`super::skin`).
+        usage: vk::BufferUsageFlags::VERTEX_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_DST
+            | vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC,
         location: MemoryLocation::GpuOnly,
     })?;
     let index_bytes: Vec<u8> = bytemuck::cast_slice(&mesh.indices).to_vec();
@@ -384,14 +397,17 @@ impl MeshCache {
     /// The draws of `frame.meshes` whose meshes are resident (landed before this frame's
     /// pump). `forward` is the view direction of an orthographic view (`None`:
     /// perspective).
-    pub fn draws(
-        &self,
+    /// An instance in `skinned` (by its index in `frame.meshes`) draws from those bindings
+    /// (its skinned streams) instead of its mesh's.
+    pub fn draws<'a>(
+        &'a self,
         frame: &RenderFrame,
         geo_base: usize,
         eye: Vec3,
         forward: Option<Vec3>,
         fallbacks: Fallbacks,
-    ) -> MeshDraws<'_> {
+        skinned: &'a HashMap<usize, GeoBind>,
+    ) -> MeshDraws<'a> {
         let mut out = MeshDraws {
             geos: Vec::new(),
             solid: Vec::new(),
@@ -429,10 +445,16 @@ impl MeshCache {
                 out.skipped += submeshes.len();
                 continue;
             }
-            let geo = *geo_of.entry(key).or_insert_with(|| {
-                out.geos.push(&r.bind);
-                geo_base + out.geos.len() - 1
-            });
+            let geo = match skinned.get(&i) {
+                Some(b) => {
+                    out.geos.push(b);
+                    geo_base + out.geos.len() - 1
+                }
+                None => *geo_of.entry(key).or_insert_with(|| {
+                    out.geos.push(&r.bind);
+                    geo_base + out.geos.len() - 1
+                }),
+            };
             let mirrored = inst.is_mirrored();
             let mut flags = if field_lit.get(i).copied().unwrap_or(false) {
                 FLAG_LIGHT_FIELD

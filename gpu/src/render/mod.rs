@@ -16,6 +16,7 @@ mod passes;
 pub mod plan;
 pub mod renderer;
 pub mod shadow;
+pub mod skin;
 pub mod sky;
 pub mod tonemap;
 pub mod uploads;

@@ -855,6 +855,8 @@ pub struct Renderer {
     msaa: u32,
     /// The debug overlays' passes and what they draw (render/overlay.rs).
     overlay: OverlayGpu,
+    /// Skinned drawables' rigs and streams (render/skin.rs).
+    skins: super::skin::SkinState,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -954,6 +956,7 @@ impl Renderer {
             msaa_asked: desc.msaa,
             msaa,
             overlay,
+            skins: super::skin::SkinState::new(desc.mesh_keep_frames),
         };
         r.flush_uploads()?;
         Ok(r)
@@ -1318,11 +1321,6 @@ impl Renderer {
             missing: material_count + 1,
         };
         let forward = setup.orthographic.then(|| -setup.view.row(2).truncate());
-        let mesh_draws = self.meshes.draws(frame, 2, setup.eye, forward, fallbacks);
-        draws.extend_from_slice(&mesh_draws.solid);
-        let mut geos: Vec<Option<&GeoBind>> =
-            vec![static_ready.map(|g| &g.bind), live_ready.map(|g| &g.bind)];
-        geos.extend(mesh_draws.geos.iter().map(|g| Some(*g)));
 
         // Resident textures, once per sampler, and which one each material samples.
         let mut textured: Vec<(&TextureEntry, Sampling)> = Vec::new();
@@ -1391,6 +1389,20 @@ impl Renderer {
         self.frames += 1;
         let mut fr = self.ring.begin_frame()?;
         let slot_index = fr.slot();
+        // Skinned drawables: buffers for new ones and this frame's poses, written into the
+        // slot's section now that its previous frame has completed; each draws from its own
+        // skinned streams in every pass.
+        let meshes = &self.meshes;
+        let skin_binds = self
+            .skins
+            .prepare(&gpu, frame, slot_index, frame_number, |k| {
+                meshes.resident(k)
+            })?;
+        let mesh_draws = meshes.draws(frame, 2, setup.eye, forward, fallbacks, &skin_binds);
+        draws.extend_from_slice(&mesh_draws.solid);
+        let mut geos: Vec<Option<&GeoBind>> =
+            vec![static_ready.map(|g| &g.bind), live_ready.map(|g| &g.bind)];
+        geos.extend(mesh_draws.geos.iter().map(|g| Some(*g)));
         let slot = &mut self.slots[slot_index];
         let mut resolved = None;
         if let Some(t) = &mut self.timer {
@@ -1588,6 +1600,9 @@ impl Renderer {
             gpu.cmd_begin_label(cmd, Pass::Upload.name());
             self.staging.flush(&gpu, cmd);
             gpu.cmd_end_label(cmd);
+            // Skinning runs after the copies and before every pass (its barrier orders its
+            // writes before their vertex reads).
+            self.skins.record(cmd, frame_number);
             if let Some(q) = q {
                 q.end(&gpu, cmd);
             }
