@@ -1896,7 +1896,9 @@ fn lightmap_verdict(
                 .collect()
         })
         .unwrap_or_default();
-    let mut models: Vec<(String, &[u8], [[f32; 3]; 3])> = Vec::new();
+    // Each placement: its key, its model's bytes, its pose.
+    type Placed<'a> = (String, &'a [u8], [[f32; 3]; 3]);
+    let mut models: Vec<Placed> = Vec::new();
     let mut unknown = None;
     for record in info.inherited.iter().chain(&map.objects) {
         let Record::Instance(inst) = record else {

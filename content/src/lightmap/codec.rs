@@ -616,4 +616,24 @@ mod tests {
             assert!((t.indirect - 0.25).abs() <= 0.5 / 255.0 + eps);
         }
     }
+
+    /// Any 16 bytes decode as BC6H without a panic and to finite, non-negative values (the
+    /// unsigned format), and any 8 as BC4: the CPU path reads untrusted pages.
+    #[test]
+    fn any_block_bytes_decode() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let mut b = [0u8; 16];
+            for byte in &mut b {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *byte = x as u8;
+            }
+            for c in decode_bc6h_block(&b) {
+                assert!(c.is_finite() && c.min_element() >= 0.0, "{b:?} -> {c:?}");
+            }
+            let _ = decode_bc4_block(&[b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        }
+    }
 }

@@ -867,3 +867,145 @@ pub fn fit_pages(lm: &mut Lightmap) -> usize {
     }
     cut
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lightmap::codec::{encode_page, PageTexels};
+    use crate::lightmap::monosh::MonoShTexel;
+    use glam::Vec3;
+
+    fn baked() -> Lightmap {
+        let texels: Vec<MonoShTexel> = (0..64)
+            .map(|i| MonoShTexel {
+                l0: Vec3::new(i as f32 * 0.1, 1.0, 0.5),
+                direction: Vec3::Z,
+                occlusion: 1.0,
+                indirect: 0.0,
+            })
+            .collect();
+        let page = PageTexels {
+            width: 8,
+            height: 8,
+            covered: vec![true; 64],
+            texels,
+        };
+        let e = encode_page(0, &page, 2);
+        Lightmap {
+            origin: Origin::Baked,
+            page_width: 8,
+            page_height: 8,
+            geometry_hash: [9; 32],
+            zones: vec!["room".into()],
+            sets: vec![BakeSet {
+                zone: 0,
+                name: "red".into(),
+            }],
+            pages: vec![
+                Page {
+                    zone: DEFAULT_ZONE,
+                    set: 0,
+                    width: 8,
+                    height: 8,
+                    data: PageData::Blocks {
+                        bc6h: e.page.bc6h.clone(),
+                        planes: e.page.planes.clone(),
+                    },
+                },
+                Page {
+                    zone: 0,
+                    set: 1,
+                    width: 4,
+                    height: 4,
+                    data: PageData::Texels {
+                        l0: vec![7; 16],
+                        planes: std::array::from_fn(|p| vec![p as u8; 16]),
+                    },
+                },
+            ],
+            exceptions: vec![ExceptionBlock {
+                page: 0,
+                block_x: 1,
+                block_y: 0,
+                texels: [0x8000_0100; 16],
+            }],
+            uv_sets: vec![UvSet {
+                key: "3c9b7a10-0000-4000-8000-0000000000a1".into(),
+                coords: vec![[0.25, 0.5], [1.5, 1.0], [-1.0, -1.0]],
+                copies: vec![UvCopy {
+                    vertex: 1,
+                    uv: [0.75, 0.0],
+                    corners: vec![4, 7],
+                }],
+            }],
+        }
+    }
+
+    /// 3.5 bytes a texel for a compressed page: an 8×8 page is four blocks of 16 + 5 × 8.
+    #[test]
+    fn writes_and_reads_back_every_member() {
+        let lm = baked();
+        let bytes = lm.write();
+        let back = Lightmap::read("maps/a.dh-map.dh-lightmap", &bytes).expect("reads");
+        assert_eq!(back, lm);
+        let PageData::Blocks { bc6h, planes } = &back.pages[0].data else {
+            panic!("blocks");
+        };
+        assert_eq!(
+            bc6h.len() + planes.iter().map(Vec::len).sum::<usize>(),
+            4 * 56
+        );
+        assert_eq!(4 * 56, (3.5 * 64.0) as usize);
+        // Mixed extents: the trailing table holds page 1's 4×4.
+        assert_eq!(&bytes[bytes.len() - 8..], &[4, 0, 0, 0, 4, 0, 0, 0]);
+    }
+
+    #[test]
+    fn errors_name_the_file_the_byte_and_the_member() {
+        let file = "maps/a.dh-map.dh-lightmap";
+        let bytes = baked().write();
+        let e = Lightmap::read(file, &bytes[..bytes.len() - 30])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(file), "{e}");
+        let mut v = bytes.clone();
+        v[4] = 4;
+        assert_eq!(
+            Lightmap::read(file, &v).unwrap_err(),
+            SidecarError::Version {
+                file: file.into(),
+                found: 4
+            }
+        );
+        // A page size past 8192 (bytes 12..16 are the page width).
+        let mut v = bytes.clone();
+        v[12..16].copy_from_slice(&9000u32.to_le_bytes());
+        let e = Lightmap::read(file, &v).unwrap_err().to_string();
+        assert!(e.contains("at byte 12, the page size: 9000x8"), "{e}");
+        // A count past what the bytes hold is refused before anything is allocated.
+        let mut v = bytes.clone();
+        // From the end: the extent table (2 pages × 8), then the one UV set (count 4, key
+        // 2 + 36, vertex count 4, three coordinates 24, copy count 4, one copy 4 + 8 + 4 + 8).
+        let uv_count_at = bytes.len() - 16 - (4 + 2 + 36 + 4 + 24 + 4 + 4 + 8 + 4 + 8);
+        v[uv_count_at..uv_count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let e = Lightmap::read(file, &v).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("at byte {uv_count_at}, the UV set count")),
+            "{e}"
+        );
+        let e = Lightmap::read(file, b"DHL").unwrap_err().to_string();
+        assert!(e.contains("not a lightmap sidecar"), "{e}");
+    }
+
+    /// A coordinate off every page is refused, naming the vertex.
+    #[test]
+    fn a_uv_off_the_atlas_is_refused() {
+        let mut lm = baked();
+        lm.uv_sets[0].coords[0] = [2.5, 0.5];
+        let e = Lightmap::read("f", &lm.write()).unwrap_err().to_string();
+        assert!(
+            e.contains("UV set 0's vertex 0") && e.contains("(2.5, 0.5)"),
+            "{e}"
+        );
+    }
+}
