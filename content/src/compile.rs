@@ -1700,7 +1700,6 @@ fn check_maps(
         .collect();
     let mut models = ModelCache::default();
     let mut companions = Vec::new();
-    let paths: std::collections::BTreeSet<String> = read.iter().map(|r| r.path.clone()).collect();
     for i in 0..read.len() {
         let (Some(mut map), Some(file)) = (read[i].map.take(), read[i].file.clone()) else {
             continue;
@@ -1766,9 +1765,24 @@ fn check_maps(
         }
         // What the map ships lit by is said of a map that ships: one with errors does not.
         if info.lightmap_enabled && !r.diags.has_errors() {
+            let path = r.path.clone();
+            let verdict = lightmap_verdict(manifest, read, &map, &info, &path);
+            let sidecar = crate::lightmap::build::sidecar_path(&path);
+            if let Some(s) = read.iter_mut().find(|s| s.path == sidecar) {
+                match &verdict {
+                    crate::lightmap::build::Verdict::Live(_) => s.ship = false,
+                    crate::lightmap::build::Verdict::Ships {
+                        bytes: Some(fitted),
+                        ..
+                    } => s.raw = Some(fitted.clone()),
+                    crate::lightmap::build::Verdict::Ships { .. } => {}
+                }
+            }
+            let r = &mut read[i];
             let mut cx = Cx::new(&file, &mut r.diags, Mode::Build);
-            lit_in_real_time(&mut cx, &map, &r.path, &paths);
+            lit_in_real_time(&mut cx, &map, verdict);
         }
+        let r = &mut read[i];
         warn_no_surfaces(&mut r.diags, &file, &map, &info);
         if let Some(leaf) = levels.get(&r.path) {
             let within = |p: &str| deps.contains(p);
@@ -1819,33 +1833,120 @@ fn check_maps(
 }
 
 /// A map whose folded chain enables `lighting.lightmap` ships lit in real time when no
-/// lightmap it can read lies beside it (spec 000:1303: "A map that asks for a lightmap with
+/// lightmap it can use lies beside it (spec 000:1303: "A map that asks for a lightmap with
 /// no sidecar, one this build cannot read, or one baked for different geometry ... ships lit
-/// in real time with a build warning naming the file — it never fails the build"). This
-/// build reads no bake yet (the lightmap bake is issue 15's), so a sidecar that is there is
-/// one it cannot read: either way one warning, naming the file and what is lit instead
-/// (every light, `"baked"` ones included, is lit live, so a baked lamp never vanishes).
+/// in real time with a build warning naming the file — it never fails the build"): one
+/// warning, naming the file, why, and what is lit instead (every light, `"baked"` ones
+/// included, is lit live, so a baked lamp never vanishes). A sidecar that ships may still
+/// carry notes (a declared bake set the bake does not hold).
 fn lit_in_real_time(
     cx: &mut Cx,
     map: &crate::schema::map::Map,
-    path: &str,
-    paths: &std::collections::BTreeSet<String>,
+    verdict: crate::lightmap::build::Verdict,
 ) {
-    let sidecar = format!("{path}.dh-lightmap");
     let (at, span) = match map.lighting.as_ref().and_then(|l| l.lightmap.as_ref()) {
         Some(lm) => (lm.at.clone(), lm.at.span),
         None => (map.at.clone(), map.at.span),
     };
-    let why = if paths.contains(&sidecar) {
-        format!("this build cannot read the lightmap '{sidecar}' beside it (reading a bake is not built yet)")
-    } else {
-        format!("there is no lightmap '{sidecar}' beside it (bake one to ship it)")
+    match verdict {
+        crate::lightmap::build::Verdict::Live(why) => cx.warning_at(
+            &at,
+            span,
+            format!("lighting.lightmap is enabled and {why}: the map ships lit in real time, every light (\"baked\" ones included) lit live and the sun live whatever bakeSun says"),
+        ),
+        crate::lightmap::build::Verdict::Ships { notes, .. } => {
+            for n in notes {
+                cx.warning_at(&at, span, n);
+            }
+        }
+    }
+}
+
+/// What ships for a map's lightmap: its sidecar read and checked against the geometry the
+/// map places now (every model instance, inherited ones first, by its source's bytes in this
+/// pallet and its pose; [`crate::lightmap::sidecar::geometry_hash`]).
+fn lightmap_verdict(
+    manifest: &PalletManifestSource,
+    read: &[ReadAsset],
+    map: &crate::schema::map::Map,
+    info: &crate::schema::map_rules::MapInfo,
+    path: &str,
+) -> crate::lightmap::build::Verdict {
+    use crate::lightmap::sidecar::{geometry_hash, GeometryPlacement, Origin};
+    use crate::schema::map::LightmapOrigin;
+    use crate::schema::records::{Record, SourceKind};
+    let sidecar = crate::lightmap::build::sidecar_path(path);
+    let bytes = read
+        .iter()
+        .find(|r| r.path == sidecar)
+        .and_then(|r| r.raw.as_deref());
+    let lighting = map.lighting.as_ref();
+    let origin = match lighting
+        .and_then(|l| l.lightmap.as_ref())
+        .map(|l| l.origin())
+    {
+        Some(LightmapOrigin::Imported) => Origin::Imported,
+        _ => Origin::Baked,
     };
-    cx.warning_at(
-        &at,
-        span,
-        format!("lighting.lightmap is enabled and {why}: the map ships lit in real time, every light (\"baked\" ones included) lit live and the sun live whatever bakeSun says"),
-    );
+    let sets: Vec<(String, String)> = lighting
+        .map(|l| {
+            l.bake_zones
+                .iter()
+                .flat_map(|z| z.sets.iter().map(|s| (z.id.clone(), s.name.clone())))
+                .collect()
+        })
+        .unwrap_or_default();
+    // Each placement: its key, its model's bytes, its pose.
+    type Placed<'a> = (String, &'a [u8], [[f32; 3]; 3]);
+    let mut models: Vec<Placed> = Vec::new();
+    let mut unknown = None;
+    for record in info.inherited.iter().chain(&map.objects) {
+        let Record::Instance(inst) = record else {
+            continue;
+        };
+        if inst.source_kind() != Some(SourceKind::Model) {
+            continue;
+        }
+        let model = refs::resolve(&inst.source, &manifest.id, path, &manifest.dependencies)
+            .ok()
+            .filter(|b| b.pallet == manifest.id)
+            .and_then(|b| read.iter().find(|r| r.path == b.path))
+            .and_then(|r| r.raw.as_deref());
+        let Some(model) = model else {
+            unknown.get_or_insert_with(|| {
+                format!("the model '{}' is not a file of this pallet", inst.source)
+            });
+            continue;
+        };
+        let v = |v: Option<&crate::schema::common::Vec3>, d: f32| {
+            v.map_or([d; 3], |v| v.0.map(|c| c as f32))
+        };
+        let key = inst.id.as_ref().map(|g| g.to_string()).unwrap_or_default();
+        models.push((
+            key,
+            model,
+            [
+                v(inst.position.as_ref(), 0.0),
+                v(inst.rotation.as_ref(), 0.0),
+                v(inst.scale.as_ref(), 1.0),
+            ],
+        ));
+    }
+    let geometry = match unknown {
+        Some(why) => Err(why),
+        None => {
+            let placements: Vec<GeometryPlacement> = models
+                .iter()
+                .map(|(key, model, pose)| GeometryPlacement {
+                    key,
+                    model,
+                    pose: *pose,
+                })
+                .collect();
+            Ok(geometry_hash(&placements))
+        }
+    };
+    crate::lightmap::build::check(&sidecar, bytes, geometry, origin, &sets)
 }
 
 /// The one warning a map with neither a world nor a single brush logs (spec 000 "Placing

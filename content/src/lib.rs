@@ -11,6 +11,7 @@ pub mod fuzzing;
 pub mod gltf;
 mod hash;
 pub mod jsonc;
+pub mod lightmap;
 pub mod math;
 pub mod merge;
 pub mod mesh;

@@ -130,3 +130,21 @@ fn dhmip_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", path.display());
     }
 }
+
+#[test]
+fn lightmap_corpus_never_panics() {
+    let files = corpus("lightmap");
+    assert!(
+        files.len() >= 8,
+        "the lightmap corpus has only {} files",
+        files.len()
+    );
+    let mut read = 0;
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_lightmap(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+        read += usize::from(dh_content::lightmap::Lightmap::read("seed", &bytes).is_ok());
+    }
+    // The seeds that are sidecars (blocks, zones, imported, texels) read.
+    assert!(read >= 4, "only {read} seed(s) read");
+}
