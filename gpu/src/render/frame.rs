@@ -91,10 +91,29 @@ pub struct Material {
     pub sampling: Sampling,
     /// The base color's alpha, multiplied by the texture's: a [`Surface::Cutout`] sub-mesh
     /// keeps the texels where the product reaches 0.5, a [`Surface::Translucent`] one blends
-    /// by it; opaque surfaces ignore it. 1 unless a material says otherwise.
+    /// by it; opaque surfaces ignore it. 1 unless a material says otherwise. Past 1 it is a
+    /// gain on the texture's coverage (a voxel volume's blended faces carry
+    /// `client.voxel.translucentCoverage`, spec 004:374): the product is clamped to 1, so a
+    /// clear texel stays clear.
     pub alpha: f32,
     /// The detail layer (`dh.material` `detail`), when the material has one.
     pub detail: Option<DetailLayer>,
+    /// A glow texture added over the lighting, when the material has one (a voxel
+    /// volume's glow levels, spec 004 "Light").
+    pub emissive_texture: Option<EmissiveTexture>,
+}
+
+/// A material's glow texture (spec 004 "Light": "a second texture of glow levels, laid out
+/// exactly like" the atlas): sampled at the same UV and with the same sampler as the base
+/// color texture, its linear color times `intensity` (`client.voxel.emissiveIntensity`) is
+/// added over the lighting, lit or unlit, after the base color's alpha is decided (so a
+/// cut-out texel stays cut out). Its mip chain follows the same rules as the base color's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmissiveTexture {
+    /// The glow levels, RGBA8 sRGB (alpha unread).
+    pub texture: Arc<Texture>,
+    /// The gain on its color.
+    pub intensity: f32,
 }
 
 /// A material's detail layer (`dh.material` `detail`): a second color painted over the
@@ -131,6 +150,11 @@ pub enum Sampling {
     Linear,
     /// Nearest texel, clamped: a voxel volume's palette atlas (one texel per color).
     Nearest,
+    /// Point within a level and linear between levels, clamped, down the whole chain:
+    /// Minecraft's own block sampling, for a voxel volume's block atlas (spec 004:376:
+    /// "crisp texels up close, no hard line where one level hands over to the next").
+    /// With [`Mipmaps::Off`] the top level alone, point-sampled.
+    NearestMipLinear,
 }
 
 impl Default for Material {
@@ -152,6 +176,7 @@ impl Material {
             sampling: Sampling::Linear,
             alpha: 1.0,
             detail: None,
+            emissive_texture: None,
         }
     }
 
@@ -166,6 +191,7 @@ impl Material {
             sampling: Sampling::Linear,
             alpha: 1.0,
             detail: None,
+            emissive_texture: None,
         }
     }
 }

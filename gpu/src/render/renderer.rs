@@ -335,6 +335,7 @@ fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
                 vec![
                     binding(0, vk::DescriptorType::SAMPLED_IMAGE, frag),
                     binding(1, vk::DescriptorType::SAMPLER, frag),
+                    binding(2, vk::DescriptorType::SAMPLED_IMAGE, frag),
                 ],
             ],
             push_descriptor_sets: Vec::new(),
@@ -564,6 +565,21 @@ fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
             .max_lod(0.0),
         "base color nearest",
     )?;
+    // A voxel block atlas (Sampling::NearestMipLinear): point within a level, linear
+    // between levels, every level, clamped.
+    let nearest_mip = sampler(
+        gpu,
+        &vk::SamplerCreateInfo::default()
+            .mag_filter(vk::Filter::NEAREST)
+            .min_filter(vk::Filter::NEAREST)
+            .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
+            .address_mode_u(clamp)
+            .address_mode_v(clamp)
+            .address_mode_w(clamp)
+            .min_lod(0.0)
+            .max_lod(MAX_TEXTURE_LEVELS as f32),
+        "block atlas",
+    )?;
     let compare = sampler(
         gpu,
         &vk::SamplerCreateInfo::default()
@@ -600,6 +616,7 @@ fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
         repeat,
         repeat_top,
         nearest,
+        nearest_mip,
         compare,
     })
 }
@@ -676,7 +693,7 @@ impl Slot {
                 },
                 vk::DescriptorPoolSize {
                     ty: vk::DescriptorType::SAMPLED_IMAGE,
-                    descriptor_count: 1 + cap + 2 * SCREEN_SETS,
+                    descriptor_count: 1 + 2 * cap + 2 * SCREEN_SETS,
                 },
                 vk::DescriptorPoolSize {
                     ty: vk::DescriptorType::SAMPLER,
@@ -1159,11 +1176,10 @@ impl Renderer {
             self.live_key = key;
         }
         let now = self.frames + 1;
-        for t in frame
-            .materials
-            .iter()
-            .filter_map(|m| m.base_color_texture.as_ref())
-        {
+        for t in frame.materials.iter().flat_map(|m| {
+            let glow = m.emissive_texture.as_ref().map(|e| &e.texture);
+            m.base_color_texture.as_ref().into_iter().chain(glow)
+        }) {
             let k = Arc::as_ptr(t) as usize;
             if let Some(e) = self.textures.get_mut(&k) {
                 e.last_used = now;
@@ -1285,12 +1301,17 @@ impl Renderer {
         // ---- What is resident before this frame's uploads (drawn this frame).
         let static_ready = self.statics.as_ref().filter(|g| g.ready(&self.uploads));
         let live_ready = self.live.as_ref().filter(|g| g.ready(&self.uploads));
-        let texture_of = |m: &super::frame::Material| {
-            m.base_color_texture.as_ref().and_then(|t| {
-                self.textures
-                    .get(&(Arc::as_ptr(t) as usize))
-                    .filter(|e| !self.uploads.is_pending(e.job))
-            })
+        let resident = |t: &Arc<Texture>| {
+            self.textures
+                .get(&(Arc::as_ptr(t) as usize))
+                .filter(|e| !self.uploads.is_pending(e.job))
+        };
+        let texture_of =
+            |m: &super::frame::Material| m.base_color_texture.as_ref().and_then(resident);
+        let glow_of = |m: &super::frame::Material| {
+            m.emissive_texture
+                .as_ref()
+                .and_then(|g| resident(&g.texture))
         };
         let mut draws: Vec<Draw> = Vec::new();
         let mut skipped = 0;
@@ -1324,20 +1345,32 @@ impl Renderer {
             vec![static_ready.map(|g| &g.bind), live_ready.map(|g| &g.bind)];
         geos.extend(mesh_draws.geos.iter().map(|g| Some(*g)));
 
-        // Resident textures, once per sampler, and which one each material samples.
-        let mut textured: Vec<(&TextureEntry, Sampling)> = Vec::new();
+        // Resident textures (a base color and a glow texture, either of which may be
+        // absent), once per sampler, and which pair each material samples.
+        type TexturePair<'t> = (Option<&'t TextureEntry>, Option<&'t TextureEntry>, Sampling);
+        let same = |a: Option<&TextureEntry>, b: Option<&TextureEntry>| match (a, b) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        let mut textured: Vec<TexturePair<'_>> = Vec::new();
         let mut material_tex: Vec<Option<usize>> = Vec::with_capacity(frame.materials.len());
+        let mut material_glow: Vec<bool> = Vec::with_capacity(frame.materials.len());
         for m in &frame.materials {
-            material_tex.push(texture_of(m).map(|e| {
-                let found = textured
-                    .iter()
-                    .position(|(t, s)| std::ptr::eq(*t, e) && *s == m.sampling);
-                match found {
-                    Some(i) => i,
-                    None => {
-                        textured.push((e, m.sampling));
-                        textured.len() - 1
-                    }
+            let (base, glow) = (texture_of(m), glow_of(m));
+            material_glow.push(glow.is_some());
+            if base.is_none() && glow.is_none() {
+                material_tex.push(None);
+                continue;
+            }
+            let found = textured
+                .iter()
+                .position(|(b, g, s)| same(*b, base) && same(*g, glow) && *s == m.sampling);
+            material_tex.push(Some(match found {
+                Some(i) => i,
+                None => {
+                    textured.push((base, glow, m.sampling));
+                    textured.len() - 1
                 }
             }));
         }
@@ -1354,8 +1387,18 @@ impl Renderer {
             &mut self.sky_ambient,
         );
         let light_data = light_data(&shaded);
-        let material_data =
-            material_data(frame, |i| material_tex.get(i).is_some_and(Option::is_some));
+        let material_data = material_data(
+            frame,
+            |i| {
+                material_tex
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .and_then(|t| textured.get(t))
+                    .is_some_and(|(b, _, _)| b.is_some())
+            },
+            |i| material_glow.get(i).copied().unwrap_or(false),
+        );
         let align = self.align as usize;
         let mut data = Vec::new();
         // The light window lives in its own resident buffer; without a usable one the
@@ -1477,16 +1520,23 @@ impl Renderer {
             targets,
         );
         let white_set = slot.allocate(texture_layout)?;
-        write_texture_set(&gpu, white_set, &self.white.image, self.pipes.repeat);
+        let white = &self.white.image;
+        write_texture_set(&gpu, white_set, white, white, self.pipes.repeat);
         let mut texture_sets = Vec::with_capacity(textured.len());
-        for (e, sampling) in &textured {
+        for (base, glow, sampling) in &textured {
             let set = slot.allocate(texture_layout)?;
             let sampler = match (sampling, frame.mipmaps) {
                 (Sampling::Linear, Mipmaps::On) => self.pipes.repeat,
                 (Sampling::Linear, Mipmaps::Off) => self.pipes.repeat_top,
-                (Sampling::Nearest, _) => self.pipes.nearest,
+                (Sampling::Nearest, _) | (Sampling::NearestMipLinear, Mipmaps::Off) => {
+                    self.pipes.nearest
+                }
+                (Sampling::NearestMipLinear, Mipmaps::On) => self.pipes.nearest_mip,
             };
-            write_texture_set(&gpu, set, &e.image, sampler);
+            // An absent glow texture reads white, its gain 0 in the material data.
+            let base = base.map_or(white, |e| &e.image);
+            let glow = glow.map_or(white, |e| &e.image);
+            write_texture_set(&gpu, set, base, glow, sampler);
             texture_sets.push(set);
         }
         let material_sets: Vec<vk::DescriptorSet> = material_tex
@@ -1804,9 +1854,18 @@ fn write_frame_set(
     unsafe { gpu.device().update_descriptor_sets(&writes, &[]) };
 }
 
-fn write_texture_set(gpu: &Gpu, set: vk::DescriptorSet, image: &Image, sampler: vk::Sampler) {
+fn write_texture_set(
+    gpu: &Gpu,
+    set: vk::DescriptorSet,
+    image: &Image,
+    glow: &Image,
+    sampler: vk::Sampler,
+) {
     let ti = [vk::DescriptorImageInfo::default()
         .image_view(image.view())
+        .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
+    let gi = [vk::DescriptorImageInfo::default()
+        .image_view(glow.view())
         .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
     let si = [vk::DescriptorImageInfo::default().sampler(sampler)];
     let writes = [
@@ -1820,6 +1879,11 @@ fn write_texture_set(gpu: &Gpu, set: vk::DescriptorSet, image: &Image, sampler: 
             .dst_binding(1)
             .descriptor_type(vk::DescriptorType::SAMPLER)
             .image_info(&si),
+        vk::WriteDescriptorSet::default()
+            .dst_set(set)
+            .dst_binding(2)
+            .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
+            .image_info(&gi),
     ];
     // SAFETY: as for the frame set.
     unsafe { gpu.device().update_descriptor_sets(&writes, &[]) };
@@ -2088,7 +2152,11 @@ fn light_data(lights: &[super::frame::Light]) -> Vec<LightData> {
 /// resident (otherwise it shades with its tint alone). After the frame's own materials (or
 /// the missingMaterial alone when it has none) come [`super::frame::Material::flat_white`]
 /// and the missingMaterial, the mesh draws' fallbacks ([`Fallbacks`]).
-fn material_data(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<MaterialData> {
+fn material_data(
+    frame: &RenderFrame,
+    textured: impl Fn(usize) -> bool,
+    glowing: impl Fn(usize) -> bool,
+) -> Vec<MaterialData> {
     let mut o = Vec::new();
     let missing = super::frame::Material::missing();
     let flat = super::frame::Material::flat_white();
@@ -2112,7 +2180,15 @@ fn material_data(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<M
         o.push(MaterialData {
             base_color: glam::Vec4::new(b[0], b[1], b[2], shading),
             emissive: glam::Vec4::new(e[0], e[1], e[2], if has { 1.0 } else { 0.0 }),
-            uv_scale: glam::Vec4::new(m.uv_scale[0], m.uv_scale[1], m.alpha, 0.0),
+            uv_scale: glam::Vec4::new(
+                m.uv_scale[0],
+                m.uv_scale[1],
+                m.alpha,
+                m.emissive_texture
+                    .as_ref()
+                    .filter(|_| i < own && glowing(i))
+                    .map_or(0.0, |g| g.intensity),
+            ),
             detail_color: m
                 .detail
                 .map_or(glam::Vec4::ZERO, |d| d.color.truncate().extend(0.0)),
