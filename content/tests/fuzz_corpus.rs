@@ -130,3 +130,17 @@ fn dhmip_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", path.display());
     }
 }
+
+#[test]
+fn mcmeta_corpus_never_panics() {
+    let files = corpus("mcmeta");
+    assert!(
+        files.len() >= 5,
+        "the mcmeta corpus has only {} files",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_mcmeta(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}
