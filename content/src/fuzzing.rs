@@ -395,7 +395,11 @@ pub fn fuzz_mcmeta(data: &[u8]) {
         return;
     };
     assert!(!a.frames.is_empty(), "an order of frames");
-    assert_eq!((w % a.frame_width, h % a.frame_height), (0, 0), "frames tile it");
+    assert_eq!(
+        (w % a.frame_width, h % a.frame_height),
+        (0, 0),
+        "frames tile it"
+    );
     let count = (w / a.frame_width) * (h / a.frame_height);
     assert!(a.frames.iter().all(|f| f.index < count && f.time >= 1));
     let image = vec![7u8; (w * h * 4) as usize];

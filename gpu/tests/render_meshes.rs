@@ -4,7 +4,8 @@
 //! mirroring world is not culled away, residency frees unnamed meshes after the keep window
 //! and spreads uploads over frames while a capture lands everything, a meshes scene
 //! matches its golden, the block atlas's sampler is point within a level and linear between
-//! levels, and a glow texture adds over the lighting while a coverage gain clamps.
+//! levels, a glow texture adds over the lighting while a coverage gain clamps, and a tile
+//! write lands inline over its rect alone.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -1146,6 +1147,71 @@ fn a_glow_texture_adds_over_the_lighting_and_coverage_clamps() {
             2,
             "alpha 1.2 × 0.5",
         );
+    }
+    testing::finish(gpu);
+}
+
+/// A tile write lands over its rect and nothing else: a 4x4 red texture drawn over a 2 m
+/// quad (8 px a texel), then a write of green over its left two columns and blue over its
+/// bottom-right texel; the next frame shows them, the frame after with no write keeps
+/// them, and an inconsistent write (its bytes one short) is refused whole.
+#[test]
+fn a_tile_write_lands_inline_over_its_rect() {
+    use dh_gpu::render::frame::{TileRect, TileWrite};
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let red = [255, 0, 0, 255];
+        let atlas = texture(4, &[red; 16]);
+        let mesh = Arc::new(quad(96, 2.0, 2.0, Surface::Opaque));
+        let mut frame = RenderFrame {
+            materials: vec![Material {
+                shading: Shading::Unlit,
+                base_color_texture: Some(Arc::clone(&atlas)),
+                sampling: Sampling::Nearest,
+                ..Material::flat_white()
+            }],
+            meshes: vec![instance(&mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
+            lighting: dark(),
+            post: plain_post(),
+            ..RenderFrame::default()
+        };
+        let before = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        close(px(&before, 20, 20), [255, 0, 0], 0, "before");
+        let rect = |x, y, width, height| TileRect {
+            level: 0,
+            x,
+            y,
+            width,
+            height,
+        };
+        let mut bytes = [0u8, 255, 0, 255].repeat(8);
+        bytes.extend_from_slice(&[0, 0, 255, 255]);
+        frame.tile_writes = vec![TileWrite {
+            texture: Arc::clone(&atlas),
+            rects: vec![rect(0, 0, 2, 4), rect(3, 3, 1, 1)],
+            bytes,
+        }];
+        let after = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        // Texel (i, j) covers px 16 + 8i .. 24 + 8i across, the same down.
+        close(px(&after, 20, 20), [0, 255, 0], 0, "texel (0, 0)");
+        close(px(&after, 28, 44), [0, 255, 0], 0, "texel (1, 3)");
+        close(px(&after, 36, 20), [255, 0, 0], 0, "texel (2, 0) untouched");
+        close(px(&after, 44, 44), [0, 0, 255], 0, "texel (3, 3)");
+        close(px(&after, 36, 44), [255, 0, 0], 0, "texel (2, 3) untouched");
+        frame.tile_writes.clear();
+        let kept = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        assert_eq!(
+            kept.pixels, after.pixels,
+            "a write stays without being sent again"
+        );
+        frame.tile_writes = vec![TileWrite {
+            texture: Arc::clone(&atlas),
+            rects: vec![rect(2, 0, 2, 1)],
+            bytes: vec![255; 15],
+        }];
+        let refused = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        assert_eq!(refused.pixels, after.pixels, "a short write is refused");
     }
     testing::finish(gpu);
 }

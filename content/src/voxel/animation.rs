@@ -256,13 +256,7 @@ pub fn parse_mcmeta(
                             .unwrap_or(frametime);
                         Frame { index, time }
                     }
-                    _ => {
-                        return Err(member(
-                            path,
-                            at,
-                            "a frame index or { \"index\", \"time\" }",
-                        ))
-                    }
+                    _ => return Err(member(path, at, "a frame index or { \"index\", \"time\" }")),
                 };
                 out.push(frame);
             }
@@ -382,8 +376,14 @@ mod tests {
         assert_eq!(a.frames[3].index, 3);
         assert!(!a.interpolate);
         assert_eq!(parse(r#"{"texture":{"blur":true}}"#, 16, 16), Ok(None));
-        let a = parse(r#"{"animation":{"width":8}}"#, 16, 16).unwrap().unwrap();
-        assert_eq!((a.frame_width, a.frame_height), (8, 16), "height: the image's");
+        let a = parse(r#"{"animation":{"width":8}}"#, 16, 16)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (a.frame_width, a.frame_height),
+            (8, 16),
+            "height: the image's"
+        );
         assert_eq!(a.frames.len(), 2);
     }
 
@@ -406,7 +406,10 @@ mod tests {
         assert_eq!(tick_of(f64::NAN), 0);
         let img = strip();
         assert_eq!(a.frame_at(&img, 1.0).unwrap(), [0, 0, 0, 255].repeat(4));
-        assert_eq!(a.frame_at(&img, 0.0).unwrap(), [200, 100, 240, 100].repeat(4));
+        assert_eq!(
+            a.frame_at(&img, 0.0).unwrap(),
+            [200, 100, 240, 100].repeat(4)
+        );
         assert!(!a.changed(2, 6), "frame 0 throughout");
         assert!(a.changed(6, 7));
     }
@@ -440,8 +443,7 @@ mod tests {
         assert!(e(r#"{"animation":{"frametime":0}}"#).contains("animation.frametime"));
         assert!(e(r#"{"animation":{"frames":[0,3]}}"#).contains("animation.frames[1]"));
         assert!(e(r#"{"animation":{"frames":[{"time":2}]}}"#).contains("frames[0].index"));
-        assert!(e(r#"{"animation":{"frames":[{"index":1,"time":-1}]}}"#)
-            .contains("frames[0].time"));
+        assert!(e(r#"{"animation":{"frames":[{"index":1,"time":-1}]}}"#).contains("frames[0].time"));
         assert!(e(r#"{"animation":{"frames":[]}}"#).contains("animation.frames"));
         assert!(e(r#"{"animation":{"interpolate":1}}"#).contains("interpolate"));
         assert!(e(r#"{"animation":{"width":5}}"#).contains("do not tile"));

@@ -669,6 +669,65 @@ pub struct RenderFrame {
     pub voxel_light: Option<VoxelLightWindow>,
     /// Whether authored textures sample their mip chains.
     pub mipmaps: Mipmaps,
+    /// Texels to write over parts of resident textures this frame (a voxel atlas's
+    /// animated tiles that changed), inline in the frame's command buffer.
+    pub tile_writes: Vec<TileWrite>,
+}
+
+/// One rectangle of a [`TileWrite`], in texels of its level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileRect {
+    /// The level, 0 the top.
+    pub level: u32,
+    /// Left texel.
+    pub x: u32,
+    /// Top texel.
+    pub y: u32,
+    /// Texels across.
+    pub width: u32,
+    /// Texels down.
+    pub height: u32,
+}
+
+/// New texels for parts of a texture a material samples (spec 004: an animated tile
+/// "written into its block inline in the frame's command buffer, then copied over its
+/// cells at every level"): `bytes` holds each rect's RGBA8 texels in turn, rows top to
+/// bottom. The renderer stages them in one piece and records a buffer-to-image copy per
+/// rect ahead of the frame's passes; the rest of the texture is untouched. A write for a
+/// texture still uploading waits (the latest write for the same texture and rects wins)
+/// and lands once the texture is resident; one for a texture no material draws is
+/// dropped. A texture that is evicted and uploaded again shows its [`Texture`] texels
+/// until the next write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TileWrite {
+    /// The texture written (the same `Arc` a material names).
+    pub texture: Arc<Texture>,
+    /// Where, level by level.
+    pub rects: Vec<TileRect>,
+    /// The texels, each rect's `width × height × 4` bytes in order.
+    pub bytes: Vec<u8>,
+}
+
+impl TileWrite {
+    /// Whether every rect lies inside its level of the texture and `bytes` is exactly
+    /// their texels (a write that is not is refused whole).
+    pub fn is_consistent(&self) -> bool {
+        let mut want = 0usize;
+        for r in &self.rects {
+            let Some((w, h, _)) = self.texture.level(r.level) else {
+                return false;
+            };
+            let fits = r.width > 0
+                && r.height > 0
+                && r.x.checked_add(r.width).is_some_and(|e| e <= w)
+                && r.y.checked_add(r.height).is_some_and(|e| e <= h);
+            if !fits {
+                return false;
+            }
+            want += r.width as usize * r.height as usize * 4;
+        }
+        !self.rects.is_empty() && want == self.bytes.len()
+    }
 }
 
 impl RenderFrame {

@@ -61,6 +61,7 @@ use super::shadow::{self, CASCADES, SHADOW_DISTANCE, SPLIT_LAMBDA};
 use super::sky;
 use super::tonemap::{self, BloomPlan};
 use super::uploads::UploadQueue;
+use crate::staging::{ImageUpload, StagingSlice};
 use crate::{
     shaders, Buffer, BufferDesc, CaptureTarget, ColorTarget, CommandPool, DepthState, FrameRing,
     Gpu, GpuError, GpuTimer, GraphicsPipelineDesc, Image, ImageDesc, MemoryLocation, PassTiming,
@@ -233,6 +234,10 @@ pub struct FrameReport {
     pub derived_far: Option<f32>,
     /// Bricks of the voxel light window written this frame (8 KiB each).
     pub light_bricks_written: usize,
+    /// Tile writes ([`super::frame::TileWrite`]) recorded this frame.
+    pub tiles_written: usize,
+    /// Tile writes waiting for their texture to land (or for room in the staging ring).
+    pub tiles_pending: usize,
     /// Bricks of the voxel light window whose contents the GPU does not hold yet (written
     /// on later frames, nearest the camera first).
     pub light_bricks_pending: usize,
@@ -856,6 +861,8 @@ pub struct Renderer {
     /// Textures by the address of their `Arc`.
     textures: HashMap<usize, TextureEntry>,
     white: TextureEntry,
+    /// Tile writes waiting for their texture to land.
+    tile_pending: Vec<super::frame::TileWrite>,
     /// Mesh assets by key.
     meshes: MeshCache,
     /// Their uploads, pumped after the other assets' under the mesh time budget.
@@ -955,6 +962,7 @@ impl Renderer {
             live: None,
             live_key: Vec::new(),
             textures: HashMap::new(),
+            tile_pending: Vec::new(),
             white: TextureEntry {
                 _texture: white_texture,
                 image: white_image,
@@ -1491,6 +1499,15 @@ impl Renderer {
         let mesh_pumped = self
             .mesh_uploads
             .pump_within(&mut self.staging, Some(self.mesh_upload_budget));
+        // ---- Tile writes, after the uploads so a texture whose last level staged this
+        // frame is written over after it.
+        let tiles_written = write_tiles(
+            &mut self.tile_pending,
+            &self.textures,
+            &self.uploads,
+            &mut self.staging,
+            &frame.tile_writes,
+        );
 
         // ---- Targets for this size and bloom shape.
         if slot.targets.as_ref().is_none_or(|t| {
@@ -1711,6 +1728,8 @@ impl Renderer {
                 derived_far: setup.derived_far,
                 light_bricks_written: light_writes.written,
                 light_bricks_pending: light_writes.pending,
+                tiles_written,
+                tiles_pending: self.tile_pending.len(),
             },
             image,
             slot_index,
@@ -2146,6 +2165,73 @@ fn light_data(lights: &[super::frame::Light]) -> Vec<LightData> {
             }
         })
         .collect()
+}
+
+/// Queues `writes` behind any still waiting (a later write for the same texture and
+/// rects replaces the earlier), then stages and queues the copies of every write whose
+/// texture is resident, each in one piece; returns how many were queued. Writes for a
+/// texture no material drew this frame are dropped, and an inconsistent write is
+/// refused ([`super::frame::TileWrite::is_consistent`]).
+fn write_tiles(
+    pending: &mut Vec<super::frame::TileWrite>,
+    textures: &HashMap<usize, TextureEntry>,
+    uploads: &UploadQueue,
+    staging: &mut StagingRing,
+    writes: &[super::frame::TileWrite],
+) -> usize {
+    for w in writes.iter().filter(|w| w.is_consistent()) {
+        let same =
+            |p: &super::frame::TileWrite| Arc::ptr_eq(&p.texture, &w.texture) && p.rects == w.rects;
+        match pending.iter_mut().find(|p| same(p)) {
+            Some(p) => *p = w.clone(),
+            None => pending.push(w.clone()),
+        }
+    }
+    pending.retain(|w| textures.contains_key(&(Arc::as_ptr(&w.texture) as usize)));
+    let mut written = 0;
+    let mut left = Vec::new();
+    for w in std::mem::take(pending) {
+        let entry = textures.get(&(Arc::as_ptr(&w.texture) as usize));
+        let Some(e) = entry.filter(|e| !uploads.is_pending(e.job)) else {
+            left.push(w);
+            continue;
+        };
+        let Some(slice) = staging.stage_unbudgeted(&w.bytes) else {
+            left.push(w);
+            continue;
+        };
+        let mut offset = slice.offset;
+        for r in &w.rects {
+            let at = StagingSlice { offset, ..slice };
+            staging.copy_to_image(
+                at,
+                ImageUpload {
+                    image: e.image.raw(),
+                    aspect: vk::ImageAspectFlags::COLOR,
+                    mip_level: r.level,
+                    base_layer: 0,
+                    layer_count: 1,
+                    offset: vk::Offset3D {
+                        x: r.x as i32,
+                        y: r.y as i32,
+                        z: 0,
+                    },
+                    extent: vk::Extent3D {
+                        width: r.width,
+                        height: r.height,
+                        depth: 1,
+                    },
+                    row_length: 0,
+                    old_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                    new_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                },
+            );
+            offset += u64::from(r.width) * u64::from(r.height) * 4;
+        }
+        written += 1;
+    }
+    *pending = left;
+    written
 }
 
 /// The materials' storage block; `textured(i)` says whether material `i`'s texture is
