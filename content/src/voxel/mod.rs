@@ -2,6 +2,7 @@
 //! that convert foreign sources into it.
 
 pub mod animation;
+pub mod biomes;
 pub mod blocks;
 pub mod import;
 pub mod minecraft;
