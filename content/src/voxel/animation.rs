@@ -189,7 +189,7 @@ pub fn parse_mcmeta(
         (None, Some(h)) => (width, h),
         (None, None) => (width.min(height), width.min(height)),
     };
-    if fw == 0 || fh == 0 || width % fw != 0 || height % fh != 0 {
+    if fw == 0 || fh == 0 || !width.is_multiple_of(fw) || !height.is_multiple_of(fh) {
         return Err(AnimationError::FrameSize {
             path: path.to_string(),
             width,

@@ -182,8 +182,8 @@ mod tests {
                 at += n;
             }
         }
-        for l in 0..3 {
-            assert_eq!(got[l], want.levels[l], "level {l}");
+        for (l, (got, want)) in got.iter().zip(&want.levels).take(3).enumerate() {
+            assert_eq!(got, want, "level {l}");
         }
     }
 }
