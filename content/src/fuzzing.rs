@@ -452,3 +452,32 @@ pub fn fuzz_lightmap(data: &[u8]) {
         panic!("a fitted sidecar does not read: {e}");
     }
 }
+
+/// The `.mcmeta` animation reader ([`crate::voxel::animation::parse_mcmeta`]): the first
+/// two bytes are the image's width and height (1 to 64 texels each), the rest the file. An
+/// animation it takes has frames that tile the image, a non-empty order of frames inside
+/// it, and composes a tile of one frame's size at any tick. None may panic or allocate
+/// past its bounds.
+pub fn fuzz_mcmeta(data: &[u8]) {
+    use crate::voxel::animation::parse_mcmeta;
+    let (Some(&w), Some(&h)) = (data.first(), data.get(1)) else {
+        return;
+    };
+    let (w, h) = (u32::from(w % 64) + 1, u32::from(h % 64) + 1);
+    let Ok(Some(a)) = parse_mcmeta("fuzz.mcmeta", &data[2..], w, h) else {
+        return;
+    };
+    assert!(!a.frames.is_empty(), "an order of frames");
+    assert_eq!(
+        (w % a.frame_width, h % a.frame_height),
+        (0, 0),
+        "frames tile it"
+    );
+    let count = (w / a.frame_width) * (h / a.frame_height);
+    assert!(a.frames.iter().all(|f| f.index < count && f.time >= 1));
+    let image = vec![7u8; (w * h * 4) as usize];
+    for tick in [0, 1, 7, a.cycle_ticks(), u64::MAX] {
+        let t = a.compose(&image, tick).expect("a tile");
+        assert_eq!(t.len(), (a.frame_width * a.frame_height * 4) as usize);
+    }
+}

@@ -196,6 +196,22 @@ pub fn generate_chain(width: u32, height: u32, rgba: &[u8], filter: MipFilter) -
     levels
 }
 
+/// One level of the box reduction [`generate_chain`] gives [`MipFilter::Box`]: `rgba`
+/// (`width` x `height`, RGBA8 sRGB, rows top to bottom) to the next level's size (half on
+/// each edge, rounded down, never below 1), colour averaged in linear light. `None` for a
+/// 1x1 texture or texels that do not fill the size. The voxel atlas reduces the space
+/// between its tiles with it (engine `voxel::atlas_chain`).
+pub fn reduce_box(width: u32, height: u32, rgba: &[u8]) -> Option<(Vec<u8>, u32, u32)> {
+    if width == 0
+        || height == 0
+        || (width == 1 && height == 1)
+        || rgba.len() != width as usize * height as usize * 4
+    {
+        return None;
+    }
+    Some(reduce(rgba, width, height, &srgb_to_linear_table()))
+}
+
 /// The cache key of a chain: SHA-256 of the dimensions, the filter and the source pixels,
 /// in lower-case hex (the `.dhmip` file's name without its extension).
 pub fn chain_key(width: u32, height: u32, rgba: &[u8], filter: MipFilter) -> String {

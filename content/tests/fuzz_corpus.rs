@@ -148,3 +148,17 @@ fn lightmap_corpus_never_panics() {
     // The seeds that are sidecars (blocks, zones, imported, texels) read.
     assert!(read >= 4, "only {read} seed(s) read");
 }
+
+#[test]
+fn mcmeta_corpus_never_panics() {
+    let files = corpus("mcmeta");
+    assert!(
+        files.len() >= 5,
+        "the mcmeta corpus has only {} files",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_mcmeta(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}

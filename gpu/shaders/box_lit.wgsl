@@ -78,7 +78,8 @@ struct Material {
     base_color: vec4<f32>,
     // rgb emissive x intensity, w 1 when it has a base color texture.
     emissive: vec4<f32>,
-    // xy uvScale, z the base color's alpha.
+    // xy uvScale, z the base color's alpha (a gain past 1 is clamped after the texel's),
+    // w the glow texture's gain (0 without one).
     uv_scale: vec4<f32>,
     // rgb the detail layer's linear color.
     detail_color: vec4<f32>,
@@ -115,6 +116,9 @@ var<immediate> draw: Draw;
 @group(0) @binding(7) var<storage, read> voxel: VoxelLight;
 @group(1) @binding(0) var base_texture: texture_2d<f32>;
 @group(1) @binding(1) var base_sampler: sampler;
+// The glow levels (render/frame.rs EmissiveTexture), read at the base color's UV with its
+// sampler; white with a gain of 0 when the material has none.
+@group(1) @binding(2) var glow_texture: texture_2d<f32>;
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -387,6 +391,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
     let shading = material.base_color.w;
     // Sampled before any branch (uniform control flow); white when untextured.
     let texel = textureSample(base_texture, base_sampler, in.uv);
+    let glow = textureSample(glow_texture, base_sampler, in.uv).rgb * material.uv_scale.w;
     if shading > 1.5 {
         // missingMaterial: half-meter cells in world space, glowing red on near-black.
         let c = floor(in.world * 2.0 + vec3<f32>(1e-3));
@@ -400,10 +405,13 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
         base = base * texel.rgb;
         alpha = alpha * texel.a;
     }
+    // A coverage gain (client.voxel.translucentCoverage) leaves a clear texel clear and
+    // never takes the alpha past 1.
+    alpha = clamp(alpha, 0.0, 1.0);
     base = mix(base, material.detail_color.rgb, clamp(in.layer, 0.0, 1.0));
     base = base * in.color.rgb;
     if shading > 0.5 {
-        return vec4<f32>(base + material.emissive.rgb, alpha);
+        return vec4<f32>(base + material.emissive.rgb + glow, alpha);
     }
     var n = normalize(in.normal);
     if !front {
@@ -460,7 +468,7 @@ fn shade(in: VertexOut, front: bool) -> vec4<f32> {
             light = light + shade_light(lights[i], in.world, n);
         }
     }
-    return vec4<f32>(base * light + material.emissive.rgb, alpha);
+    return vec4<f32>(base * light + material.emissive.rgb + glow, alpha);
 }
 
 @fragment

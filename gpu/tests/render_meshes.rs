@@ -2,8 +2,10 @@
 //! draws, a nearest-sampled palette atlas shows its exact texels, cut-out texels leave what
 //! is behind, translucent instances blend back to front whatever their frame order, a
 //! mirroring world is not culled away, residency frees unnamed meshes after the keep window
-//! and spreads uploads over frames while a capture lands everything, and a meshes scene
-//! matches its golden.
+//! and spreads uploads over frames while a capture lands everything, a meshes scene
+//! matches its golden, the block atlas's sampler is point within a level and linear between
+//! levels, a glow texture adds over the lighting while a coverage gain clamps, and a tile
+//! write lands inline over its rect alone.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -967,6 +969,249 @@ fn the_light_window_stays_resident_and_writes_only_changed_bricks() {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((rep.light_bricks_written, rep.light_bricks_pending), (0, 0));
         r.finish().unwrap_or_else(|e| panic!("{e}"));
+    }
+    testing::finish(gpu);
+}
+
+/// A texture of `edge`² texels of `top` with its full chain below, every level `below`.
+fn chained(edge: u32, top: [u8; 4], below: [u8; 4]) -> Arc<Texture> {
+    let levels = dh_content::mips::level_count(edge, edge);
+    Arc::new(Texture {
+        width: edge,
+        height: edge,
+        rgba: top.repeat((edge * edge) as usize),
+        mips: (1..levels)
+            .map(|l| {
+                let (w, h) = dh_content::mips::level_size(edge, edge, l);
+                below.repeat((w * h) as usize)
+            })
+            .collect(),
+    })
+}
+
+/// The block atlas's sampler (`Sampling::NearestMipLinear`): point within a level, so a
+/// magnified red/green checker shows pure texels where bilinear would blend (1.5 px from a
+/// texel edge of 8 px, bilinear gives 0.31 of the neighbour); linear between levels, so a
+/// 64-texel texture drawn over 45 px (LOD 0.5) mixes its red top with its green level 1;
+/// with `client.display.mipmaps` off the top level alone.
+#[test]
+fn block_atlas_sampling_is_point_within_and_linear_between_levels() {
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let (red, green) = ([255, 0, 0, 255], [0, 255, 0, 255]);
+        let checker: Vec<[u8; 4]> = (0..16)
+            .map(|i| if (i % 4 + i / 4) % 2 == 0 { red } else { green })
+            .collect();
+        let unlit = |t: Arc<Texture>, sampling| Material {
+            shading: Shading::Unlit,
+            base_color_texture: Some(t),
+            sampling,
+            ..Material::flat_white()
+        };
+        let mesh = Arc::new(quad(91, 2.0, 2.0, Surface::Opaque));
+        let near = RenderFrame {
+            materials: vec![unlit(texture(4, &checker), Sampling::NearestMipLinear)],
+            meshes: vec![instance(&mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
+            lighting: dark(),
+            post: plain_post(),
+            ..RenderFrame::default()
+        };
+        // 16 px a meter: the quad spans px 16 to 48, a texel 8 px.
+        let img = shoot(&mut r, &near, &ortho(2.0), 64, 64);
+        close(
+            px(&img, 22, 20),
+            [255, 0, 0],
+            0,
+            "texel 0 near its right edge",
+        );
+        close(
+            px(&img, 25, 20),
+            [0, 255, 0],
+            0,
+            "texel 1 near its left edge",
+        );
+        let far_mesh = Arc::new(quad(92, 2.828_427, 2.828_427, Surface::Opaque));
+        let far = |sampling, mipmaps| RenderFrame {
+            materials: vec![unlit(chained(64, red, green), sampling)],
+            meshes: vec![instance(&far_mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
+            lighting: dark(),
+            post: plain_post(),
+            mipmaps,
+            ..RenderFrame::default()
+        };
+        use dh_gpu::render::frame::Mipmaps;
+        let mixed = px(
+            &shoot(
+                &mut r,
+                &far(Sampling::NearestMipLinear, Mipmaps::On),
+                &ortho(2.0),
+                64,
+                64,
+            ),
+            32,
+            32,
+        );
+        // Half and half in linear light is sRGB 188 each; the LOD a rasterizer computes
+        // may stray, so both levels must show, neither alone.
+        assert!(
+            mixed[0] > 100 && mixed[1] > 100,
+            "between levels: {mixed:?}"
+        );
+        let top = px(
+            &shoot(
+                &mut r,
+                &far(Sampling::NearestMipLinear, Mipmaps::Off),
+                &ortho(2.0),
+                64,
+                64,
+            ),
+            32,
+            32,
+        );
+        close(top, [255, 0, 0], 0, "mipmaps off: the top level");
+    }
+    testing::finish(gpu);
+}
+
+/// A glow texture adds its color times its gain over the lighting: in the dark a lit white
+/// quad is black but for its glow, whose left texels (sRGB 188, linear 0.5) at a gain of
+/// 1.5 draw linear 0.75 and whose right texels (black) draw nothing. A translucent face's
+/// alpha past 1 (translucentCoverage) is clamped after the texel's: red 0.5 over blue 0.5
+/// at alpha 1.2 × texel 1 is red 0.5 (not 0.6), and × texel 0.5 (128) is 0.6·red + 0.4·blue.
+#[test]
+fn a_glow_texture_adds_over_the_lighting_and_coverage_clamps() {
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let half = [188, 188, 188, 255];
+        let black = [0, 0, 0, 255];
+        let glow = texture(2, &[half, black, half, black]);
+        let lit = Material {
+            base_color_texture: Some(texture(1, &[[255, 255, 255, 255]])),
+            sampling: Sampling::NearestMipLinear,
+            emissive_texture: Some(dh_gpu::render::frame::EmissiveTexture {
+                texture: glow,
+                intensity: 1.5,
+            }),
+            ..material(Shading::Lit, Vec3::ONE)
+        };
+        let mesh = Arc::new(quad(93, 2.0, 2.0, Surface::Opaque));
+        let frame = RenderFrame {
+            materials: vec![lit],
+            meshes: vec![instance(&mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
+            lighting: dark(),
+            post: plain_post(),
+            ..RenderFrame::default()
+        };
+        // Drawn once for the uploads to land, then read.
+        let _ = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        let img = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        let v = srgb_byte(0.5 * 1.5);
+        close(px(&img, 20, 32), [v, v, v], 2, "glowing texel");
+        close(px(&img, 44, 32), [0, 0, 0], 0, "dark texel");
+
+        let blue_bg = Arc::new(quad(94, 4.0, 4.0, Surface::Opaque));
+        let glass = Arc::new(quad(95, 2.0, 2.0, Surface::Translucent));
+        let clear = [255, 255, 255, 128];
+        let frame = RenderFrame {
+            materials: vec![
+                material(Shading::Unlit, Vec3::new(0.0, 0.0, 0.5)),
+                Material {
+                    alpha: 1.2,
+                    base_color_texture: Some(texture(2, &[[255; 4], clear, [255; 4], clear])),
+                    sampling: Sampling::Nearest,
+                    ..material(Shading::Unlit, Vec3::new(0.5, 0.0, 0.0))
+                },
+            ],
+            meshes: vec![
+                instance(&blue_bg, at(Vec3::new(0.0, 0.0, -8.0)), 0),
+                instance(&glass, at(Vec3::new(0.0, 0.0, -5.0)), 1),
+            ],
+            lighting: dark(),
+            post: plain_post(),
+            ..RenderFrame::default()
+        };
+        let _ = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        let img = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        close(
+            px(&img, 20, 32),
+            [srgb_byte(0.5), 0, 0],
+            2,
+            "alpha 1.2 clamped",
+        );
+        let a = 1.2 * 128.0 / 255.0;
+        close(
+            px(&img, 44, 32),
+            [srgb_byte(0.5 * a), 0, srgb_byte(0.5 * (1.0 - a))],
+            2,
+            "alpha 1.2 × 0.5",
+        );
+    }
+    testing::finish(gpu);
+}
+
+/// A tile write lands over its rect and nothing else: a 4x4 red texture drawn over a 2 m
+/// quad (8 px a texel), then a write of green over its left two columns and blue over its
+/// bottom-right texel; the next frame shows them, the frame after with no write keeps
+/// them, and an inconsistent write (its bytes one short) is refused whole.
+#[test]
+fn a_tile_write_lands_inline_over_its_rect() {
+    use dh_gpu::render::frame::{TileRect, TileWrite};
+    let gpu = testing::test_gpu();
+    {
+        let mut r = Renderer::new(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        let red = [255, 0, 0, 255];
+        let atlas = texture(4, &[red; 16]);
+        let mesh = Arc::new(quad(96, 2.0, 2.0, Surface::Opaque));
+        let mut frame = RenderFrame {
+            materials: vec![Material {
+                shading: Shading::Unlit,
+                base_color_texture: Some(Arc::clone(&atlas)),
+                sampling: Sampling::Nearest,
+                ..Material::flat_white()
+            }],
+            meshes: vec![instance(&mesh, at(Vec3::new(0.0, 0.0, -5.0)), 0)],
+            lighting: dark(),
+            post: plain_post(),
+            ..RenderFrame::default()
+        };
+        let before = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        close(px(&before, 20, 20), [255, 0, 0], 0, "before");
+        let rect = |x, y, width, height| TileRect {
+            level: 0,
+            x,
+            y,
+            width,
+            height,
+        };
+        let mut bytes = [0u8, 255, 0, 255].repeat(8);
+        bytes.extend_from_slice(&[0, 0, 255, 255]);
+        frame.tile_writes = vec![TileWrite {
+            texture: Arc::clone(&atlas),
+            rects: vec![rect(0, 0, 2, 4), rect(3, 3, 1, 1)],
+            bytes,
+        }];
+        let after = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        // Texel (i, j) covers px 16 + 8i .. 24 + 8i across, the same down.
+        close(px(&after, 20, 20), [0, 255, 0], 0, "texel (0, 0)");
+        close(px(&after, 28, 44), [0, 255, 0], 0, "texel (1, 3)");
+        close(px(&after, 36, 20), [255, 0, 0], 0, "texel (2, 0) untouched");
+        close(px(&after, 44, 44), [0, 0, 255], 0, "texel (3, 3)");
+        close(px(&after, 36, 44), [255, 0, 0], 0, "texel (2, 3) untouched");
+        frame.tile_writes.clear();
+        let kept = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        assert_eq!(
+            kept.pixels, after.pixels,
+            "a write stays without being sent again"
+        );
+        frame.tile_writes = vec![TileWrite {
+            texture: Arc::clone(&atlas),
+            rects: vec![rect(2, 0, 2, 1)],
+            bytes: vec![255; 15],
+        }];
+        let refused = shoot(&mut r, &frame, &ortho(2.0), 64, 64);
+        assert_eq!(refused.pixels, after.pixels, "a short write is refused");
     }
     testing::finish(gpu);
 }

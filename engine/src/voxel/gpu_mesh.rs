@@ -210,6 +210,7 @@ pub fn atlas_material(atlas: &PaletteAtlas) -> Material {
         sampling: Sampling::Nearest,
         alpha: 1.0,
         detail: None,
+        emissive_texture: None,
     }
 }
 

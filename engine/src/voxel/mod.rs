@@ -32,7 +32,9 @@
 //!   are lit column by column, and each resident region is one GPU mesh asset
 //!   ([`gpu_mesh`]) the host draws through [`VoxelStreamer::fill_frame`].
 
+pub mod animation;
 pub mod atlas;
+pub mod atlas_chain;
 mod cell;
 pub mod collision;
 pub mod draw;

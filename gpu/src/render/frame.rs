@@ -91,10 +91,29 @@ pub struct Material {
     pub sampling: Sampling,
     /// The base color's alpha, multiplied by the texture's: a [`Surface::Cutout`] sub-mesh
     /// keeps the texels where the product reaches 0.5, a [`Surface::Translucent`] one blends
-    /// by it; opaque surfaces ignore it. 1 unless a material says otherwise.
+    /// by it; opaque surfaces ignore it. 1 unless a material says otherwise. Past 1 it is a
+    /// gain on the texture's coverage (a voxel volume's blended faces carry
+    /// `client.voxel.translucentCoverage`, spec 004:374): the product is clamped to 1, so a
+    /// clear texel stays clear.
     pub alpha: f32,
     /// The detail layer (`dh.material` `detail`), when the material has one.
     pub detail: Option<DetailLayer>,
+    /// A glow texture added over the lighting, when the material has one (a voxel
+    /// volume's glow levels, spec 004 "Light").
+    pub emissive_texture: Option<EmissiveTexture>,
+}
+
+/// A material's glow texture (spec 004 "Light": "a second texture of glow levels, laid out
+/// exactly like" the atlas): sampled at the same UV and with the same sampler as the base
+/// color texture, its linear color times `intensity` (`client.voxel.emissiveIntensity`) is
+/// added over the lighting, lit or unlit, after the base color's alpha is decided (so a
+/// cut-out texel stays cut out). Its mip chain follows the same rules as the base color's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmissiveTexture {
+    /// The glow levels, RGBA8 sRGB (alpha unread).
+    pub texture: Arc<Texture>,
+    /// The gain on its color.
+    pub intensity: f32,
 }
 
 /// A material's detail layer (`dh.material` `detail`): a second color painted over the
@@ -131,6 +150,11 @@ pub enum Sampling {
     Linear,
     /// Nearest texel, clamped: a voxel volume's palette atlas (one texel per color).
     Nearest,
+    /// Point within a level and linear between levels, clamped, down the whole chain:
+    /// Minecraft's own block sampling, for a voxel volume's block atlas (spec 004:376:
+    /// "crisp texels up close, no hard line where one level hands over to the next").
+    /// With [`Mipmaps::Off`] the top level alone, point-sampled.
+    NearestMipLinear,
 }
 
 impl Default for Material {
@@ -152,6 +176,7 @@ impl Material {
             sampling: Sampling::Linear,
             alpha: 1.0,
             detail: None,
+            emissive_texture: None,
         }
     }
 
@@ -166,6 +191,7 @@ impl Material {
             sampling: Sampling::Linear,
             alpha: 1.0,
             detail: None,
+            emissive_texture: None,
         }
     }
 }
@@ -646,6 +672,65 @@ pub struct RenderFrame {
     pub voxel_light: Option<VoxelLightWindow>,
     /// Whether authored textures sample their mip chains.
     pub mipmaps: Mipmaps,
+    /// Texels to write over parts of resident textures this frame (a voxel atlas's
+    /// animated tiles that changed), inline in the frame's command buffer.
+    pub tile_writes: Vec<TileWrite>,
+}
+
+/// One rectangle of a [`TileWrite`], in texels of its level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileRect {
+    /// The level, 0 the top.
+    pub level: u32,
+    /// Left texel.
+    pub x: u32,
+    /// Top texel.
+    pub y: u32,
+    /// Texels across.
+    pub width: u32,
+    /// Texels down.
+    pub height: u32,
+}
+
+/// New texels for parts of a texture a material samples (spec 004: an animated tile
+/// "written into its block inline in the frame's command buffer, then copied over its
+/// cells at every level"): `bytes` holds each rect's RGBA8 texels in turn, rows top to
+/// bottom. The renderer stages them in one piece and records a buffer-to-image copy per
+/// rect ahead of the frame's passes; the rest of the texture is untouched. A write for a
+/// texture still uploading waits (the latest write for the same texture and rects wins)
+/// and lands once the texture is resident; one for a texture no material draws is
+/// dropped. A texture that is evicted and uploaded again shows its [`Texture`] texels
+/// until the next write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TileWrite {
+    /// The texture written (the same `Arc` a material names).
+    pub texture: Arc<Texture>,
+    /// Where, level by level.
+    pub rects: Vec<TileRect>,
+    /// The texels, each rect's `width × height × 4` bytes in order.
+    pub bytes: Vec<u8>,
+}
+
+impl TileWrite {
+    /// Whether every rect lies inside its level of the texture and `bytes` is exactly
+    /// their texels (a write that is not is refused whole).
+    pub fn is_consistent(&self) -> bool {
+        let mut want = 0usize;
+        for r in &self.rects {
+            let Some((w, h, _)) = self.texture.level(r.level) else {
+                return false;
+            };
+            let fits = r.width > 0
+                && r.height > 0
+                && r.x.checked_add(r.width).is_some_and(|e| e <= w)
+                && r.y.checked_add(r.height).is_some_and(|e| e <= h);
+            if !fits {
+                return false;
+            }
+            want += r.width as usize * r.height as usize * 4;
+        }
+        !self.rects.is_empty() && want == self.bytes.len()
+    }
 }
 
 impl RenderFrame {

@@ -90,7 +90,8 @@ pub struct MaterialData {
     pub base_color: Vec4,
     /// rgb emissive × intensity, w 1 when it has a base color texture.
     pub emissive: Vec4,
-    /// xy uvScale, z the base color's alpha.
+    /// xy uvScale, z the base color's alpha (a gain past 1 is clamped in the shader after
+    /// the texel's alpha multiplies it), w the glow texture's gain (0 without one).
     pub uv_scale: Vec4,
     /// rgb the detail layer's linear color.
     pub detail_color: Vec4,

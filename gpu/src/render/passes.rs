@@ -112,6 +112,9 @@ pub(super) struct Pipelines {
     pub repeat_top: vk::Sampler,
     /// Nearest texel, clamped ([`super::frame::Sampling::Nearest`]).
     pub nearest: vk::Sampler,
+    /// Point within a level, linear between levels, clamped
+    /// ([`super::frame::Sampling::NearestMipLinear`]).
+    pub nearest_mip: vk::Sampler,
     pub compare: vk::Sampler,
 }
 
@@ -122,6 +125,7 @@ impl Drop for Pipelines {
             self.repeat,
             self.repeat_top,
             self.nearest,
+            self.nearest_mip,
             self.compare,
         ] {
             self.gpu.retire_pending(crate::Retired::Sampler(s));

@@ -61,6 +61,7 @@ use super::shadow::{self, CASCADES, SHADOW_DISTANCE, SPLIT_LAMBDA};
 use super::sky;
 use super::tonemap::{self, BloomPlan};
 use super::uploads::UploadQueue;
+use crate::staging::{ImageUpload, StagingSlice};
 use crate::{
     shaders, Buffer, BufferDesc, CaptureTarget, ColorTarget, CommandPool, DepthState, FrameRing,
     Gpu, GpuError, GpuTimer, GraphicsPipelineDesc, Image, ImageDesc, MemoryLocation, PassTiming,
@@ -233,6 +234,10 @@ pub struct FrameReport {
     pub derived_far: Option<f32>,
     /// Bricks of the voxel light window written this frame (8 KiB each).
     pub light_bricks_written: usize,
+    /// Tile writes ([`super::frame::TileWrite`]) recorded this frame.
+    pub tiles_written: usize,
+    /// Tile writes waiting for their texture to land (or for room in the staging ring).
+    pub tiles_pending: usize,
     /// Bricks of the voxel light window whose contents the GPU does not hold yet (written
     /// on later frames, nearest the camera first).
     pub light_bricks_pending: usize,
@@ -335,6 +340,7 @@ fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
                 vec![
                     binding(0, vk::DescriptorType::SAMPLED_IMAGE, frag),
                     binding(1, vk::DescriptorType::SAMPLER, frag),
+                    binding(2, vk::DescriptorType::SAMPLED_IMAGE, frag),
                 ],
             ],
             push_descriptor_sets: Vec::new(),
@@ -564,6 +570,21 @@ fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
             .max_lod(0.0),
         "base color nearest",
     )?;
+    // A voxel block atlas (Sampling::NearestMipLinear): point within a level, linear
+    // between levels, every level, clamped.
+    let nearest_mip = sampler(
+        gpu,
+        &vk::SamplerCreateInfo::default()
+            .mag_filter(vk::Filter::NEAREST)
+            .min_filter(vk::Filter::NEAREST)
+            .mipmap_mode(vk::SamplerMipmapMode::LINEAR)
+            .address_mode_u(clamp)
+            .address_mode_v(clamp)
+            .address_mode_w(clamp)
+            .min_lod(0.0)
+            .max_lod(MAX_TEXTURE_LEVELS as f32),
+        "block atlas",
+    )?;
     let compare = sampler(
         gpu,
         &vk::SamplerCreateInfo::default()
@@ -600,6 +621,7 @@ fn build_pipelines(gpu: &Gpu, samples: u32) -> Result<Pipelines> {
         repeat,
         repeat_top,
         nearest,
+        nearest_mip,
         compare,
     })
 }
@@ -676,7 +698,7 @@ impl Slot {
                 },
                 vk::DescriptorPoolSize {
                     ty: vk::DescriptorType::SAMPLED_IMAGE,
-                    descriptor_count: 1 + cap + 2 * SCREEN_SETS,
+                    descriptor_count: 1 + 2 * cap + 2 * SCREEN_SETS,
                 },
                 vk::DescriptorPoolSize {
                     ty: vk::DescriptorType::SAMPLER,
@@ -839,6 +861,8 @@ pub struct Renderer {
     /// Textures by the address of their `Arc`.
     textures: HashMap<usize, TextureEntry>,
     white: TextureEntry,
+    /// Tile writes waiting for their texture to land.
+    tile_pending: Vec<super::frame::TileWrite>,
     /// Mesh assets by key.
     meshes: MeshCache,
     /// Their uploads, pumped after the other assets' under the mesh time budget.
@@ -940,6 +964,7 @@ impl Renderer {
             live: None,
             live_key: Vec::new(),
             textures: HashMap::new(),
+            tile_pending: Vec::new(),
             white: TextureEntry {
                 _texture: white_texture,
                 image: white_image,
@@ -1162,11 +1187,10 @@ impl Renderer {
             self.live_key = key;
         }
         let now = self.frames + 1;
-        for t in frame
-            .materials
-            .iter()
-            .filter_map(|m| m.base_color_texture.as_ref())
-        {
+        for t in frame.materials.iter().flat_map(|m| {
+            let glow = m.emissive_texture.as_ref().map(|e| &e.texture);
+            m.base_color_texture.as_ref().into_iter().chain(glow)
+        }) {
             let k = Arc::as_ptr(t) as usize;
             if let Some(e) = self.textures.get_mut(&k) {
                 e.last_used = now;
@@ -1288,12 +1312,17 @@ impl Renderer {
         // ---- What is resident before this frame's uploads (drawn this frame).
         let static_ready = self.statics.as_ref().filter(|g| g.ready(&self.uploads));
         let live_ready = self.live.as_ref().filter(|g| g.ready(&self.uploads));
-        let texture_of = |m: &super::frame::Material| {
-            m.base_color_texture.as_ref().and_then(|t| {
-                self.textures
-                    .get(&(Arc::as_ptr(t) as usize))
-                    .filter(|e| !self.uploads.is_pending(e.job))
-            })
+        let resident = |t: &Arc<Texture>| {
+            self.textures
+                .get(&(Arc::as_ptr(t) as usize))
+                .filter(|e| !self.uploads.is_pending(e.job))
+        };
+        let texture_of =
+            |m: &super::frame::Material| m.base_color_texture.as_ref().and_then(resident);
+        let glow_of = |m: &super::frame::Material| {
+            m.emissive_texture
+                .as_ref()
+                .and_then(|g| resident(&g.texture))
         };
         let mut draws: Vec<Draw> = Vec::new();
         let mut skipped = 0;
@@ -1322,20 +1351,32 @@ impl Renderer {
         };
         let forward = setup.orthographic.then(|| -setup.view.row(2).truncate());
 
-        // Resident textures, once per sampler, and which one each material samples.
-        let mut textured: Vec<(&TextureEntry, Sampling)> = Vec::new();
+        // Resident textures (a base color and a glow texture, either of which may be
+        // absent), once per sampler, and which pair each material samples.
+        type TexturePair<'t> = (Option<&'t TextureEntry>, Option<&'t TextureEntry>, Sampling);
+        let same = |a: Option<&TextureEntry>, b: Option<&TextureEntry>| match (a, b) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        let mut textured: Vec<TexturePair<'_>> = Vec::new();
         let mut material_tex: Vec<Option<usize>> = Vec::with_capacity(frame.materials.len());
+        let mut material_glow: Vec<bool> = Vec::with_capacity(frame.materials.len());
         for m in &frame.materials {
-            material_tex.push(texture_of(m).map(|e| {
-                let found = textured
-                    .iter()
-                    .position(|(t, s)| std::ptr::eq(*t, e) && *s == m.sampling);
-                match found {
-                    Some(i) => i,
-                    None => {
-                        textured.push((e, m.sampling));
-                        textured.len() - 1
-                    }
+            let (base, glow) = (texture_of(m), glow_of(m));
+            material_glow.push(glow.is_some());
+            if base.is_none() && glow.is_none() {
+                material_tex.push(None);
+                continue;
+            }
+            let found = textured
+                .iter()
+                .position(|(b, g, s)| same(*b, base) && same(*g, glow) && *s == m.sampling);
+            material_tex.push(Some(match found {
+                Some(i) => i,
+                None => {
+                    textured.push((base, glow, m.sampling));
+                    textured.len() - 1
                 }
             }));
         }
@@ -1352,8 +1393,18 @@ impl Renderer {
             &mut self.sky_ambient,
         );
         let light_data = light_data(&shaded);
-        let material_data =
-            material_data(frame, |i| material_tex.get(i).is_some_and(Option::is_some));
+        let material_data = material_data(
+            frame,
+            |i| {
+                material_tex
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .and_then(|t| textured.get(t))
+                    .is_some_and(|(b, _, _)| b.is_some())
+            },
+            |i| material_glow.get(i).copied().unwrap_or(false),
+        );
         let align = self.align as usize;
         let mut data = Vec::new();
         // The light window lives in its own resident buffer; without a usable one the
@@ -1460,6 +1511,15 @@ impl Renderer {
         let mesh_pumped = self
             .mesh_uploads
             .pump_within(&mut self.staging, Some(self.mesh_upload_budget));
+        // ---- Tile writes, after the uploads so a texture whose last level staged this
+        // frame is written over after it.
+        let tiles_written = write_tiles(
+            &mut self.tile_pending,
+            &self.textures,
+            &self.uploads,
+            &mut self.staging,
+            &frame.tile_writes,
+        );
 
         // ---- Targets for this size and bloom shape.
         if slot.targets.as_ref().is_none_or(|t| {
@@ -1489,16 +1549,23 @@ impl Renderer {
             targets,
         );
         let white_set = slot.allocate(texture_layout)?;
-        write_texture_set(&gpu, white_set, &self.white.image, self.pipes.repeat);
+        let white = &self.white.image;
+        write_texture_set(&gpu, white_set, white, white, self.pipes.repeat);
         let mut texture_sets = Vec::with_capacity(textured.len());
-        for (e, sampling) in &textured {
+        for (base, glow, sampling) in &textured {
             let set = slot.allocate(texture_layout)?;
             let sampler = match (sampling, frame.mipmaps) {
                 (Sampling::Linear, Mipmaps::On) => self.pipes.repeat,
                 (Sampling::Linear, Mipmaps::Off) => self.pipes.repeat_top,
-                (Sampling::Nearest, _) => self.pipes.nearest,
+                (Sampling::Nearest, _) | (Sampling::NearestMipLinear, Mipmaps::Off) => {
+                    self.pipes.nearest
+                }
+                (Sampling::NearestMipLinear, Mipmaps::On) => self.pipes.nearest_mip,
             };
-            write_texture_set(&gpu, set, &e.image, sampler);
+            // An absent glow texture reads white, its gain 0 in the material data.
+            let base = base.map_or(white, |e| &e.image);
+            let glow = glow.map_or(white, |e| &e.image);
+            write_texture_set(&gpu, set, base, glow, sampler);
             texture_sets.push(set);
         }
         let material_sets: Vec<vk::DescriptorSet> = material_tex
@@ -1676,6 +1743,8 @@ impl Renderer {
                 derived_far: setup.derived_far,
                 light_bricks_written: light_writes.written,
                 light_bricks_pending: light_writes.pending,
+                tiles_written,
+                tiles_pending: self.tile_pending.len(),
             },
             image,
             slot_index,
@@ -1819,9 +1888,18 @@ fn write_frame_set(
     unsafe { gpu.device().update_descriptor_sets(&writes, &[]) };
 }
 
-fn write_texture_set(gpu: &Gpu, set: vk::DescriptorSet, image: &Image, sampler: vk::Sampler) {
+fn write_texture_set(
+    gpu: &Gpu,
+    set: vk::DescriptorSet,
+    image: &Image,
+    glow: &Image,
+    sampler: vk::Sampler,
+) {
     let ti = [vk::DescriptorImageInfo::default()
         .image_view(image.view())
+        .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
+    let gi = [vk::DescriptorImageInfo::default()
+        .image_view(glow.view())
         .image_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL)];
     let si = [vk::DescriptorImageInfo::default().sampler(sampler)];
     let writes = [
@@ -1835,6 +1913,11 @@ fn write_texture_set(gpu: &Gpu, set: vk::DescriptorSet, image: &Image, sampler: 
             .dst_binding(1)
             .descriptor_type(vk::DescriptorType::SAMPLER)
             .image_info(&si),
+        vk::WriteDescriptorSet::default()
+            .dst_set(set)
+            .dst_binding(2)
+            .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
+            .image_info(&gi),
     ];
     // SAFETY: as for the frame set.
     unsafe { gpu.device().update_descriptor_sets(&writes, &[]) };
@@ -2099,11 +2182,82 @@ fn light_data(lights: &[super::frame::Light]) -> Vec<LightData> {
         .collect()
 }
 
+/// Queues `writes` behind any still waiting (a later write for the same texture and
+/// rects replaces the earlier), then stages and queues the copies of every write whose
+/// texture is resident, each in one piece; returns how many were queued. Writes for a
+/// texture no material drew this frame are dropped, and an inconsistent write is
+/// refused ([`super::frame::TileWrite::is_consistent`]).
+fn write_tiles(
+    pending: &mut Vec<super::frame::TileWrite>,
+    textures: &HashMap<usize, TextureEntry>,
+    uploads: &UploadQueue,
+    staging: &mut StagingRing,
+    writes: &[super::frame::TileWrite],
+) -> usize {
+    for w in writes.iter().filter(|w| w.is_consistent()) {
+        let same =
+            |p: &super::frame::TileWrite| Arc::ptr_eq(&p.texture, &w.texture) && p.rects == w.rects;
+        match pending.iter_mut().find(|p| same(p)) {
+            Some(p) => *p = w.clone(),
+            None => pending.push(w.clone()),
+        }
+    }
+    pending.retain(|w| textures.contains_key(&(Arc::as_ptr(&w.texture) as usize)));
+    let mut written = 0;
+    let mut left = Vec::new();
+    for w in std::mem::take(pending) {
+        let entry = textures.get(&(Arc::as_ptr(&w.texture) as usize));
+        let Some(e) = entry.filter(|e| !uploads.is_pending(e.job)) else {
+            left.push(w);
+            continue;
+        };
+        let Some(slice) = staging.stage_unbudgeted(&w.bytes) else {
+            left.push(w);
+            continue;
+        };
+        let mut offset = slice.offset;
+        for r in &w.rects {
+            let at = StagingSlice { offset, ..slice };
+            staging.copy_to_image(
+                at,
+                ImageUpload {
+                    image: e.image.raw(),
+                    aspect: vk::ImageAspectFlags::COLOR,
+                    mip_level: r.level,
+                    base_layer: 0,
+                    layer_count: 1,
+                    offset: vk::Offset3D {
+                        x: r.x as i32,
+                        y: r.y as i32,
+                        z: 0,
+                    },
+                    extent: vk::Extent3D {
+                        width: r.width,
+                        height: r.height,
+                        depth: 1,
+                    },
+                    row_length: 0,
+                    old_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                    new_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                },
+            );
+            offset += u64::from(r.width) * u64::from(r.height) * 4;
+        }
+        written += 1;
+    }
+    *pending = left;
+    written
+}
+
 /// The materials' storage block; `textured(i)` says whether material `i`'s texture is
 /// resident (otherwise it shades with its tint alone). After the frame's own materials (or
 /// the missingMaterial alone when it has none) come [`super::frame::Material::flat_white`]
 /// and the missingMaterial, the mesh draws' fallbacks ([`Fallbacks`]).
-fn material_data(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<MaterialData> {
+fn material_data(
+    frame: &RenderFrame,
+    textured: impl Fn(usize) -> bool,
+    glowing: impl Fn(usize) -> bool,
+) -> Vec<MaterialData> {
     let mut o = Vec::new();
     let missing = super::frame::Material::missing();
     let flat = super::frame::Material::flat_white();
@@ -2127,7 +2281,15 @@ fn material_data(frame: &RenderFrame, textured: impl Fn(usize) -> bool) -> Vec<M
         o.push(MaterialData {
             base_color: glam::Vec4::new(b[0], b[1], b[2], shading),
             emissive: glam::Vec4::new(e[0], e[1], e[2], if has { 1.0 } else { 0.0 }),
-            uv_scale: glam::Vec4::new(m.uv_scale[0], m.uv_scale[1], m.alpha, 0.0),
+            uv_scale: glam::Vec4::new(
+                m.uv_scale[0],
+                m.uv_scale[1],
+                m.alpha,
+                m.emissive_texture
+                    .as_ref()
+                    .filter(|_| i < own && glowing(i))
+                    .map_or(0.0, |g| g.intensity),
+            ),
             detail_color: m
                 .detail
                 .map_or(glam::Vec4::ZERO, |d| d.color.truncate().extend(0.0)),
