@@ -41,6 +41,7 @@ mod light;
 mod looks;
 mod mesh;
 mod place;
+pub mod shapes;
 pub mod stream;
 pub mod volume;
 pub mod water;
