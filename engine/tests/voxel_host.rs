@@ -358,8 +358,8 @@ fn platform_pallet(dir: &Path, fingerprint: Option<&str>) -> (PathBuf, String) {
     use dh_content::voxel::minecraft::platform::{import_platform, PlatformOptions};
     let jar = pack::client_jar(dir, &[]);
     let into = dir.join("com.mojang.minecraft");
-    let r = import_platform(&jar, &into, &PlatformOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let r =
+        import_platform(&jar, &into, &PlatformOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     if let Some(f) = fingerprint {
         std::fs::write(into.join("blocks.fingerprint"), format!("{f}\n"))
             .unwrap_or_else(|e| panic!("{e}"));
@@ -432,8 +432,10 @@ fn stairs_payload() -> VoxelPayload {
 /// the build has no platform pallet). With `strip` the build's `.platforms` record is
 /// left out, as a pallet built before the rule.
 fn stairs_pallet(dir: &Path, platform: Option<&Path>, strip: bool) -> PathBuf {
-    use dh_content::compile::{compile_sources_with, CompileOptions, Dependencies, SourceData, SourceEntry};
     use dh_content::compile::AssetKind;
+    use dh_content::compile::{
+        compile_sources_with, CompileOptions, Dependencies, SourceData, SourceEntry,
+    };
     use dh_content::pallet::{CodecChoice, Pallet, PalletWriter};
     let shards = encode(&stairs_payload()).unwrap_or_else(|e| panic!("{e}"));
     let manifest = format!(
@@ -493,7 +495,11 @@ fn stairs_pallet(dir: &Path, platform: Option<&Path>, strip: bool) -> PathBuf {
         }
         bytes = w.finish().unwrap_or_else(|e| panic!("{e}"));
     }
-    let path = dir.join(if strip { "stairs-old.pallet" } else { "stairs.pallet" });
+    let path = dir.join(if strip {
+        "stairs-old.pallet"
+    } else {
+        "stairs.pallet"
+    });
     std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
     path
 }
@@ -556,7 +562,9 @@ expect p.x < 4
 ";
 
 fn pallet_lines(log: &[String]) -> Vec<&String> {
-    log.iter().filter(|l| l.starts_with("PLATFORM PALLET")).collect()
+    log.iter()
+        .filter(|l| l.starts_with("PLATFORM PALLET"))
+        .collect()
 }
 
 #[test]
@@ -587,6 +595,22 @@ fn a_pallet_that_differs_from_the_servers_is_logged_loudly_and_predicts_with_its
     let theirs = "9c41".to_string() + &"0".repeat(60);
     let (server, _) = platform_pallet(&dir, Some(&theirs));
     let map = stairs_pallet(&dir, Some(&server), false);
+    // The build recorded the server's pallet: its version and its fingerprint.
+    let built = dh_content::pallet::Pallet::open(&map).unwrap_or_else(|e| panic!("{e}"));
+    let text = built
+        .read("maps/stairs.dh-map.platforms")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let records = dh_content::compile::platforms::read_platforms(
+        std::str::from_utf8(&text).unwrap_or_default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let rec = records
+        .get(MC)
+        .cloned()
+        .flatten()
+        .unwrap_or_else(|| panic!("{records:?}"));
+    assert_eq!(rec.version, "26.1.0");
+    assert_eq!(rec.blocks, theirs);
     let (own, ours) = platform_pallet(&dir, None);
     let (log, failures) = walk_the_stairs(vec![map, own], UP_THE_STAIRS);
     let _ = std::fs::remove_dir_all(&dir);
@@ -604,6 +628,16 @@ fn a_pallet_that_differs_from_the_servers_is_logged_loudly_and_predicts_with_its
 fn a_server_without_the_pallet_makes_the_client_predict_cubes_and_say_so() {
     let dir = stairs_dir("none");
     let map = stairs_pallet(&dir, None, false);
+    // The build had no platform pallet: the map's record says so.
+    let built = dh_content::pallet::Pallet::open(&map).unwrap_or_else(|e| panic!("{e}"));
+    let text = built
+        .read("maps/stairs.dh-map.platforms")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let records = dh_content::compile::platforms::read_platforms(
+        std::str::from_utf8(&text).unwrap_or_default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(records.get(MC), Some(&None), "{records:?}");
     let (own, _) = platform_pallet(&dir, None);
     let (log, failures) = walk_the_stairs(vec![map, own], AGAINST_THE_LEDGE);
     let _ = std::fs::remove_dir_all(&dir);
@@ -611,8 +645,9 @@ fn a_server_without_the_pallet_makes_the_client_predict_cubes_and_say_so() {
     let lines = pallet_lines(&log);
     assert_eq!(lines.len(), 1, "{log:?}");
     assert!(
-        lines[0].starts_with("PLATFORM PALLET SET ASIDE: the server has no 'com.mojang.minecraft' pallet")
-            && lines[0].contains("(26.1)"),
+        lines[0].starts_with(
+            "PLATFORM PALLET SET ASIDE: the server has no 'com.mojang.minecraft' pallet"
+        ) && lines[0].contains("(26.1)"),
         "{}",
         lines[0]
     );

@@ -101,7 +101,10 @@ pub fn element_box(e: &Element) -> [f64; 6] {
         .collect();
     for ax in 0..3 {
         lo[ax] = corners.iter().map(|p| p[ax]).fold(f64::INFINITY, f64::min);
-        hi[ax] = corners.iter().map(|p| p[ax]).fold(f64::NEG_INFINITY, f64::max);
+        hi[ax] = corners
+            .iter()
+            .map(|p| p[ax])
+            .fold(f64::NEG_INFINITY, f64::max);
     }
     [lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]]
 }
@@ -112,7 +115,13 @@ pub fn element_box(e: &Element) -> [f64; 6] {
 pub fn shape_of_boxes(boxes: &[[f64; 6]], height: Option<f64>) -> BlockShape {
     let mut out: Vec<ShapeBox> = Vec::new();
     for b in boxes.iter().take(MAX_SHAPE_BOXES) {
-        let mut b = b.map(|v| if v.is_finite() { v.clamp(-16.0, 32.0) } else { 0.0 });
+        let mut b = b.map(|v| {
+            if v.is_finite() {
+                v.clamp(-16.0, 32.0)
+            } else {
+                0.0
+            }
+        });
         if let Some(h) = height.filter(|h| h.is_finite()) {
             b[4] = b[4].max(h.clamp(-16.0, 32.0));
         }
@@ -219,9 +228,8 @@ impl<'a> PalletShapes<'a> {
             }
         };
         let Ok(text) = std::str::from_utf8(&bytes) else {
-            self.notes.push(format!(
-                "{who}: is not UTF-8 text; it collides as a cube"
-            ));
+            self.notes
+                .push(format!("{who}: is not UTF-8 text; it collides as a cube"));
             return None;
         };
         match parse_block_def(&path, text) {
