@@ -1298,9 +1298,7 @@ fn shaped_palette(with_pallet: bool) -> CollisionPalette {
     let pallet = shape_pallet();
     let mut shapes = PalletShapes::new(&pallet, "minecraft");
     let shapes = with_pallet.then_some(&mut shapes);
-    let pal =
-        CollisionPalette::resolve_shaped(&shape_entries(), tables(), Some(MC), None, shapes, 0);
-    pal
+    CollisionPalette::resolve_shaped(&shape_entries(), tables(), Some(MC), None, shapes, 0)
 }
 
 /// The triangles of `c` whose three corners lie at height `y`, and their summed area.

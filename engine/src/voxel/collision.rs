@@ -188,6 +188,7 @@ impl CollisionPalette {
         }
         let mut shape_of = Vec::new();
         let mut cell_shapes: Vec<CellShape> = Vec::new();
+        let mut seen: StdHashMap<(u8, Vec<[u32; 6]>), usize> = StdHashMap::new();
         let codes = palette
             .iter()
             .enumerate()
@@ -216,16 +217,12 @@ impl CollisionPalette {
                     None | Some(BlockShape::Cube) => code,
                     Some(BlockShape::Empty) => 0,
                     Some(BlockShape::Boxes(boxes)) => {
-                        let k = match cell_shapes
-                            .iter()
-                            .position(|c| c.code == code && c.boxes == boxes)
-                        {
-                            Some(k) => k,
-                            None => {
-                                cell_shapes.push(CellShape { code, boxes });
-                                cell_shapes.len() - 1
-                            }
-                        };
+                        let key: (u8, Vec<[u32; 6]>) =
+                            (code, boxes.iter().map(|b| b.map(f32::to_bits)).collect());
+                        let k = *seen.entry(key).or_insert_with(|| {
+                            cell_shapes.push(CellShape { code, boxes });
+                            cell_shapes.len() - 1
+                        });
                         match u16::try_from(k + 1) {
                             Ok(k) => {
                                 shape_of.resize(i, 0);
