@@ -15,6 +15,12 @@
 //! the whole payload decoded at install (what it did before): the install itself, the
 //! cook per chunk (cold cache, warm cache) and the first tick at a new place.
 //! `cargo bench -p dh-bench --bench voxel_collision -- range` runs that part alone.
+//!
+//! `-- shapes` (issue 14): the cook with block shapes against without, on the same
+//! chunks: the terrain as it is and with a slab, a stair or a fence on one ground column
+//! in four, each cooked with a platform pallet's shapes and without (every block a
+//! cube); per configuration the median of 9 interleaved rounds over every chunk within
+//! 48 m.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -86,6 +92,10 @@ fn ms(d: Duration) -> f64 {
 fn main() {
     if std::env::args().skip(1).any(|a| a == "range") {
         range_reads();
+        return;
+    }
+    if std::env::args().skip(1).any(|a| a == "shapes") {
+        shapes();
         return;
     }
     let t = Instant::now();
@@ -770,4 +780,146 @@ fn range_reads() {
         water_range.as_secs_f64() / water_whole.as_secs_f64().max(1e-12)
     );
     println!();
+}
+
+// ── Block shapes (issue 14) ────────────────────────────────────────────────────────
+
+/// The shapes a platform pallet gives the bench's three shaped blocks, written here by
+/// hand as the importer writes them: a bottom slab, a straight stair facing east (the
+/// model's two boxes) and a fence post raised to a block and a half.
+fn shape_pallet() -> dh_content::pallet::Pallet {
+    use dh_content::pallet::{CodecChoice, EntryMeta, Manifest, Pallet, PalletWriter};
+    let blocks = [
+        (
+            "oak_slab",
+            r#"{ "id": "minecraft:oak_slab", "rules": [ { "apply": [ { "model": "m" } ] } ], "models": { "m": { "elements": [ { "from": [0, 0, 0], "to": [16, 8, 16] } ] } }, "collision": "model" }"#,
+        ),
+        (
+            "oak_stairs",
+            r#"{ "id": "minecraft:oak_stairs", "rules": [ { "apply": [ { "model": "m" } ] } ], "models": { "m": { "elements": [ { "from": [0, 0, 0], "to": [16, 8, 16] }, { "from": [8, 8, 0], "to": [16, 16, 16] } ] } }, "collision": "model" }"#,
+        ),
+        (
+            "oak_fence",
+            r#"{ "id": "minecraft:oak_fence", "rules": [], "collision": [[6, 0, 6, 10, 16, 10]], "collisionHeight": 24 }"#,
+        ),
+    ];
+    let mut w = PalletWriter::new(Manifest::new("com.mojang.minecraft", "Minecraft", "26.1.0"))
+        .expect("a writer");
+    for (id, text) in blocks {
+        w.add(
+            &format!("blocks/{id}.dh-block"),
+            text.as_bytes().to_vec(),
+            EntryMeta::default(),
+            CodecChoice::Auto,
+        )
+        .expect("an entry");
+    }
+    Pallet::from_bytes(w.finish().expect("a pallet")).expect("it reads")
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn shapes() {
+    use dh_engine::voxel::shapes::PalletShapes;
+    const MC: &str = "com.mojang.minecraft";
+    let base = world();
+    let mut entries = palette();
+    let first = entries.len() as u32;
+    for id in ["oak_slab", "oak_stairs", "oak_fence"] {
+        entries.push(PaletteEntry::new("minecraft", id));
+    }
+    // One ground column in four gets a shaped block on top (not in water).
+    let mut shaped = base.clone();
+    let mut placed = 0;
+    for z in 0..SIZE[2] {
+        for x in 0..SIZE[0] {
+            let h = hash(x, z, 0x5a4e);
+            let y = ground_at(&base, x, z) as i32;
+            if !h.is_multiple_of(4) || y <= 0 || y >= SIZE[1] || base.get([x, y - 1, z]) == WATER {
+                continue;
+            }
+            shaped.set([x, y, z], first + (h / 4) % 3);
+            placed += 1;
+        }
+    }
+    shaped.compact();
+    let tables = BlockTables::builtin().expect("built-in tables load");
+    let cubes = CollisionPalette::resolve(&entries, tables, Some(MC), None, 0);
+    let pallet = shape_pallet();
+    let t = Instant::now();
+    let mut reader = PalletShapes::new(&pallet, "minecraft");
+    let boxes =
+        CollisionPalette::resolve_shaped(&entries, tables, Some(MC), None, Some(&mut reader), 0);
+    let resolve = t.elapsed();
+    assert_eq!(boxes.shaped_entries(), 3);
+    let (px, pz) = (SIZE[0] / 2, SIZE[2] / 2);
+    let pawn_at = [px as f32 + 0.5, ground_at(&base, px, pz), pz as f32 + 0.5];
+    let r = 48.0f32;
+    let mut chunks = Vec::new();
+    for cz in 0..SIZE[2] / EDGE {
+        for cy in 0..SIZE[1] / EDGE {
+            for cx in 0..SIZE[0] / EDGE {
+                let d2: f32 = (0..3)
+                    .map(|a| {
+                        let lo = [cx, cy, cz][a] as f32 * EDGE as f32;
+                        let d = (lo - pawn_at[a])
+                            .max(pawn_at[a] - lo - EDGE as f32)
+                            .max(0.0);
+                        d * d
+                    })
+                    .sum();
+                if d2 <= r * r {
+                    chunks.push([cx, cy, cz]);
+                }
+            }
+        }
+    }
+    let configs: [(&str, &MapChunks, &CollisionPalette); 4] = [
+        ("terrain, no pallet (cubes)", &base, &cubes),
+        ("terrain, with the pallet", &base, &boxes),
+        (
+            "terrain + shaped blocks, no pallet (cubes)",
+            &shaped,
+            &cubes,
+        ),
+        ("terrain + shaped blocks, with the pallet", &shaped, &boxes),
+    ];
+    let id = Placement::identity();
+    let mut scratch = CookScratch::default();
+    let mut out = CookedChunk::default();
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+    let mut quads = vec![0usize; configs.len()];
+    for _ in 0..9 {
+        for (k, (_, w, pal)) in configs.iter().enumerate() {
+            let t = Instant::now();
+            let mut q = 0;
+            for &c in &chunks {
+                cook_chunk(*w, pal, &id, c, &mut scratch, &mut out);
+                q += out.quads;
+            }
+            times[k].push(t.elapsed().as_secs_f64() * 1e6 / chunks.len() as f64);
+            quads[k] = q;
+            black_box(&out);
+        }
+    }
+    println!(
+        "block shapes: {} chunks within 48 m, {placed} shaped blocks placed in the world, palette of {} resolved with the pallet in {:.1} µs",
+        chunks.len(),
+        entries.len(),
+        resolve.as_secs_f64() * 1e6
+    );
+    println!("| configuration | cook a chunk (median of 9, µs) | quads | vs the first |");
+    println!("| --- | --- | --- | --- |");
+    let first_median = median(times[0].clone());
+    for (k, (name, _, _)) in configs.iter().enumerate() {
+        let m = median(times[k].clone());
+        println!(
+            "| {name} | {m:.2} | {} | {:.2}× |",
+            quads[k],
+            m / first_median
+        );
+    }
 }

@@ -19,6 +19,7 @@ use crate::refs::{self, Barcode};
 use crate::schema::manifest::{read_manifest, PalletManifestSource};
 
 pub mod dependencies;
+pub mod platforms;
 mod thumbnails;
 pub use dependencies::{Dependencies, DependencySearch};
 use thumbnails::{ship_thumbnails, ThumbCx, ThumbMap};
@@ -489,6 +490,7 @@ fn compile_inner(
         generated.extend(companions);
         check_references(manifest, &mut read, deps);
         check_renderer_slots(manifest, &mut read);
+        generated.extend(platforms::platform_companions(manifest, &read, deps));
         reach.report(manifest, deps, &mut out.diagnostics);
     }
     for r in &mut read {

@@ -105,6 +105,34 @@ pub fn fuzz_mc_assets(data: &[u8]) {
     crate::voxel::minecraft::platform::fuzz_assets(data);
 }
 
+/// A map's `.platforms` record, the server's pallet rule (see
+/// `dh_content::compile::platforms::read_platforms`), and a platform pallet's
+/// `blocks.fingerprint` as the engine reads it, from a pallet holding the input.
+pub fn fuzz_platforms(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = crate::compile::platforms::read_platforms(text);
+    }
+    let manifest = crate::pallet::Manifest::new("com.mojang.minecraft", "Minecraft", "26.1.0");
+    let Ok(mut w) = crate::pallet::PalletWriter::new(manifest) else {
+        return;
+    };
+    if w.add(
+        crate::compile::platforms::FINGERPRINT_ENTRY,
+        data.to_vec(),
+        crate::pallet::EntryMeta::default(),
+        crate::pallet::CodecChoice::Auto,
+    )
+    .is_err()
+    {
+        return;
+    }
+    if let Ok(bytes) = w.finish() {
+        if let Ok(p) = crate::pallet::Pallet::from_bytes(bytes) {
+            let _ = crate::compile::platforms::pallet_fingerprint(&p);
+        }
+    }
+}
+
 /// The block table parser and look resolution (see
 /// `dh_content::voxel::blocks::fuzz_table`).
 pub fn fuzz_blocks(data: &[u8]) {

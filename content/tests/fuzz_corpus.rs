@@ -162,3 +162,17 @@ fn mcmeta_corpus_never_panics() {
         assert!(r.is_ok(), "{} panicked", path.display());
     }
 }
+
+#[test]
+fn platforms_corpus_never_panics() {
+    let files = corpus("platforms");
+    assert!(
+        files.len() >= 4,
+        "the platforms corpus has only {}",
+        files.len()
+    );
+    for (path, bytes) in files {
+        let r = std::panic::catch_unwind(|| dh_content::fuzzing::fuzz_platforms(&bytes));
+        assert!(r.is_ok(), "{} panicked", path.display());
+    }
+}

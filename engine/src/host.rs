@@ -28,7 +28,7 @@
 //! Nothing reads a clock inside a tick, and every list is walked in author or id order, so
 //! one script gives one trace.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -366,6 +366,22 @@ impl std::fmt::Debug for Host {
             .field("pawns", &self.pawns)
             .finish()
     }
+}
+
+/// The block shapes of platform `platform`'s pallet, when `catalog` mounts it and a block
+/// table answers for the platform's namespace.
+fn platform_shapes<'a>(
+    catalog: &'a Catalog,
+    platform: &str,
+    tables: &dh_content::voxel::blocks::BlockTables,
+) -> Option<crate::voxel::shapes::PalletShapes<'a>> {
+    let pallet = catalog.pallet(platform)?;
+    let namespace = tables
+        .tables()
+        .iter()
+        .find(|t| t.platforms().iter().any(|p| p == platform))?
+        .namespace();
+    Some(crate::voxel::shapes::PalletShapes::new(pallet, namespace))
 }
 
 /// The surface preset a material slot is made of: its material's `surface`, stone where it
@@ -830,6 +846,7 @@ impl Host {
         // presets after them.
         let surface_base = self.sim.materials().references.len() as u32;
         let records: Vec<hecs::Entity> = self.sim.records().to_vec();
+        let mut said = HashSet::new();
         for e in records {
             let Some(v) = self.sim.get::<dh_sims::VoxelVolume>(e) else {
                 continue;
@@ -845,13 +862,23 @@ impl Host {
                     }
                 })?;
             let platform = opened.platform.as_deref();
-            let palette = Arc::new(CollisionPalette::resolve(
+            let own = platform.is_some_and(|p| self.platform_rule(p, &mut said));
+            let mut shapes = match platform {
+                Some(p) if own => platform_shapes(&self.catalog, p, tables),
+                _ => None,
+            };
+            let palette = Arc::new(CollisionPalette::resolve_shaped(
                 &opened.palette,
                 tables,
                 platform,
                 None,
+                shapes.as_mut(),
                 surface_base,
             ));
+            if let Some(s) = shapes.as_mut() {
+                let notes = s.take_notes();
+                self.output.extend(notes);
+            }
             // The volume's cell cache is shared out evenly among its shown grids.
             let cache = self.voxels.streamer.config().cell_cache_bytes / opened.grids.len().max(1);
             let mut cells = Vec::with_capacity(opened.grids.len());
@@ -895,6 +922,58 @@ impl Host {
             self.voxels.records.push(r);
         }
         Ok(())
+    }
+
+    /// Whether the prediction reads platform `platform`'s own pallet for block shapes
+    /// under the server's pallet rule (spec `dh.voxel`, "The server's pallet rules",
+    /// [`crate::voxel::shapes::pallet_rule`]), its line said to the load log once per
+    /// platform (`said`). `false` where this workspace does not mount the pallet.
+    fn platform_rule(&mut self, platform: &str, said: &mut HashSet<String>) -> bool {
+        let Some(pallet) = self.catalog.pallet(platform) else {
+            return false;
+        };
+        let m = pallet.manifest();
+        let local = dh_content::compile::platforms::pallet_fingerprint(pallet).unwrap_or_default();
+        let server = self.server_pallet(platform);
+        let (own, line) =
+            crate::voxel::shapes::pallet_rule(&m.id, &m.name, &m.version, &local, &server);
+        if let Some(line) = line {
+            if said.insert(platform.to_string()) {
+                self.output.push(line);
+            }
+        }
+        own
+    }
+
+    /// What the map's build recorded of platform `platform`'s pallet (its `.platforms`
+    /// companion, [`dh_content::compile::platforms`]).
+    fn server_pallet(&self, platform: &str) -> crate::voxel::shapes::ServerPallet {
+        use crate::voxel::shapes::ServerPallet;
+        let Some((pallet, path)) = self.map.split_once(':') else {
+            return ServerPallet::Unnamed;
+        };
+        let companion = format!("{path}{}", dh_content::compile::platforms::PLATFORMS_SUFFIX);
+        let Some(p) = self.catalog.pallet(pallet) else {
+            return ServerPallet::Unnamed;
+        };
+        if p.entry(&companion).is_none_or(|e| e.raw_len > 1 << 20) {
+            return ServerPallet::Unnamed;
+        }
+        let text = p
+            .read(&companion)
+            .ok()
+            .and_then(|b| String::from_utf8(b.into_owned()).ok());
+        let read = text
+            .as_deref()
+            .map(dh_content::compile::platforms::read_platforms);
+        match read {
+            Some(Ok(records)) => match records.get(platform) {
+                None => ServerPallet::Unnamed,
+                Some(None) => ServerPallet::None,
+                Some(Some(r)) => ServerPallet::Blocks(r.blocks.clone()),
+            },
+            _ => ServerPallet::Unnamed,
+        }
     }
 
     /// The map's placed voxel volumes, opened (author order): each shown grid's decoded

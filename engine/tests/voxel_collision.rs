@@ -1214,3 +1214,232 @@ fn corrupt_payload_bytes_never_panic_a_range_read_cook() {
     // Flips inside the chunk records open fine and are caught per chunk.
     assert!(opened > 0 && logged > 0, "opened {opened}, logged {logged}");
 }
+
+// ── Block shapes (spec "Block shapes") ─────────────────────────────────────────────
+
+/// A platform pallet `com.mojang.minecraft` written here by hand: a slab (a bottom half,
+/// the top one turned x 180), a stair (the straight model: a bottom half and an upper
+/// step on the east half; facing south turns it y 90), a fence post as a box raised to a
+/// block and a half, planks as a whole cube and glass with an empty collision.
+fn shape_pallet() -> dh_content::pallet::Pallet {
+    use dh_content::pallet::{CodecChoice, EntryMeta, Manifest, Pallet, PalletWriter};
+    let half = r#"{ "elements": [ { "from": [0, 0, 0], "to": [16, 8, 16] } ] }"#;
+    let stairs = r#"{ "elements": [ { "from": [0, 0, 0], "to": [16, 8, 16] }, { "from": [8, 8, 0], "to": [16, 16, 16] } ] }"#;
+    let blocks = [
+        (
+            "oak_slab",
+            format!(
+                r#"{{ "id": "minecraft:oak_slab", "rules": [
+  {{ "when": {{ "type": "bottom" }}, "apply": [ {{ "model": "slab" }} ] }},
+  {{ "when": {{ "type": "top" }}, "apply": [ {{ "model": "slab", "x": 180 }} ] }} ],
+  "models": {{ "slab": {half} }}, "collision": "model" }}"#
+            ),
+        ),
+        (
+            "oak_stairs",
+            format!(
+                r#"{{ "id": "minecraft:oak_stairs", "rules": [
+  {{ "when": {{ "facing": "east" }}, "apply": [ {{ "model": "stairs" }} ] }},
+  {{ "when": {{ "facing": "south" }}, "apply": [ {{ "model": "stairs", "y": 90 }} ] }} ],
+  "models": {{ "stairs": {stairs} }} }}"#
+            ),
+        ),
+        (
+            "oak_fence",
+            r#"{ "id": "minecraft:oak_fence", "rules": [], "collision": [[6, 0, 6, 10, 16, 10]], "collisionHeight": 24 }"#.to_string(),
+        ),
+        (
+            "oak_planks",
+            r#"{ "id": "minecraft:oak_planks", "rules": [], "collision": "cube" }"#.to_string(),
+        ),
+        (
+            "glass",
+            r#"{ "id": "minecraft:glass", "rules": [], "collision": "none" }"#.to_string(),
+        ),
+    ];
+    let mut w = PalletWriter::new(Manifest::new(MC, "Minecraft", "26.1.0")).expect("a writer");
+    for (id, text) in blocks {
+        w.add(
+            &format!("blocks/{id}.dh-block"),
+            text.into_bytes(),
+            EntryMeta::default(),
+            CodecChoice::Auto,
+        )
+        .expect("an entry");
+    }
+    Pallet::from_bytes(w.finish().expect("a pallet")).expect("it reads")
+}
+
+fn mc_with(id: &str, props: &[(&str, &str)]) -> PaletteEntry {
+    let mut e = mc(id);
+    for (k, v) in props {
+        e.properties.push(Property {
+            key: k.to_string(),
+            value: PropValue::String(v.to_string()),
+        });
+    }
+    e
+}
+
+/// Air, planks, a bottom slab, a stair facing south, a fence and glass.
+fn shape_entries() -> Vec<PaletteEntry> {
+    vec![
+        PaletteEntry::empty(),
+        mc("oak_planks"),
+        mc_with("oak_slab", &[("type", "bottom")]),
+        mc_with("oak_stairs", &[("facing", "south")]),
+        mc("oak_fence"),
+        mc("glass"),
+    ]
+}
+
+fn shaped_palette(with_pallet: bool) -> CollisionPalette {
+    use dh_engine::voxel::shapes::PalletShapes;
+    let pallet = shape_pallet();
+    let mut shapes = PalletShapes::new(&pallet, "minecraft");
+    let shapes = with_pallet.then_some(&mut shapes);
+    CollisionPalette::resolve_shaped(&shape_entries(), tables(), Some(MC), None, shapes, 0)
+}
+
+/// The triangles of `c` whose three corners lie at height `y`, and their summed area.
+fn flat_area_at(c: &CookedChunk, y: f32) -> f32 {
+    triangles(c)
+        .iter()
+        .filter(|(t, _, _)| t.iter().all(|v| (v[1] - y).abs() < 1e-6))
+        .map(|(_, _, a)| *a)
+        .sum()
+}
+
+#[test]
+fn the_pallets_shapes_are_read_once_per_palette_and_solidity_stays_the_tables() {
+    let pal = shaped_palette(true);
+    // Slab, stair and fence are boxes; planks (a whole cube) stay on the cube path; glass,
+    // solid in the table, is not solid after all (an empty collision).
+    assert_eq!(pal.shaped_entries(), 3);
+    assert_eq!(pal.shape_boxes(1), None);
+    assert!(pal.block(1).solid);
+    assert_eq!(
+        pal.shape_boxes(2),
+        Some(&[[0.0, 0.0, 0.0, 1.0, 0.5, 1.0]][..])
+    );
+    // The stair facing south: its bottom half, and the upper step turned y 90 from the
+    // east half (x 8..16) to the south half (z 8..16).
+    assert_eq!(
+        pal.shape_boxes(3),
+        Some(
+            &[
+                [0.0, 0.0, 0.0, 1.0, 0.5, 1.0],
+                [0.0, 0.5, 0.5, 1.0, 1.0, 1.0]
+            ][..]
+        )
+    );
+    assert_eq!(
+        pal.shape_boxes(4),
+        Some(&[[0.375, 0.0, 0.375, 0.625, 1.5, 0.625]][..])
+    );
+    assert!(pal.block(4).solid);
+    assert_eq!(pal.block(4).surface, preset("wood"));
+    assert!(!pal.block(5).solid);
+    // Without the pallet every one of them is a whole cube, glass solid.
+    let cubes = shaped_palette(false);
+    assert_eq!(cubes.shaped_entries(), 0);
+    assert!(cubes.block(5).solid);
+}
+
+#[test]
+fn a_slab_on_a_cube_is_half_a_block_with_its_underside_hidden() {
+    let mut w = MapChunks::new(16);
+    w.set([3, 3, 3], 1);
+    w.set([3, 4, 3], 2);
+    let c = cook(&w, &shaped_palette(true), [0, 0, 0]);
+    // The plank cube: six faces (its top touches the slab, which is no whole cube). The
+    // slab: its top at 4.5 and four sides; its underside, on a whole cube, is hidden.
+    assert_eq!(c.quads, 6 + 5);
+    assert!((flat_area_at(&c, 4.5) - 1.0).abs() < 1e-6);
+    assert!((flat_area_at(&c, 5.0)).abs() < 1e-6);
+    // The cube's top at 4 (one face) and nothing of the slab there.
+    assert!((flat_area_at(&c, 4.0) - 1.0).abs() < 1e-6);
+    // Every face is wood (planks and the oak slab), one part.
+    assert_eq!(c.parts.len(), 1);
+    assert_eq!(c.parts[0].surface, preset("wood"));
+    // Without the pallet: two cubes, ten faces merged into 6 quads (the sides two cells
+    // tall), a top at 5.
+    let cubes = cook(&w, &shaped_palette(false), [0, 0, 0]);
+    assert_eq!(cubes.quads, 6);
+    assert!((flat_area_at(&cubes, 5.0) - 1.0).abs() < 1e-6);
+}
+
+#[test]
+fn a_stair_has_its_two_steps_turned_as_its_rule_says() {
+    let mut w = MapChunks::new(16);
+    w.set([3, 3, 3], 3);
+    let c = cook(&w, &shaped_palette(true), [0, 0, 0]);
+    // Two boxes in air: twelve faces.
+    assert_eq!(c.quads, 12);
+    // At 3.5: the low step's top (the whole cell's, under the high step too: faces
+    // between one block's own boxes are not culled) and the high step's underside over
+    // the south half; the high step's top at 4 over the south half (z 3.5..4).
+    assert!(
+        (flat_area_at(&c, 3.5) - 1.0 - 0.5).abs() < 1e-6,
+        "the low top and the high step's underside"
+    );
+    assert!((flat_area_at(&c, 4.0) - 0.5).abs() < 1e-6);
+    for (t, n, _) in triangles(&c) {
+        if t.iter().all(|v| (v[1] - 4.0).abs() < 1e-6) {
+            assert!(
+                t.iter().all(|v| v[2] >= 3.5 - 1e-6),
+                "the high step is south: {t:?}"
+            );
+            assert!(n[1] > 0.99, "faces up: {n:?}");
+        }
+    }
+}
+
+#[test]
+fn a_fence_post_stands_a_block_and_a_half() {
+    let mut w = MapChunks::new(16);
+    w.set([3, 3, 3], 4);
+    let c = cook(&w, &shaped_palette(true), [0, 0, 0]);
+    assert_eq!(c.quads, 6);
+    let top = triangles(&c)
+        .iter()
+        .flat_map(|(t, _, _)| t.iter().map(|v| v[1]))
+        .fold(f32::MIN, f32::max);
+    assert!((top - 4.5).abs() < 1e-6, "{top}");
+    // The post's top is 4 by 4 sixteenths.
+    assert!((flat_area_at(&c, 4.5) - 0.0625).abs() < 1e-6);
+}
+
+#[test]
+fn a_box_face_on_a_chunk_border_hides_only_against_a_whole_cube_across_it() {
+    let pal = shaped_palette(true);
+    // A slab at the east edge of chunk 0 with planks across the border in chunk 1.
+    let mut w = MapChunks::new(16);
+    w.set([15, 0, 0], 2);
+    w.set([16, 0, 0], 1);
+    let c = cook(&w, &pal, [0, 0, 0]);
+    // Top, underside, west, north and south: the east side, on the planks, is hidden.
+    assert_eq!(c.quads, 5);
+    assert!(triangles(&c)
+        .iter()
+        .all(|(t, _, _)| !t.iter().all(|v| (v[0] - 16.0).abs() < 1e-6)));
+    // Against a fence post across the border (no whole cube) the side shows.
+    w.set([16, 0, 0], 4);
+    assert_eq!(cook(&w, &pal, [0, 0, 0]).quads, 6);
+}
+
+#[test]
+fn whole_block_shapes_stay_on_the_cube_path() {
+    // A plank floor cooks exactly as without the pallet: one merged quad a side.
+    let mut w = MapChunks::new(16);
+    for z in 0..16 {
+        for x in 0..16 {
+            w.set([x, 0, z], 1);
+        }
+    }
+    w.compact();
+    let shaped = cook(&w, &shaped_palette(true), [0, 0, 0]);
+    let cubes = cook(&w, &shaped_palette(false), [0, 0, 0]);
+    assert_eq!(shaped, cubes);
+    assert_eq!(shaped.quads, 6);
+}

@@ -17,6 +17,10 @@
 mod support;
 use support::Run;
 
+#[path = "../../content/tests/mc_platform_pack/mod.rs"]
+mod mc_platform_pack;
+use mc_platform_pack as pack;
+
 use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
@@ -340,4 +344,322 @@ fn a_compiled_pallets_grid_read_by_range_cooks_as_its_whole_decode() {
     assert_eq!(faced, 4);
     assert!(cells.cache_bytes() <= 2 * (16 << 10));
     assert!(cells.take_log().is_empty());
+}
+
+// ── Block shapes from the platform pallet (spec "Block shapes", "The server's pallet
+//    rules") ────────────────────────────────────────────────────────────────────────
+
+/// The platform pallet imported from the project's own test pack and compiled, written
+/// into `dir` as `minecraft.pallet`; with `fingerprint` its `blocks.fingerprint` is
+/// replaced first (a pallet from another game version, as a server might hold). Returns
+/// the pallet's path and the fingerprint the importer wrote.
+fn platform_pallet(dir: &Path, fingerprint: Option<&str>) -> (PathBuf, String) {
+    use dh_content::compile::{compile, CompileOptions};
+    use dh_content::voxel::minecraft::platform::{import_platform, PlatformOptions};
+    let jar = pack::client_jar(dir, &[]);
+    let into = dir.join("com.mojang.minecraft");
+    let r =
+        import_platform(&jar, &into, &PlatformOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(f) = fingerprint {
+        std::fs::write(into.join("blocks.fingerprint"), format!("{f}\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let out = compile(
+        &into,
+        &CompileOptions {
+            write: true,
+            progress: None,
+        },
+    );
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+    let path = dir.join(match fingerprint {
+        Some(_) => "minecraft-other.pallet",
+        None => "minecraft.pallet",
+    });
+    std::fs::write(&path, out.pallet.unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
+    (path, r.fingerprint)
+}
+
+/// A staircase of the pack's blocks, 16 × 8 × 8 cells placed at (0, -1, 0): an oak plank
+/// floor (y 0, its top at world y 0), a bottom oak stair facing east at x 4 (its low step
+/// on the west half, top 0.5 m, its high step on the east half, top 1 m), planks at x 5
+/// (top 1 m), bottom oak slabs on planks at x 6..9 (top 1.5 m) and a plank wall at x 9.
+fn stairs_payload() -> VoxelPayload {
+    use dh_content::voxel::payload::{PropValue, Property};
+    let prop = |k: &str, v: &str| Property {
+        key: k.into(),
+        value: PropValue::String(v.into()),
+    };
+    let mut stair = PaletteEntry::new("minecraft", "oak_stairs");
+    stair.properties = vec![
+        prop("facing", "east"),
+        prop("half", "bottom"),
+        prop("shape", "straight"),
+        prop("waterlogged", "false"),
+    ];
+    let mut slab = PaletteEntry::new("minecraft", "oak_slab");
+    slab.properties = vec![prop("type", "bottom"), prop("waterlogged", "false")];
+    let mut p = VoxelPayload::default();
+    p.header.platform = MC.into();
+    p.header.voxel_size = 1.0;
+    p.header.chunk_edge = 16;
+    p.palette = vec![
+        PaletteEntry::empty(),
+        PaletteEntry::new("minecraft", "oak_planks"),
+        stair,
+        slab,
+    ];
+    p.grids = vec![Grid::new(GridInfo::new("overworld", [0, 0, 0], [16, 8, 8]))];
+    for z in 0..8 {
+        for x in 0..16 {
+            assert!(p.set_cell(0, 0, [x, 0, z], 1));
+        }
+        assert!(p.set_cell(0, 0, [4, 1, z], 2));
+        for x in 5..9 {
+            assert!(p.set_cell(0, 0, [x, 1, z], 1));
+        }
+        for x in 6..9 {
+            assert!(p.set_cell(0, 0, [x, 2, z], 3));
+        }
+        for y in 1..6 {
+            assert!(p.set_cell(0, 0, [9, y, z], 1));
+        }
+    }
+    p
+}
+
+/// The staircase map's pallet, built with `platform` mounted as its dependency (`None`:
+/// the build has no platform pallet). With `strip` the build's `.platforms` record is
+/// left out, as a pallet built before the rule.
+fn stairs_pallet(dir: &Path, platform: Option<&Path>, strip: bool) -> PathBuf {
+    use dh_content::compile::AssetKind;
+    use dh_content::compile::{
+        compile_sources_with, CompileOptions, Dependencies, SourceData, SourceEntry,
+    };
+    use dh_content::pallet::{CodecChoice, Pallet, PalletWriter};
+    let shards = encode(&stairs_payload()).unwrap_or_else(|e| panic!("{e}"));
+    let manifest = format!(
+        r#"{{ "id": "test.stairs", "name": "Stairs", "version": "1.0.0", "dependencies": ["{MC}"] }}"#
+    );
+    let def = format!(r#"{{ "platform": "{MC}", "data": "stairs.dh-vox.bin" }}"#);
+    let map = r#"{
+  "name": "Stairs",
+  "objects": [
+    { "$type": "object", "id": "6f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", "name": "stairs", "position": [0, -1, 0], "rotation": [0, 0, 0],
+      "components": [ { "$type": "dh.voxelVolume", "volume": "/voxels/stairs.dh-vox" } ] }
+  ]
+}"#;
+    let sources: Vec<(&str, Vec<u8>)> = vec![
+        ("voxels/stairs.dh-vox", def.into_bytes()),
+        (
+            "voxels/stairs.dh-vox.bin",
+            shards.into_iter().next().unwrap_or_default(),
+        ),
+        ("maps/stairs.dh-map", map.as_bytes().to_vec()),
+    ];
+    let entries = sources
+        .into_iter()
+        .map(|(path, bytes)| SourceEntry {
+            path: path.to_string(),
+            kind: AssetKind::of(path)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .unwrap_or_else(|| panic!("{path}: not an asset")),
+            data: SourceData::Memory(Box::leak(bytes.into_boxed_slice())),
+        })
+        .collect();
+    let deps = match platform {
+        Some(p) => Dependencies::from_pallets([Pallet::open(p).unwrap_or_else(|e| panic!("{e}"))]),
+        None => Dependencies::none(),
+    };
+    let out = compile_sources_with(
+        Some(&manifest),
+        entries,
+        &CompileOptions {
+            write: true,
+            progress: None,
+        },
+        &deps,
+    );
+    assert!(!out.diagnostics.has_errors(), "{}", out.diagnostics);
+    let mut bytes = out.pallet.unwrap_or_else(|| panic!("no pallet"));
+    if strip {
+        let built = Pallet::from_bytes(bytes).unwrap_or_else(|e| panic!("{e}"));
+        let mut w = PalletWriter::new(built.manifest().clone()).unwrap_or_else(|e| panic!("{e}"));
+        for e in built.entries() {
+            if e.path.ends_with(".platforms") {
+                continue;
+            }
+            let data = built.read(e.path).unwrap_or_else(|e| panic!("{e}"));
+            w.add(e.path, data.into_owned(), e.meta.clone(), CodecChoice::Auto)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        bytes = w.finish().unwrap_or_else(|e| panic!("{e}"));
+    }
+    let path = dir.join(if strip {
+        "stairs-old.pallet"
+    } else {
+        "stairs.pallet"
+    });
+    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+/// A fresh folder for one test.
+fn stairs_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dh-voxel-stairs-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    dir
+}
+
+/// Starts the staircase map with `pallets` mounted and runs the walk: a pawn dropped at
+/// x 1.5 on the floor walks east (yaw -90 faces +X) for 2.5 s at 4 m/s, far enough to
+/// reach the wall at x 9 over the stair and the slabs. Returns the host's load log and
+/// the script's failures.
+fn walk_the_stairs(pallets: Vec<PathBuf>, script: &str) -> (Vec<String>, Vec<String>) {
+    use dh_engine::script::{self, ScriptRunner};
+    let mut host = Host::start(&HostOptions {
+        map: "stairs".into(),
+        pallets,
+        sets: Vec::new(),
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let log = host.take_output();
+    let mut runner =
+        ScriptRunner::new(script::parse("stairs.dhs", script).unwrap_or_else(|e| panic!("{e}")));
+    let scheduler = dh_jobs::Scheduler::new(1).unwrap_or_else(|e| panic!("{e}"));
+    let timer = dh_jobs::FrameTimer::new();
+    let mut failures = Vec::new();
+    while !runner.finished(host.tick()) {
+        host.step(Some(&mut runner), &scheduler, &timer)
+            .unwrap_or_else(|e| panic!("{e}"));
+        failures.extend(runner.take_failures().into_iter().map(|f| f.to_string()));
+    }
+    (log, failures)
+}
+
+/// Up the stair's two half-block steps (0.5 m each, within the default world.stepHeight
+/// 0.5) and onto the slab, whose top is 1.5 m over the floor.
+const UP_THE_STAIRS: &str = "\
+spawn p 1.5 0.2 4 -90
+wait 16 ticks
+move p 1 0 160
+wait 180 ticks
+expect p.grounded == true
+expect p.y == 1.5 within 0.01
+expect p.x > 6.2
+";
+
+/// Without block shapes the stair is a whole cube: a 1 m ledge the pawn stops against.
+const AGAINST_THE_LEDGE: &str = "\
+spawn p 1.5 0.2 4 -90
+wait 16 ticks
+move p 1 0 160
+wait 180 ticks
+expect p.grounded == true
+expect p.y == 0 within 0.01
+expect p.x < 4
+";
+
+fn pallet_lines(log: &[String]) -> Vec<&String> {
+    log.iter()
+        .filter(|l| l.starts_with("PLATFORM PALLET"))
+        .collect()
+}
+
+#[test]
+fn a_pawn_walks_up_a_stair_and_onto_a_slab_with_the_platform_pallet() {
+    let dir = stairs_dir("up");
+    let (platform, _) = platform_pallet(&dir, None);
+    let map = stairs_pallet(&dir, Some(&platform), false);
+    let (log, failures) = walk_the_stairs(vec![map, platform], UP_THE_STAIRS);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{failures:?}");
+    // The server's pallet and this machine's are the same: nothing to say.
+    assert!(pallet_lines(&log).is_empty(), "{log:?}");
+}
+
+#[test]
+fn without_the_platform_pallet_the_stair_is_a_ledge() {
+    let dir = stairs_dir("ledge");
+    let map = stairs_pallet(&dir, None, false);
+    let (log, failures) = walk_the_stairs(vec![map], AGAINST_THE_LEDGE);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{failures:?}");
+    assert!(pallet_lines(&log).is_empty(), "{log:?}");
+}
+
+#[test]
+fn a_pallet_that_differs_from_the_servers_is_logged_loudly_and_predicts_with_its_own() {
+    let dir = stairs_dir("mismatch");
+    let theirs = "9c41".to_string() + &"0".repeat(60);
+    let (server, _) = platform_pallet(&dir, Some(&theirs));
+    let map = stairs_pallet(&dir, Some(&server), false);
+    // The build recorded the server's pallet: its version and its fingerprint.
+    let built = dh_content::pallet::Pallet::open(&map).unwrap_or_else(|e| panic!("{e}"));
+    let text = built
+        .read("maps/stairs.dh-map.platforms")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let records = dh_content::compile::platforms::read_platforms(
+        std::str::from_utf8(&text).unwrap_or_default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let rec = records
+        .get(MC)
+        .cloned()
+        .flatten()
+        .unwrap_or_else(|| panic!("{records:?}"));
+    assert_eq!(rec.version, "26.1.0");
+    assert_eq!(rec.blocks, theirs);
+    let (own, ours) = platform_pallet(&dir, None);
+    let (log, failures) = walk_the_stairs(vec![map, own], UP_THE_STAIRS);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{failures:?}");
+    // The spec's line, with the pack's version (version.json's 26.1) and the first four
+    // hex digits of each fingerprint: ours as the importer wrote it, theirs as set above.
+    let want = format!(
+        "PLATFORM PALLET MISMATCH: this machine's 'com.mojang.minecraft' pallet (26.1) (blocks {}...) differs from the server's (blocks 9c41...): block shapes may predict differently here, and the server's win. Generate both from the same Minecraft version",
+        &ours[..4]
+    );
+    assert_eq!(pallet_lines(&log), vec![&want], "{log:?}");
+}
+
+#[test]
+fn a_server_without_the_pallet_makes_the_client_predict_cubes_and_say_so() {
+    let dir = stairs_dir("none");
+    let map = stairs_pallet(&dir, None, false);
+    // The build had no platform pallet: the map's record says so.
+    let built = dh_content::pallet::Pallet::open(&map).unwrap_or_else(|e| panic!("{e}"));
+    let text = built
+        .read("maps/stairs.dh-map.platforms")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let records = dh_content::compile::platforms::read_platforms(
+        std::str::from_utf8(&text).unwrap_or_default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(records.get(MC), Some(&None), "{records:?}");
+    let (own, _) = platform_pallet(&dir, None);
+    let (log, failures) = walk_the_stairs(vec![map, own], AGAINST_THE_LEDGE);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{failures:?}");
+    let lines = pallet_lines(&log);
+    assert_eq!(lines.len(), 1, "{log:?}");
+    assert!(
+        lines[0].starts_with(
+            "PLATFORM PALLET SET ASIDE: the server has no 'com.mojang.minecraft' pallet"
+        ) && lines[0].contains("(26.1)"),
+        "{}",
+        lines[0]
+    );
+}
+
+#[test]
+fn a_map_built_before_the_rule_keeps_the_clients_own_pallet() {
+    let dir = stairs_dir("old");
+    let (platform, _) = platform_pallet(&dir, None);
+    let map = stairs_pallet(&dir, Some(&platform), true);
+    let (log, failures) = walk_the_stairs(vec![map, platform], UP_THE_STAIRS);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{failures:?}");
+    assert!(pallet_lines(&log).is_empty(), "{log:?}");
 }

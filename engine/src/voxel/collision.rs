@@ -33,8 +33,15 @@
 //!   decode is logged once ([`CollisionStreamer::take_log`]) and is not solid.
 //!   [`CollisionVolume`] takes chunks already decoded (tests, tools, an editor).
 //!
-//! Block shapes from a platform pallet (slabs, stairs, fences) are not read yet: every
-//! solid block is a whole cube, as the spec has it without the pallet.
+//! * Block shapes (spec "Block shapes"): where the workspace has the volume's platform
+//!   pallet, [`CollisionPalette::resolve_shaped`] reads each solid entry's shape once
+//!   per palette through [`super::shapes::PalletShapes`] (its `dh.block` collision: boxes,
+//!   the model's elements turned by the drawn model's rule, a cube, or none), with
+//!   `collisionHeight` raising every box's top. A whole-block shape stays on the cube
+//!   fast path, merged with its neighbors; every other shaped cell's box faces are cooked
+//!   in the same call by [`cook_chunk`]'s shape pass, one quad a face into its block's
+//!   surface part, a face on the block's boundary hidden only where the block it touches
+//!   is a whole solid cube. Without the pallet every solid block is a whole cube.
 
 use std::collections::HashMap as StdHashMap;
 use std::collections::{BTreeMap, HashSet};
@@ -52,6 +59,7 @@ use dh_sims::physics::{BodyHandle, PhysicsError, PhysicsWorld, VoxelPart};
 use glam::{DVec3, UVec3, Vec3};
 
 use super::place::{box_distance, Placement};
+use super::shapes::{BlockShape, PalletShapes, ShapeBox};
 use super::stream::OpenPayload;
 use super::{ChunkSource, ChunkView};
 
@@ -104,13 +112,24 @@ pub struct BlockCollision {
 }
 
 /// A volume's palette as collision reads it: per global palette index, 0 for passable or
-/// 1 + the surface preset's index for solid. An index past the palette is the unresolved
-/// block: solid stone.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// for a shaped block, 1 + the surface preset's index for a solid whole cube (the cube
+/// fast path reads only these codes). A shaped block (a slab, a stair, a fence from the
+/// platform pallet) names its shape in `shape_of` (0: none, `k`: `shapes[k - 1]`). An
+/// index past the palette is the unresolved block: solid stone.
+#[derive(Debug, Clone, PartialEq)]
 pub struct CollisionPalette {
     codes: Vec<u8>,
+    shape_of: Vec<u16>,
+    shapes: Vec<CellShape>,
     unresolved: u8,
     surface_base: u32,
+}
+
+/// A shaped block's collision: its surface code (1 + preset) and its boxes.
+#[derive(Debug, Clone, PartialEq)]
+struct CellShape {
+    code: u8,
+    boxes: Vec<ShapeBox>,
 }
 
 fn preset_index(name: &str) -> u8 {
@@ -144,6 +163,32 @@ impl CollisionPalette {
         pallet: Option<&dyn PlatformPallet>,
         surface_base: u32,
     ) -> CollisionPalette {
+        Self::resolve_shaped(palette, tables, platform, pallet, None, surface_base)
+    }
+
+    /// [`CollisionPalette::resolve`] with the block shapes of the volume's platform pallet
+    /// (spec "Block shapes"), read once here for the whole palette: a solid entry the
+    /// pallet gives boxes collides as those boxes, one it calls empty is passable, and a
+    /// whole-block shape (or a block the pallet does not name) stays a cube. `shapes` is
+    /// used only when it is the volume's platform's pallet; solidity stays the table's.
+    pub fn resolve_shaped(
+        palette: &[PaletteEntry],
+        tables: &BlockTables,
+        platform: Option<&str>,
+        pallet: Option<&dyn PlatformPallet>,
+        mut shapes: Option<&mut PalletShapes<'_>>,
+        surface_base: u32,
+    ) -> CollisionPalette {
+        let ours = match (&shapes, platform) {
+            (Some(s), Some(pl)) => s.pallet_id() == pl,
+            _ => false,
+        };
+        if !ours {
+            shapes = None;
+        }
+        let mut shape_of = Vec::new();
+        let mut cell_shapes: Vec<CellShape> = Vec::new();
+        let mut seen: StdHashMap<(u8, Vec<[u32; 6]>), usize> = StdHashMap::new();
         let codes = palette
             .iter()
             .enumerate()
@@ -160,15 +205,41 @@ impl CollisionPalette {
                     };
                     resolve_entry(tables, key, platform, pallet)
                 };
-                if look.solid {
-                    1 + preset_index(look.surface)
-                } else {
-                    0
+                if !look.solid {
+                    return 0;
+                }
+                let code = 1 + preset_index(look.surface);
+                let shape = match shapes.as_deref_mut() {
+                    Some(s) if !(i == 0 && e.is_empty_entry()) => s.shape(e),
+                    _ => None,
+                };
+                match shape {
+                    None | Some(BlockShape::Cube) => code,
+                    Some(BlockShape::Empty) => 0,
+                    Some(BlockShape::Boxes(boxes)) => {
+                        let key: (u8, Vec<[u32; 6]>) =
+                            (code, boxes.iter().map(|b| b.map(f32::to_bits)).collect());
+                        let k = *seen.entry(key).or_insert_with(|| {
+                            cell_shapes.push(CellShape { code, boxes });
+                            cell_shapes.len() - 1
+                        });
+                        match u16::try_from(k + 1) {
+                            Ok(k) => {
+                                shape_of.resize(i, 0);
+                                shape_of.push(k);
+                                0
+                            }
+                            // Past 65,535 distinct shapes a palette's further ones are cubes.
+                            Err(_) => code,
+                        }
+                    }
                 }
             })
             .collect();
         CollisionPalette {
             codes,
+            shape_of,
+            shapes: cell_shapes,
             unresolved: 1 + preset_index(BlockLook::unresolved().surface),
             surface_base,
         }
@@ -187,18 +258,40 @@ impl CollisionPalette {
                     }
                 })
                 .collect(),
+            shape_of: Vec::new(),
+            shapes: Vec::new(),
             unresolved: 1 + preset_index("stone"),
             surface_base,
         }
     }
 
-    /// What palette index `index` collides as.
+    /// What palette index `index` collides as (a shaped block is solid).
     pub fn block(&self, index: u32) -> BlockCollision {
-        let c = self.code(index);
+        let c = match self.shape(index) {
+            Some(s) => s.code,
+            None => self.code(index),
+        };
         BlockCollision {
             solid: c != 0,
             surface: c.saturating_sub(1),
         }
+    }
+
+    /// The boxes palette index `index` collides as, in block units, when it is a shaped
+    /// block (`None` for a cube, a passable block, or one past the palette).
+    pub fn shape_boxes(&self, index: u32) -> Option<&[ShapeBox]> {
+        self.shape(index).map(|s| s.boxes.as_slice())
+    }
+
+    /// Palette entries that collide as boxes rather than as cubes.
+    pub fn shaped_entries(&self) -> usize {
+        self.shape_of.iter().filter(|&&k| k != 0).count()
+    }
+
+    #[inline]
+    fn shape(&self, index: u32) -> Option<&CellShape> {
+        let k = *self.shape_of.get(index as usize)?;
+        self.shapes.get(usize::from(k).checked_sub(1)?)
     }
 
     /// Where the surface presets start in the scene's surface table.
@@ -362,7 +455,7 @@ pub fn cook_chunk(
         return;
     }
     let center = src.chunk(chunk);
-    if center == ChunkView::Empty && pal.code(0) == 0 {
+    if center == ChunkView::Empty && pal.code(0) == 0 && pal.shape(0).is_none() {
         return;
     }
     let p = e + 2;
@@ -416,6 +509,8 @@ pub fn cook_chunk(
         }
     }
     if !any_solid {
+        cook_shapes(src, pal, placement, chunk, &scratch.codes, out);
+        out.parts.retain(|p| !p.triangles.is_empty());
         return;
     }
 
@@ -522,13 +617,7 @@ pub fn cook_chunk(
         let (la, ua, va) = DIR_AXES[dir];
         let positive = dir % 2 == 0;
         // U×V is +X for X, -Y for Y, +Z for Z: flip where it is not the outward normal.
-        let natural = match dir {
-            0 | 4 => true,
-            1 | 5 => false,
-            2 => false,
-            _ => true,
-        };
-        let flip = natural == mirrors;
+        let flip = natural_winding(dir) == mirrors;
         for layer in 0..e {
             let sl = &slices[dir * ee + layer * e..dir * ee + layer * e + e];
             if sl.iter().all(|&r| r == 0) {
@@ -611,7 +700,147 @@ pub fn cook_chunk(
             }
         }
     }
+    cook_shapes(src, pal, placement, chunk, &scratch.codes, out);
     out.parts.retain(|p| !p.triangles.is_empty());
+}
+
+/// Whether U×V of direction `dir`'s slice axes is its outward normal (+X, −Y, +Z).
+#[inline]
+fn natural_winding(dir: usize) -> bool {
+    matches!(dir, 0 | 3 | 4)
+}
+
+/// The shaped blocks' pass (spec "Block shapes", "One pass"): every box face of every
+/// shaped cell of the chunk, each face on the block's boundary hidden where the block it
+/// touches (across a chunk border included) is a whole solid cube and shown against
+/// anything else, one quad a face into its block's surface part. Whole cubes are the
+/// cube pass's; a palette without shapes costs nothing here. `codes` are the chunk's
+/// cube codes as the cube pass read them.
+fn cook_shapes(
+    src: &(impl ChunkSource + ?Sized),
+    pal: &CollisionPalette,
+    placement: &Placement,
+    chunk: [i32; 3],
+    codes: &[u8],
+    out: &mut CookedChunk,
+) {
+    if pal.shapes.is_empty() {
+        return;
+    }
+    let e = src.edge();
+    let n = e * e * e;
+    let center = src.chunk(chunk);
+    if let ChunkView::Empty | ChunkView::Uniform(_) = center {
+        let v = match center {
+            ChunkView::Uniform(v) => v,
+            _ => 0,
+        };
+        if pal.shape(v).is_none() {
+            return;
+        }
+    }
+    // The neighbor across each face direction (+X, -X, +Y, -Y, +Z, -Z).
+    let nbs: [ChunkView<'_>; 6] = [0usize, 1, 2, 3, 4, 5].map(|dir| {
+        let mut c = chunk;
+        c[dir / 2] += if dir % 2 == 0 { 1 } else { -1 };
+        src.chunk(c)
+    });
+    let idx = |c: [usize; 3]| c[0] + e * (c[1] + e * c[2]);
+    let lin = placement.linear().as_mat3();
+    let mirrors = placement.mirrors();
+    let mut last: Option<(u8, usize)> = None;
+    for i in 0..n {
+        let index = match &center {
+            ChunkView::Empty => 0,
+            ChunkView::Uniform(v) => *v,
+            ChunkView::Cells(c) => c.get(i).copied().unwrap_or(0),
+        };
+        let Some(shape) = pal.shape(index) else {
+            continue;
+        };
+        let cell = [i % e, (i / e) % e, i / (e * e)];
+        let at = Vec3::new(cell[0] as f32, cell[1] as f32, cell[2] as f32);
+        let part = match last {
+            Some((code, p)) if code == shape.code => p,
+            _ => {
+                let surface = shape.code - 1;
+                let p = match out.parts.iter().position(|p| p.surface == surface) {
+                    Some(p) => p,
+                    None => {
+                        out.parts.push(CookedPart {
+                            surface,
+                            slot: pal.surface_base + u32::from(surface),
+                            grip: SURFACE_PRESETS
+                                .get(surface as usize)
+                                .map_or(0.9, |s| s.grip),
+                            vertices: Vec::new(),
+                            triangles: Vec::new(),
+                        });
+                        out.parts.len() - 1
+                    }
+                };
+                last = Some((shape.code, p));
+                p
+            }
+        };
+        for b in &shape.boxes {
+            for (dir, &(la, ua, va)) in DIR_AXES.iter().enumerate() {
+                let positive = dir % 2 == 0;
+                let plane = if positive { b[3 + la] } else { b[la] };
+                let bound = if positive { plane == 1.0 } else { plane == 0.0 };
+                if bound {
+                    // The block this face touches: a whole solid cube hides it.
+                    let mut c = cell;
+                    let inside = if positive {
+                        c[la] += 1;
+                        c[la] < e
+                    } else if c[la] > 0 {
+                        c[la] -= 1;
+                        true
+                    } else {
+                        false
+                    };
+                    let code = if inside {
+                        codes.get(idx(c)).copied().unwrap_or(0)
+                    } else {
+                        c[la] = if positive { 0 } else { e - 1 };
+                        view_code(&nbs[dir], pal, idx(c))
+                    };
+                    if code != 0 {
+                        continue;
+                    }
+                }
+                let mut a = Vec3::ZERO;
+                a[la] = plane;
+                a[ua] = b[ua];
+                a[va] = b[va];
+                let mut bb = a;
+                bb[ua] = b[3 + ua];
+                let mut c = bb;
+                c[va] = b[3 + va];
+                let mut d = a;
+                d[va] = b[3 + va];
+                let Some(p) = out.parts.get_mut(part) else {
+                    continue;
+                };
+                let i0 = p.vertices.len() as u32;
+                p.vertices.extend_from_slice(&[
+                    lin * (at + a),
+                    lin * (at + bb),
+                    lin * (at + c),
+                    lin * (at + d),
+                ]);
+                if natural_winding(dir) == mirrors {
+                    p.triangles
+                        .extend_from_slice(&[[i0, i0 + 2, i0 + 1], [i0, i0 + 3, i0 + 2]]);
+                } else {
+                    p.triangles
+                        .extend_from_slice(&[[i0, i0 + 1, i0 + 2], [i0, i0 + 2, i0 + 3]]);
+                }
+                out.quads += 1;
+            }
+        }
+    }
 }
 
 // ── Streaming ───────────────────────────────────────────────────────────

@@ -46,6 +46,7 @@ mod mesh;
 pub mod model;
 mod place;
 pub mod platform;
+pub mod shapes;
 pub mod stream;
 pub mod volume;
 pub mod water;

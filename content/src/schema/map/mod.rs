@@ -6,6 +6,14 @@
 //! * [`validate_map`] runs the build-time rules on the typed map: this module's rules for
 //!   the top-level members (`materials`, `look`, `hullOptions`, `lighting`, `render`,
 //!   `backdrop`), then the map-wide record rules of [`map_rules`](super::map_rules).
+//!
+//! Beside a compiled map whose `dh.voxelVolume` records place containers of a platform,
+//! the build writes `<map path>.platforms` (ours: the spec's "The server's pallet rules"
+//! names what the server records beside the map's dependencies, not where): a JSON object
+//! with one member per platform, `{ "version", "blocks" }` of the platform pallet the
+//! build mounted (its manifest version and its `blocks.fingerprint`), or `null` where the
+//! build had none, so the server's blocks are whole cubes. The engine compares it with
+//! its own platform pallet at load. See [`crate::compile::platforms`].
 
 pub mod backdrop;
 mod check;
