@@ -701,7 +701,8 @@ fn a_lit_volume_lights_its_columns_and_an_idle_one_closes() {
 
 #[test]
 fn the_streaming_preferences_are_the_specs() {
-    // The spec's table: 128, 32, 2, 2, 3, 1500, 384, 512, 64, 120, true; light 96, 4.
+    // The spec's table: 128, 32, 2, 2, 3, 1500, 384, 512, 64, 120, true; light 96, 4;
+    // glow 2.5, floor 0.75 (004:224, 004:225).
     let d = StreamConfig::from_prefs(&dh_engine::prefs::Prefs::new());
     assert_eq!(
         d,
@@ -719,6 +720,8 @@ fn the_streaming_preferences_are_the_specs() {
             opaque_leaves: true,
             light_budget_mb: 96,
             light_slice: std::time::Duration::from_millis(4),
+            emissive_intensity: 2.5,
+            emissive_floor: 0.75,
         }
     );
     assert_eq!(d, StreamConfig::default());

@@ -53,7 +53,7 @@ pub const MAX_TILE_EDGE: u32 = 512;
 pub const CUTOUT_CUTOFF: f32 = 0.5;
 
 /// How a tile's surface draws, which decides how its chain is reduced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum TileSurface {
     /// Opaque: the box reduction.
     #[default]
@@ -232,9 +232,61 @@ pub fn glow_brightness(level: u8, floor: f32) -> f32 {
 
 /// Lays `tiles` below `palette` into one atlas with its whole chain (module docs).
 pub fn lay_out(palette: &PaletteAtlas, tiles: &[TileImage]) -> Result<AtlasImage, AtlasError> {
-    let layout = Layout::new(palette, tiles)?;
-    let slots: Vec<Vec<Vec<u8>>> = tiles.iter().map(|t| slot_levels(t, None)).collect();
-    Ok(layout.compose(Some(palette), &slots))
+    Ok(plan(palette, tiles)?.lay_out(palette, tiles))
+}
+
+/// Where [`lay_out`] puts `tiles` below a palette of `palette`'s size (its texels are not
+/// read), decided once: the atlas's size and each tile's rect, known before the palette's
+/// colours are (a volume's model faces take their UVs from it while the palette resolves).
+pub fn plan(palette: &PaletteAtlas, tiles: &[TileImage]) -> Result<AtlasPlan, AtlasError> {
+    Ok(AtlasPlan {
+        layout: Layout::new(palette, tiles)?,
+    })
+}
+
+/// A decided layout ([`plan`]): the same places for the colour atlas and its glow levels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AtlasPlan {
+    layout: Layout,
+}
+
+impl AtlasPlan {
+    /// Texels across at level 0.
+    pub fn width(&self) -> u32 {
+        self.layout.width
+    }
+
+    /// Texels down at level 0.
+    pub fn height(&self) -> u32 {
+        self.layout.height
+    }
+
+    /// Each tile's UV rect `[u0, v0, u1, v1]` (its inner area), in the order planned.
+    pub fn rects(&self) -> Vec<[f32; 4]> {
+        self.layout.rects()
+    }
+
+    /// The atlas with its whole chain: `top`'s texels (row-major across `top.width`) at the
+    /// top of level 0, then the tiles planned (the same `tiles`, in the same order).
+    pub fn lay_out(&self, top: &PaletteAtlas, tiles: &[TileImage]) -> AtlasImage {
+        let slots: Vec<Vec<Vec<u8>>> = tiles.iter().map(|t| slot_levels(t, None)).collect();
+        self.layout.compose(Some(top), &slots)
+    }
+
+    /// The glow levels of the tiles planned, as [`lay_out_glow`] lays them.
+    pub fn lay_out_glow(&self, tiles: &[TileImage], floor: f32) -> Option<AtlasImage> {
+        if tiles.iter().all(|t| t.glow == 0) {
+            return None;
+        }
+        let slots: Vec<Vec<Vec<u8>>> = tiles
+            .iter()
+            .map(|t| match t.glow {
+                0 => Vec::new(),
+                g => slot_levels(t, Some(glow_brightness(g, floor))),
+            })
+            .collect();
+        Some(self.layout.compose(None, &slots))
+    }
 }
 
 /// The glow levels of `tiles`, laid out exactly as [`lay_out`] lays them: each tile whose
@@ -246,18 +298,7 @@ pub fn lay_out_glow(
     tiles: &[TileImage],
     floor: f32,
 ) -> Result<Option<AtlasImage>, AtlasError> {
-    let layout = Layout::new(palette, tiles)?;
-    if tiles.iter().all(|t| t.glow == 0) {
-        return Ok(None);
-    }
-    let slots: Vec<Vec<Vec<u8>>> = tiles
-        .iter()
-        .map(|t| match t.glow {
-            0 => Vec::new(),
-            g => slot_levels(t, Some(glow_brightness(g, floor))),
-        })
-        .collect();
-    Ok(Some(layout.compose(None, &slots)))
+    Ok(plan(palette, tiles)?.lay_out_glow(tiles, floor))
 }
 
 /// Tile `tile`'s slot at every level it is a texel or more, level 0 first (each
@@ -429,6 +470,7 @@ fn scale_linear(rgba: &mut [u8], b: f32) {
 }
 
 /// Where everything goes: the atlas size and each tile's level-0 slot.
+#[derive(Debug, Clone, PartialEq)]
 struct Layout {
     width: u32,
     height: u32,
@@ -512,6 +554,23 @@ impl Layout {
         })
     }
 
+    /// Each tile's inner UV rect.
+    fn rects(&self) -> Vec<[f32; 4]> {
+        let (fw, fh) = (self.width as f32, self.height as f32);
+        self.slots
+            .iter()
+            .map(|s| {
+                let (b, e) = (s.edge / 4, s.edge / 2);
+                [
+                    (s.x + b) as f32 / fw,
+                    (s.y + b) as f32 / fh,
+                    (s.x + b + e) as f32 / fw,
+                    (s.y + b + e) as f32 / fh,
+                ]
+            })
+            .collect()
+    }
+
     /// Every level: the palette (when given) and the slots at the top, each level below the
     /// box reduction of the one above with every slot still a texel or more written over it.
     fn compose(&self, palette: Option<&PaletteAtlas>, slots: &[Vec<Vec<u8>>]) -> AtlasImage {
@@ -554,25 +613,11 @@ impl Layout {
                 }
             }
         }
-        let (fw, fh) = (w as f32, h as f32);
-        let rects = self
-            .slots
-            .iter()
-            .map(|s| {
-                let (b, e) = (s.edge / 4, s.edge / 2);
-                [
-                    (s.x + b) as f32 / fw,
-                    (s.y + b) as f32 / fh,
-                    (s.x + b + e) as f32 / fw,
-                    (s.y + b + e) as f32 / fh,
-                ]
-            })
-            .collect();
         AtlasImage {
             width: w,
             height: h,
             levels,
-            rects,
+            rects: self.rects(),
             slots: self.slots.clone(),
             palette_width: self.palette_width,
             palette_height: self.palette_height,

@@ -7,13 +7,16 @@
 //!   faces of cells nothing names a look for split out of the opaque surface into one
 //!   more opaque sub-mesh on slot 1, which draws the engine's missingMaterial checker.
 //! * [`atlas_material`] is the per-volume palette atlas as a [`Material`]: the atlas
-//!   texels as its base color texture, sampled nearest (one texel per color).
+//!   texels as its base color texture, sampled nearest (one texel per color);
+//!   [`looks_material`] the block atlas with its mip chain and glow levels where model
+//!   faces laid tiles.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
 use dh_gpu::render::frame::{
-    Material, MeshAsset, Sampling, Shading, SubMesh, Surface as GpuSurface, Texture,
+    EmissiveTexture, Material, MeshAsset, Sampling, Shading, SubMesh, Surface as GpuSurface,
+    Texture,
 };
 
 use super::cell::Surface;
@@ -214,8 +217,49 @@ pub fn atlas_material(atlas: &PaletteAtlas) -> Material {
     }
 }
 
-/// A volume's two material slots: [`SLOT_ATLAS`] its atlas, [`SLOT_MISSING`] the
-/// missingMaterial checker.
-pub fn volume_materials(atlas: &PaletteAtlas) -> [Material; 2] {
-    [atlas_material(atlas), Material::missing()]
+/// A volume's atlas material. A palette-only volume's is [`atlas_material`]. One whose
+/// model faces laid tiles below the palette (spec 004 "Textures, transparency and tint")
+/// takes the block atlas with its whole mip chain, sampled point within a level and
+/// linear between levels ([`Sampling::NearestMipLinear`]; the palette colours sit at
+/// fixed UVs and read the top level), and, where a tile glows (its block's
+/// `lightEmission`), the glow levels laid out in the same places as its emissive texture
+/// at `emissive_intensity` (`client.voxel.emissiveIntensity`), each glowing tile floored
+/// by `emissive_floor` (`client.voxel.emissiveFloor`).
+pub fn looks_material(
+    looks: &VoxelLooks,
+    emissive_intensity: f32,
+    emissive_floor: f32,
+) -> Material {
+    let tiles = looks.block_tiles();
+    let Some(img) = tiles.lay_out(looks.atlas()) else {
+        return atlas_material(looks.atlas());
+    };
+    let emissive_texture = tiles.lay_out_glow(emissive_floor).map(|g| EmissiveTexture {
+        texture: Arc::new(g.into_texture()),
+        intensity: emissive_intensity,
+    });
+    Material {
+        shading: Shading::Lit,
+        base_color: glam::Vec3::ONE,
+        uv_scale: [1.0, 1.0],
+        emissive: glam::Vec3::ZERO,
+        base_color_texture: Some(Arc::new(img.into_texture())),
+        sampling: Sampling::NearestMipLinear,
+        alpha: 1.0,
+        detail: None,
+        emissive_texture,
+    }
+}
+
+/// A volume's two material slots: [`SLOT_ATLAS`] its atlas ([`looks_material`]),
+/// [`SLOT_MISSING`] the missingMaterial checker.
+pub fn volume_materials(
+    looks: &VoxelLooks,
+    emissive_intensity: f32,
+    emissive_floor: f32,
+) -> [Material; 2] {
+    [
+        looks_material(looks, emissive_intensity, emissive_floor),
+        Material::missing(),
+    ]
 }

@@ -15,6 +15,7 @@ use dh_content::schema::material::AlphaMode;
 use glam::Vec3;
 
 use super::atlas::{TileAtlas, TileId, TileKey};
+use super::atlas_chain::TileSurface;
 use super::cell::{builtin_light_shape, light_props_for, prop_text};
 use super::cell::{
     CellLook, Surface, FLAG_DRAW, FLAG_FLUID, FLAG_MODEL, FLAG_OPAQUE, FLAG_SEE_THROUGH,
@@ -398,6 +399,15 @@ fn pre_pass(palette: &[PaletteEntry], blocks: &PlatformBlocks) -> PrePass {
                 .map(|p| prop_text(&p.value))
         };
         let opaque = surface_of_alpha(def.alpha_mode) == DrawAs::Opaque;
+        let tile_surface = match surface_of_alpha(def.alpha_mode) {
+            DrawAs::Cutout => TileSurface::Cutout { dark_cutout: false },
+            DrawAs::Translucent => TileSurface::Translucent,
+            _ => TileSurface::Opaque,
+        };
+        let glow = def
+            .light_emission
+            .as_ref()
+            .map_or(0, |le| le.level_for(&prop).min(15));
         let tint = def.tint.as_deref().and_then(tint_color);
         if let Some(t) = def.tint.as_deref() {
             if matches!(t, "grass" | "foliage" | "water") {
@@ -435,7 +445,8 @@ fn pre_pass(palette: &[PaletteEntry], blocks: &PlatformBlocks) -> PrePass {
                         out.tiles.request(TileKey {
                             texture: f.texture.clone(),
                             tint: if f.tint { tint } else { None },
-                            glow: 0,
+                            glow,
+                            surface: tile_surface,
                         })
                     })
                     .collect();
@@ -479,7 +490,7 @@ fn pre_pass(palette: &[PaletteEntry], blocks: &PlatformBlocks) -> PrePass {
         ));
     }
     out.notes.push(format!(
-        "platform pallet '{}': block textures are drawn at their first frame and one level (animations, mip chains and glow levels are not drawn yet)",
+        "platform pallet '{}': block textures are drawn at their first frame (animations are not drawn yet)",
         blocks.id()
     ));
     out
@@ -581,6 +592,8 @@ pub struct VoxelLooks {
     models: Vec<EntryModel>,
     /// Atlas tiles laid out with texels.
     tiles: usize,
+    /// The model faces' tiles, placed below the palette.
+    block_tiles: TileAtlas,
     /// What the load log says once about the platform pallet's blocks.
     notes: Vec<String>,
 }
@@ -681,9 +694,7 @@ impl VoxelLooks {
         // The pallet's models first: their tiles decide the atlas's size.
         let mut pre = blocks.map(|b| pre_pass(palette, b)).unwrap_or_default();
         let load = |p: &str| blocks.and_then(|b| b.texture(p));
-        let img = pre
-            .tiles
-            .build(&vec![[0, 0, 0, 0]; slots], ATLAS_WIDTH, &load);
+        let (width, height) = pre.tiles.build(slots, ATLAS_WIDTH, &load);
         let mut notes = std::mem::take(&mut pre.notes);
         for e in pre.tiles.errors() {
             notes.push(format!(
@@ -695,9 +706,9 @@ impl VoxelLooks {
             notes.extend(b.take_errors());
         }
         let mut atlas = PaletteAtlas {
-            width: img.width,
-            height: img.height,
-            texels: img.texels,
+            width,
+            height,
+            texels: vec![[0, 0, 0, 0]; width * height],
         };
         let unresolved_uv = atlas.uv(n);
         let mut models: Vec<EntryModel> = Vec::new();
@@ -927,6 +938,7 @@ impl VoxelLooks {
             unresolved_ids,
             models,
             tiles,
+            block_tiles: pre.tiles,
             notes,
         }
     }
@@ -1049,6 +1061,12 @@ impl VoxelLooks {
     /// The palette atlas.
     pub fn atlas(&self) -> &PaletteAtlas {
         &self.atlas
+    }
+
+    /// The block atlas's tiles (the model faces' textures), laid out below the palette:
+    /// [`TileAtlas::lay_out`] it over [`VoxelLooks::atlas`] for the whole chain.
+    pub fn block_tiles(&self) -> &TileAtlas {
+        &self.block_tiles
     }
 
     /// The fluid table the volume was resolved with.

@@ -95,6 +95,10 @@ pub struct StreamConfig {
     pub light_budget_mb: usize,
     /// `lightSliceMs`: how long one light job lights before handing its thread back.
     pub light_slice: Duration,
+    /// `client.voxel.emissiveIntensity`: the gain on a glowing tile's glow levels.
+    pub emissive_intensity: f32,
+    /// `client.voxel.emissiveFloor`: the least a glowing tile glows by.
+    pub emissive_floor: f32,
 }
 
 impl Default for StreamConfig {
@@ -114,6 +118,8 @@ impl Default for StreamConfig {
             opaque_leaves: true,
             light_budget_mb: 96,
             light_slice: Duration::from_millis(4),
+            emissive_intensity: 2.5,
+            emissive_floor: 0.75,
         }
     }
 }
@@ -139,6 +145,8 @@ impl StreamConfig {
             opaque_leaves: prefs.bool("client.voxel.opaqueLeaves").unwrap_or(true),
             light_budget_mb: i("lightBudgetMb", 96).max(0) as usize,
             light_slice: Duration::from_secs_f32(f("lightSliceMs", 4.0).max(0.0) / 1000.0),
+            emissive_intensity: f("emissiveIntensity", d.emissive_intensity).max(0.0),
+            emissive_floor: f("emissiveFloor", d.emissive_floor).clamp(0.0, 1.0),
         }
     }
 }
@@ -740,7 +748,7 @@ fn open_volume(
             "voxel volume '{name}': no light field is computed for a grid whose up axis is not Y yet; it is shaded without one"
         ));
     }
-    let materials = volume_materials(looks.atlas());
+    let materials = volume_materials(&looks, config.emissive_intensity, config.emissive_floor);
     Ok(OpenVolume {
         notes,
         id,
