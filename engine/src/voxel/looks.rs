@@ -490,7 +490,7 @@ fn pre_pass(palette: &[PaletteEntry], blocks: &PlatformBlocks) -> PrePass {
         ));
     }
     out.notes.push(format!(
-        "platform pallet '{}': block textures are drawn at their first frame (animations are not drawn yet)",
+        "platform pallet '{}': block textures are drawn at their first frame (animations are not drawn yet) and blended faces at their texels' own coverage (client.voxel.translucentCoverage is not applied yet)",
         blocks.id()
     ));
     out

@@ -26,7 +26,8 @@
 //!   as its regions stream in, one light job per volume at a time, under
 //!   `client.voxel.lightBudgetMb` and `client.voxel.lightSliceMs`.
 //! * [`VoxelStreamer::fill_frame`] appends each open volume's two materials (its palette
-//!   atlas, nearest-sampled, and the missingMaterial checker its unresolved faces draw
+//!   atlas, nearest-sampled, or, where model faces laid tiles, the block atlas with its
+//!   mip chain and glow levels; and the missingMaterial checker its unresolved faces draw
 //!   with) and one [`MeshInstance`] per resident region to a [`RenderFrame`].
 //! * [`VoxelStreamer::land_all`] is a capture's: it streams within
 //!   `client.voxel.captureRadius` under both ceilings and returns once everything in
