@@ -487,10 +487,12 @@ pub fn fuzz_lightmap(data: &[u8]) {
 /// it, and composes a tile of one frame's size at any tick. None may panic or allocate
 /// past its bounds.
 pub fn fuzz_mcmeta(data: &[u8]) {
-    use crate::voxel::animation::parse_mcmeta;
+    use crate::voxel::animation::{dark_cutout, parse_mcmeta};
     let (Some(&w), Some(&h)) = (data.first(), data.get(1)) else {
         return;
     };
+    // The same file's `texture.mipmap_strategy`: an answer or a named error, never a panic.
+    let _ = dark_cutout("fuzz.mcmeta", &data[2..]);
     let (w, h) = (u32::from(w % 64) + 1, u32::from(h % 64) + 1);
     let Ok(Some(a)) = parse_mcmeta("fuzz.mcmeta", &data[2..], w, h) else {
         return;

@@ -61,6 +61,16 @@ pub enum AnimationError {
         /// What was expected there.
         expected: String,
     },
+    /// A `texture` member of the wrong kind.
+    #[error("{path}: texture.{member}: {expected}")]
+    TextureMember {
+        /// The file.
+        path: String,
+        /// The member (`mipmap_strategy`).
+        member: String,
+        /// What was expected there.
+        expected: String,
+    },
     /// A frame size that does not tile the image.
     #[error(
         "{path}: frames of {frame_width}x{frame_height} do not tile the {width}x{height} image \
@@ -141,6 +151,38 @@ fn whole(path: &str, name: &str, v: &Value, lo: u64, hi: u64) -> Result<u32, Ani
         .filter(|n| (lo..=hi).contains(n))
         .and_then(|n| u32::try_from(n).ok())
         .ok_or_else(|| member(path, name, &format!("a whole number from {lo} to {hi}")))
+}
+
+/// Whether the `.mcmeta` `bytes` (at `path`) marks its texture `dark_cutout`: Minecraft's
+/// `"texture": { "mipmap_strategy": "dark_cutout" }` (spec 004 "Textures, transparency and
+/// tint": the leaves' holes are black so they darken at a distance). Any other strategy, or
+/// none, is not.
+pub fn dark_cutout(path: &str, bytes: &[u8]) -> Result<bool, AnimationError> {
+    if bytes.len() > MAX_MCMETA_BYTES {
+        return Err(AnimationError::TooLong {
+            path: path.to_string(),
+            len: bytes.len(),
+        });
+    }
+    let root: Value = serde_json::from_slice(bytes).map_err(|e| AnimationError::Json {
+        path: path.to_string(),
+        reason: e.to_string(),
+    })?;
+    let Some(root) = root.as_object() else {
+        return Err(AnimationError::Json {
+            path: path.to_string(),
+            reason: "the top is not an object".into(),
+        });
+    };
+    match root.get("texture").and_then(|t| t.get("mipmap_strategy")) {
+        None => Ok(false),
+        Some(Value::String(s)) => Ok(s == "dark_cutout"),
+        Some(_) => Err(AnimationError::TextureMember {
+            path: path.to_string(),
+            member: "mipmap_strategy".into(),
+            expected: "a string (\"dark_cutout\", \"cutout\", \"mean\" or \"auto\")".into(),
+        }),
+    }
 }
 
 /// Reads the `animation` block of `bytes` (the `.mcmeta` at `path`) for an image of

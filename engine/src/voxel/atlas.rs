@@ -64,7 +64,7 @@ pub enum TileError {
         height: u32,
     },
     /// Its `.mcmeta` does not read.
-    #[error("texture '{path}.mcmeta': {message}")]
+    #[error("texture '{path}': {message}")]
     Meta {
         /// The texture.
         path: String,
@@ -274,29 +274,15 @@ fn decode_tile(path: &str, load: &dyn Fn(&str) -> Option<Vec<u8>>) -> Result<Dec
     Ok((w, rgba, dark))
 }
 
-/// Whether a texture's `.mcmeta` marks it `dark_cutout` (Minecraft's
-/// `"texture": { "mipmap_strategy": "dark_cutout" }`); any other or no strategy is not.
+/// Whether a texture's `.mcmeta` marks it `dark_cutout`
+/// ([`dh_content::voxel::animation::dark_cutout`]).
 pub fn dark_cutout(path: &str, meta: &[u8]) -> Result<bool, TileError> {
-    let err = |message: String| TileError::Meta {
-        path: path.to_string(),
-        message,
-    };
-    let max = dh_content::voxel::animation::MAX_MCMETA_BYTES;
-    if meta.len() > max {
-        return Err(err(format!("{} bytes, past the {max} read", meta.len())));
-    }
-    let root: serde_json::Value =
-        serde_json::from_slice(meta).map_err(|e| err(format!("not JSON: {e}")))?;
-    let Some(texture) = root.get("texture") else {
-        return Ok(false);
-    };
-    match texture.get("mipmap_strategy") {
-        None => Ok(false),
-        Some(serde_json::Value::String(s)) => Ok(s == "dark_cutout"),
-        Some(_) => Err(err(
-            "'texture.mipmap_strategy' is not a string (expected e.g. \"dark_cutout\")".into(),
-        )),
-    }
+    dh_content::voxel::animation::dark_cutout(&format!("{path}.mcmeta"), meta).map_err(|e| {
+        TileError::Meta {
+            path: path.to_string(),
+            message: e.to_string(),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -452,7 +438,7 @@ mod tests {
         assert_eq!(d(r#"{"animation":{}}"#), Ok(false));
         assert_eq!(
             d(r#"{"texture":{"mipmap_strategy":3}}"#).map_err(|e| e.to_string()),
-            Err("texture '/t.png.mcmeta': 'texture.mipmap_strategy' is not a string (expected e.g. \"dark_cutout\")".to_string())
+            Err("texture '/t.png': /t.png.mcmeta: texture.mipmap_strategy: a string (\"dark_cutout\", \"cutout\", \"mean\" or \"auto\")".to_string())
         );
         assert!(d("{").is_err());
     }
