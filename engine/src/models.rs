@@ -17,6 +17,13 @@
 //! `color1: false` otherwise, so the set is never decoded or allocated); an object's parts
 //! always keep it. A model imported both ways is two entries. The color run packs COLOR_0 as
 //! four unorm16 and COLOR_1 as four unorm8 (spec 003, "GPU vertex streams").
+//!
+//! An object's model is imported the object loader's way (spec 003, "What the map importer
+//! leaves out"): skinned and morphed meshes are kept at their bind pose, each packing its
+//! rig (the skinning stream and morph targets) beside its streams, and a skinned node's
+//! joint palette at the rest pose is made once ([`ModelGeometry::rest_palette`]). A map's
+//! geometry is imported the map's way (skinned nodes left out); a model imported both ways
+//! is two entries.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};

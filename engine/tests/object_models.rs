@@ -556,7 +556,15 @@ fn a_placed_skinned_model_draws_its_body() {
         size: Some([128, 128]),
         ..Default::default()
     });
+    // Done, so validation-clean (a validation error fails the render).
     assert_eq!(outcome, dh_engine::run::Outcome::Done, "{err}");
+    // The load log says it once.
+    assert_eq!(
+        err.matches("its 1 animation clip(s) are not played at run time yet")
+            .count(),
+        1,
+        "{err}"
+    );
     let png = std::fs::read(outdir.join("front.png")).unwrap_or_else(|e| panic!("{e}: {err}"));
     let img =
         dh_gpu::render::frame::Texture::decode("front.png", &png).unwrap_or_else(|e| panic!("{e}"));
