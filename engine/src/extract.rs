@@ -58,6 +58,7 @@ use crate::catalog::Found;
 use crate::mip_cache::MipCache;
 use crate::models::ModelCache;
 use dh_content::mips::MipFilter;
+use dh_gpu::render::skin::SkinnedMesh;
 
 use crate::catalog::Catalog;
 use crate::host::Host;
@@ -949,7 +950,9 @@ fn model_parts(
             continue;
         };
         let color1 = map_color1 || !renderer.map_slots;
-        let geometry = match cache.models.get(catalog, &part.model, color1) {
+        // An object's part reads its model the object loader's way (skinned meshes kept).
+        let object = !renderer.map_slots;
+        let geometry = match cache.models.get(catalog, &part.model, color1, object) {
             Ok(g) => g,
             Err(err) => {
                 if !noted_models.contains(&part.model) {
@@ -973,6 +976,33 @@ fn model_parts(
                 continue;
             }
             None => continue,
+        };
+        // A skinned mesh stands at its rest pose: its joint palette from the model's rest
+        // transforms (no clip plays at run time yet; said once per model).
+        let skinned = match &mesh.rig {
+            Some(rig) => {
+                let palette = geometry.rest_palette(&part.path);
+                if palette.is_some() && !geometry.model().animations.is_empty() {
+                    let key = format!("{}#animations", part.model);
+                    if !noted_models.contains(&key) {
+                        noted_models.push(key);
+                        let placed = sim.name_of(part.instance).unwrap_or_default();
+                        notes.push(format!(
+                            "object '{placed}': model {} is skinned and drawn at its rest pose; its {} animation clip(s) are not played at run time yet",
+                            part.model,
+                            geometry.model().animations.len()
+                        ));
+                    }
+                }
+                match palette {
+                    Some(p) => Some((Arc::clone(rig), p.as_ref().clone())),
+                    // Morphed only: no joints to pose.
+                    None if rig.skinning.is_none() => Some((Arc::clone(rig), Vec::new())),
+                    // Joints with no skin to bind them: drawn at its bind pose unskinned.
+                    None => None,
+                }
+            }
+            None => None,
         };
         let mut materials = Vec::with_capacity(mesh.slots.len());
         for slot in &mesh.slots {
@@ -1037,6 +1067,16 @@ fn model_parts(
                 None => *flat_white.get_or_insert_with(|| push(frame, Material::flat_white())),
             };
             materials.push(index);
+        }
+        if let Some((rig, palette)) = skinned {
+            frame.skinned.push(SkinnedMesh {
+                instance: frame.meshes.len(),
+                // One skinned buffer per drawn part, kept across frames.
+                id: e.to_bits().get(),
+                rig,
+                palette,
+                weights: mesh.weights.clone(),
+            });
         }
         frame.meshes.push(MeshInstance {
             mesh: Arc::clone(&mesh.asset),

@@ -17,14 +17,25 @@
 //! `color1: false` otherwise, so the set is never decoded or allocated); an object's parts
 //! always keep it. A model imported both ways is two entries. The color run packs COLOR_0 as
 //! four unorm16 and COLOR_1 as four unorm8 (spec 003, "GPU vertex streams").
+//!
+//! An object's model is imported the object loader's way (spec 003, "What the map importer
+//! leaves out"): skinned and morphed meshes are kept at their bind pose, each packing its
+//! rig (the skinning stream and morph targets) beside its streams, and a skinned node's
+//! joint palette at the rest pose is made once ([`ModelGeometry::rest_palette`]). A map's
+//! geometry is imported the map's way (skinned nodes left out); a model imported both ways
+//! is two entries.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use dh_content::gltf::{import_glb_with, import_pieces, ImportOptions, Model, Piece};
+use dh_content::gltf::{
+    import_glb_with, import_pieces, ImportOptions, Model, MorphTarget, Piece, Purpose, Skeleton,
+};
 use dh_content::mesh::{pack_streams, MeshVertex, VertexColor};
 use dh_gpu::render::frame::{MeshAsset, SubMesh, Surface};
+use dh_gpu::render::skin::{skinning_stream, SkinRigAsset};
+use glam::Mat4;
 
 use crate::catalog::{Catalog, Found};
 
@@ -72,6 +83,11 @@ pub struct ModelMesh {
     pub name: String,
     /// Each sub-mesh slot's material slot name, indexed by [`SubMesh::slot`].
     pub slots: Vec<Option<String>>,
+    /// The mesh's rig (its skinning stream and morph targets, spec 003, "GPU vertex
+    /// streams"), for a mesh an object import found skinned or morphed; `None` otherwise.
+    pub rig: Option<Arc<SkinRigAsset>>,
+    /// The mesh's default morph weights, one per target.
+    pub weights: Vec<f32>,
 }
 
 /// One model, imported once: its nodes by path and its meshes, packed on first use.
@@ -84,16 +100,26 @@ pub struct ModelGeometry {
     model: Model,
     by_path: HashMap<String, usize>,
     packed: Vec<Option<Result<ModelMesh, ModelError>>>,
+    /// Every node's world matrix at the rest pose, for the joint palettes of a model with
+    /// skins (empty for one without).
+    rest_world: Vec<Mat4>,
+    /// Each skinned node's joint palette at the rest pose, by node, made on first use.
+    palettes: HashMap<usize, Arc<Vec<Mat4>>>,
 }
 
 impl ModelGeometry {
     /// Imports `bytes` as the model `barcode`, reading its COLOR_1 when `color1` (see the
-    /// module's docs: a map whose materials read no `detail.vertexWeight` asks without).
-    pub fn import(barcode: &str, bytes: &[u8], color1: bool) -> Result<ModelGeometry, ModelError> {
-        let opts = ImportOptions {
-            color1,
-            ..ImportOptions::default()
-        };
+    /// module's docs: a map whose materials read no `detail.vertexWeight` asks without), the
+    /// object loader's way when `object` (skinned and morphed meshes kept at their bind pose,
+    /// their joints, inverse bind matrices and morph targets read: spec 003, "What the map
+    /// importer leaves out"), else the map's (skinned nodes left out).
+    pub fn import(
+        barcode: &str,
+        bytes: &[u8],
+        color1: bool,
+        object: bool,
+    ) -> Result<ModelGeometry, ModelError> {
+        let opts = import_options(color1, object);
         let model = import_glb_with(bytes, barcode, &opts).map_err(|e| ModelError::Import {
             barcode: barcode.to_string(),
             message: e.to_string(),
@@ -112,13 +138,36 @@ impl ModelGeometry {
             .map(|(n, p)| (p, n))
             .collect();
         let packed = vec![None; model.meshes.len()];
+        let rest_world = if model.skins.is_empty() {
+            Vec::new()
+        } else {
+            let sk = Skeleton::new(&model);
+            sk.world(&sk.rest())
+        };
         ModelGeometry {
             barcode: barcode.to_string(),
             content,
             model,
             by_path,
             packed,
+            rest_world,
+            palettes: HashMap::new(),
         }
+    }
+
+    /// The joint palette at the rest pose (`inverse(world(mesh node)) · world(joint) ·
+    /// inverseBind` per joint) of the skinned node at `path`; `None` for a node with no
+    /// skin. There is no animation at run time yet: every instance stands at the rest pose.
+    pub fn rest_palette(&mut self, path: &str) -> Option<Arc<Vec<Mat4>>> {
+        let n = *self.by_path.get(path)?;
+        let skin = self.model.nodes.get(n)?.skin?;
+        if let Some(p) = self.palettes.get(&n) {
+            return Some(Arc::clone(p));
+        }
+        let sk = Skeleton::new(&self.model);
+        let palette = Arc::new(sk.palette(&self.model, skin, n, &self.rest_world));
+        self.palettes.insert(n, Arc::clone(&palette));
+        Some(palette)
     }
 
     /// The model's barcode.
@@ -248,9 +297,13 @@ fn pack_mesh(
     barcode.hash(&mut h);
     content.hash(&mut h);
     index.hash(&mut h);
+    let key = h.finish();
+    let rig = mesh_rig(key, mesh, vertices.len()).map_err(err)?;
     Ok(ModelMesh {
+        rig,
+        weights: mesh.weights.clone(),
         asset: Arc::new(MeshAsset {
-            key: h.finish(),
+            key,
             packed,
             indices,
             submeshes,
@@ -261,13 +314,79 @@ fn pack_mesh(
     })
 }
 
+/// The rig of `mesh` (its primitives' vertices one after another, `vertex_count` in all):
+/// the skinning stream when every primitive with vertices carries JOINTS_0 / WEIGHTS_0, and
+/// the morph targets when every such primitive has the same number of them (a primitive's
+/// absent normal deltas are zero). `None` for a mesh neither skinned nor morphed (as a map
+/// import reads every mesh).
+fn mesh_rig(
+    key: u64,
+    mesh: &dh_content::gltf::Mesh,
+    vertex_count: usize,
+) -> Result<Option<Arc<SkinRigAsset>>, String> {
+    let prims: Vec<_> = mesh
+        .primitives
+        .iter()
+        .filter(|p| !p.vertices.is_empty())
+        .collect();
+    let skins: Option<Vec<_>> = prims.iter().map(|p| p.skin.as_ref()).collect();
+    let stream = match skins {
+        Some(s) if !s.is_empty() => Some(skinning_stream(&s).ok_or_else(|| {
+            "its joints and weights do not pack into the skinning stream".to_string()
+        })?),
+        _ => None,
+    };
+    let targets = prims.first().map_or(0, |p| p.targets.len());
+    if prims.iter().any(|p| p.targets.len() != targets) {
+        return Err("its primitives have different numbers of morph targets".into());
+    }
+    if stream.is_none() && targets == 0 {
+        return Ok(None);
+    }
+    let any_normal = prims
+        .iter()
+        .any(|p| p.targets.iter().any(|t| t.normal.is_some()));
+    let morphs: Vec<MorphTarget> = (0..targets)
+        .map(|k| {
+            let mut position = Vec::with_capacity(vertex_count);
+            let mut normal = any_normal.then(|| Vec::with_capacity(vertex_count));
+            for p in &prims {
+                let t = &p.targets[k];
+                position.extend_from_slice(&t.position);
+                if let Some(n) = normal.as_mut() {
+                    match &t.normal {
+                        Some(d) => n.extend_from_slice(d),
+                        None => n.extend(std::iter::repeat_n([0.0; 3], p.vertices.len())),
+                    }
+                }
+            }
+            MorphTarget { position, normal }
+        })
+        .collect();
+    let rig = SkinRigAsset::new(key ^ 0x5ca1_ab1e, vertex_count, stream.as_deref(), &morphs)?;
+    Ok(Some(Arc::new(rig)))
+}
+
+/// The importer's options for a map's geometry or an object's model.
+fn import_options(color1: bool, object: bool) -> ImportOptions {
+    ImportOptions {
+        color1,
+        purpose: if object {
+            Purpose::Object
+        } else {
+            Purpose::Map
+        },
+        ..ImportOptions::default()
+    }
+}
+
 /// The session's model geometry, by barcode: each model read and imported once, however
 /// many placements (and however many frames) draw it. Dropped whole on a map switch
 /// ([`ModelCache::clear`]).
 #[derive(Debug, Default)]
 pub struct ModelCache {
-    /// By barcode and whether COLOR_1 was kept.
-    models: HashMap<(String, bool), Result<ModelGeometry, ModelError>>,
+    /// By barcode, whether COLOR_1 was kept and whether it was imported as an object's.
+    models: HashMap<(String, bool, bool), Result<ModelGeometry, ModelError>>,
     decodes: usize,
 }
 
@@ -279,17 +398,19 @@ impl ModelCache {
 
     /// The model `barcode` (`pallet:path`), read from `catalog` and imported the first time
     /// it is asked for, its COLOR_1 read when `color1` (a map's geometry whose materials read
-    /// no `detail.vertexWeight` asks without; an object's parts always with); an error is
-    /// kept, so it is not read again.
+    /// no `detail.vertexWeight` asks without; an object's parts always with), the object
+    /// loader's way when `object` (see [`ModelGeometry::import`]); an error is kept, so it is
+    /// not read again.
     pub fn get(
         &mut self,
         catalog: &Catalog,
         barcode: &str,
         color1: bool,
+        object: bool,
     ) -> Result<&mut ModelGeometry, ModelError> {
-        let key = (barcode.to_string(), color1);
+        let key = (barcode.to_string(), color1, object);
         if !self.models.contains_key(&key) {
-            let loaded = load(catalog, barcode, color1);
+            let loaded = load(catalog, barcode, color1, object);
             if !matches!(
                 loaded,
                 Err(ModelError::NotABarcode(_)) | Err(ModelError::Read { .. })
@@ -334,7 +455,12 @@ impl ModelCache {
 /// Reads and imports `barcode`: a `.glb`, or a folder of `.glb` pieces (a path with no
 /// extension: every `.glb` directly in it, joined in path order as one model, spec: dh.map,
 /// "A folder of pieces").
-fn load(catalog: &Catalog, barcode: &str, color1: bool) -> Result<ModelGeometry, ModelError> {
+fn load(
+    catalog: &Catalog,
+    barcode: &str,
+    color1: bool,
+    object: bool,
+) -> Result<ModelGeometry, ModelError> {
     let (pallet, path) = barcode
         .split_once(':')
         .ok_or_else(|| ModelError::NotABarcode(barcode.to_string()))?;
@@ -352,7 +478,7 @@ fn load(catalog: &Catalog, barcode: &str, color1: bool) -> Result<ModelGeometry,
     let file = path.rsplit('/').next().unwrap_or(path);
     if file.contains('.') {
         let bytes = read(path)?;
-        return ModelGeometry::import(barcode, &bytes, color1);
+        return ModelGeometry::import(barcode, &bytes, color1, object);
     }
     let prefix = format!("{}/", path.trim_end_matches('/'));
     let mut names: Vec<String> = catalog
@@ -382,10 +508,7 @@ fn load(catalog: &Catalog, barcode: &str, color1: bool) -> Result<ModelGeometry,
         .zip(&bytes)
         .map(|(name, b)| Piece { name, bytes: b })
         .collect();
-    let opts = ImportOptions {
-        color1,
-        ..ImportOptions::default()
-    };
+    let opts = import_options(color1, object);
     let model = import_pieces(path, &pieces, &opts).map_err(|e| ModelError::Import {
         barcode: barcode.to_string(),
         message: e.to_string(),
@@ -400,7 +523,8 @@ fn load(catalog: &Catalog, barcode: &str, color1: bool) -> Result<ModelGeometry,
 /// Model scene graphs for installing objects' parts (spec: runtime assets, "The object
 /// loader"): each model's GLB read once per barcode, its JSON alone
 /// ([`dh_content::gltf::read_scene`]: nodes, transforms and material slots, no geometry
-/// decoded — drawing decodes it once, in [`ModelCache`]). A folder of pieces is joined
+/// decoded — drawing decodes it once, in [`ModelCache`]), read the object loader's way, so
+/// skinned nodes keep their meshes and install as parts. A folder of pieces is joined
 /// whole. A model that cannot be read is the reader's reason (the install warns once per
 /// placement, with it) and is not read again.
 pub struct SceneTrees<'a> {
@@ -418,8 +542,7 @@ impl<'a> SceneTrees<'a> {
     }
 
     /// The scene graph of model `barcode` (`pallet:path`), read the first time it is
-    /// asked for; or why it cannot be read (the reader's error: a model that is nothing
-    /// but skinned nodes says so in the spec's words, that its build ends up empty).
+    /// asked for; or why it cannot be read (the reader's error).
     pub fn tree(&self, barcode: &str) -> Result<Arc<Model>, String> {
         if let Some(t) = self.trees.borrow().get(barcode) {
             return t.clone();
@@ -455,11 +578,11 @@ fn read_tree(catalog: &Catalog, barcode: &str) -> Result<Model, String> {
             })
             .map_err(|e| e.to_string())?;
         // The warning names the model already: the reason is the reader's alone.
-        return dh_content::gltf::read_scene(&bytes, barcode, &ImportOptions::default())
+        return dh_content::gltf::read_scene(&bytes, barcode, &import_options(false, true))
             .map_err(|e| e.kind.to_string());
     }
     // The scene graph alone: no COLOR_1 is needed to install parts.
-    load(catalog, barcode, false)
+    load(catalog, barcode, false, true)
         .map(|g| g.model)
         .map_err(|e| e.to_string())
 }

@@ -1787,7 +1787,12 @@ fn plan_model(
     let nodes: Vec<usize> = tree
         .traversal()
         .into_iter()
-        .filter(|&n| tree.nodes[n].is_part())
+        // An object's model keeps its skinned meshes at their bind pose (spec 003, "What the
+        // map importer leaves out"): a skinned node drawing a mesh is a part.
+        .filter(|&n| {
+            let node = &tree.nodes[n];
+            node.is_part() || (node.skinned && node.mesh.is_some())
+        })
         .collect();
     let mut slot_of: HashMap<usize, usize> = HashMap::new();
     for (k, n) in nodes.iter().enumerate() {
