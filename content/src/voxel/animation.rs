@@ -153,11 +153,9 @@ fn whole(path: &str, name: &str, v: &Value, lo: u64, hi: u64) -> Result<u32, Ani
         .ok_or_else(|| member(path, name, &format!("a whole number from {lo} to {hi}")))
 }
 
-/// Whether the `.mcmeta` `bytes` (at `path`) marks its texture `dark_cutout`: Minecraft's
-/// `"texture": { "mipmap_strategy": "dark_cutout" }` (spec 004 "Textures, transparency and
-/// tint": the leaves' holes are black so they darken at a distance). Any other strategy, or
-/// none, is not.
-pub fn dark_cutout(path: &str, bytes: &[u8]) -> Result<bool, AnimationError> {
+/// The `.mcmeta` `bytes` (at `path`) read as a JSON object, refused past
+/// [`MAX_MCMETA_BYTES`] before anything is parsed.
+fn mcmeta_root(path: &str, bytes: &[u8]) -> Result<serde_json::Map<String, Value>, AnimationError> {
     if bytes.len() > MAX_MCMETA_BYTES {
         return Err(AnimationError::TooLong {
             path: path.to_string(),
@@ -168,12 +166,21 @@ pub fn dark_cutout(path: &str, bytes: &[u8]) -> Result<bool, AnimationError> {
         path: path.to_string(),
         reason: e.to_string(),
     })?;
-    let Some(root) = root.as_object() else {
-        return Err(AnimationError::Json {
+    match root {
+        Value::Object(root) => Ok(root),
+        _ => Err(AnimationError::Json {
             path: path.to_string(),
             reason: "the top is not an object".into(),
-        });
-    };
+        }),
+    }
+}
+
+/// Whether the `.mcmeta` `bytes` (at `path`) marks its texture `dark_cutout`: Minecraft's
+/// `"texture": { "mipmap_strategy": "dark_cutout" }` (spec 004 "Textures, transparency and
+/// tint": the leaves' holes are black so they darken at a distance). Any other strategy, or
+/// none, is not.
+pub fn dark_cutout(path: &str, bytes: &[u8]) -> Result<bool, AnimationError> {
+    let root = mcmeta_root(path, bytes)?;
     match root.get("texture").and_then(|t| t.get("mipmap_strategy")) {
         None => Ok(false),
         Some(Value::String(s)) => Ok(s == "dark_cutout"),
@@ -193,22 +200,7 @@ pub fn parse_mcmeta(
     width: u32,
     height: u32,
 ) -> Result<Option<Animation>, AnimationError> {
-    if bytes.len() > MAX_MCMETA_BYTES {
-        return Err(AnimationError::TooLong {
-            path: path.to_string(),
-            len: bytes.len(),
-        });
-    }
-    let root: Value = serde_json::from_slice(bytes).map_err(|e| AnimationError::Json {
-        path: path.to_string(),
-        reason: e.to_string(),
-    })?;
-    let Some(root) = root.as_object() else {
-        return Err(AnimationError::Json {
-            path: path.to_string(),
-            reason: "the top is not an object".into(),
-        });
-    };
+    let root = mcmeta_root(path, bytes)?;
     let Some(anim) = root.get("animation") else {
         return Ok(None);
     };
